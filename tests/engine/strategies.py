@@ -1,0 +1,72 @@
+"""Hypothesis strategies for small environments where every value is exact in floats.
+
+Performances are powers of two and volumes multiples of 8, so T = V / P, every
+L_left / L_right and every criterion sum is an exact float: brute force and the
+engine must then agree to the letter, ties included.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+
+from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
+
+
+@st.composite
+def nodes_and_tasks(draw, max_nodes: int = 6, span: int = 48):
+    count = draw(st.integers(2, max_nodes))
+    nodes = []
+    tasks = []
+    for i in range(count):
+        nodes.append(
+            Node(
+                id=f"n{i}",
+                name=f"node {i}",
+                performance=float(draw(st.sampled_from([1, 2, 4]))),
+                price=float(draw(st.integers(0, 3))),
+                attributes=(("q", float(draw(st.integers(0, 5)))),),
+            )
+        )
+        cuts = sorted(draw(st.lists(st.integers(0, span), max_size=6, unique=True)))
+        for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+            if b > a:
+                tasks.append(LocalTask(id=f"t{len(tasks)}", node=f"n{i}", start=float(a), end=float(b)))
+    return nodes, tasks
+
+
+@st.composite
+def jobs(draw, count: int, max_n: int = 4):
+    out = []
+    for i in range(count):
+        budget = draw(st.one_of(st.just(math.inf), st.integers(4, 120).map(float)))
+        out.append(
+            Job(
+                id=f"j{i}",
+                name=f"job {i}",
+                node_count=draw(st.integers(1, max_n)),
+                min_performance=float(draw(st.sampled_from([0, 1, 2]))),
+                volume=float(draw(st.sampled_from([8, 16, 24, 32]))),
+                budget=budget,
+                arrival=float(draw(st.sampled_from([0, 0, 4, 10]))),
+                priority=float(draw(st.integers(0, 2))),
+                actual_fraction=draw(st.sampled_from([1.0, 0.5, 0.75])),
+            )
+        )
+    return out
+
+
+@st.composite
+def environments(draw, max_jobs: int = 4, max_nodes: int = 6, bounded: bool | None = None):
+    nodes, tasks = draw(nodes_and_tasks(max_nodes=max_nodes))
+    if bounded is None:
+        bounded = draw(st.booleans())
+    horizon = float(draw(st.sampled_from([48, 64, 96]))) if bounded else None
+    return Environment(
+        nodes=tuple(nodes),
+        local_tasks=tuple(tasks),
+        jobs=tuple(draw(jobs(draw(st.integers(1, max_jobs))))),
+        time=TimeSettings(start=0.0, cycle_length=None, horizon=horizon),
+        name="hypothesis",
+    )

@@ -1,0 +1,173 @@
+"""Environment files: lossless round trip, atomic save, every validation error named by path."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+
+import pytest
+from hypothesis import given, settings
+
+from tests.engine.strategies import environments
+from workbench.engine.errors import ValidationError, WorkbenchError
+from workbench.engine.generate import generate
+from workbench.engine.io.envfile import (
+    environment_from_dict,
+    environment_to_dict,
+    load_environment,
+    save_environment,
+)
+from workbench.engine.model import StrategyRef
+
+GOOD = {
+    "format": "workbench.environment",
+    "version": 1,
+    "name": "t",
+    "description": "",
+    "time": {"start": 0, "cycle_length": 600, "horizon": 600},
+    "nodes": [
+        {"id": "n1", "name": "node 1", "performance": 4, "price": 1.5, "attributes": {"q": 7}},
+        {"id": "n2", "name": "node 2", "performance": 2, "price": 1},
+    ],
+    "local_tasks": [
+        {"id": "t1", "node": "n1", "start": 0, "end": 120, "kind": "local", "label": ""},
+        {"id": "t2", "node": "n1", "start": 120, "end": 200, "kind": "maintenance"},
+    ],
+    "jobs": [
+        {
+            "id": "j1",
+            "name": "job 1",
+            "node_count": 2,
+            "min_performance": 2,
+            "volume": 800,
+            "budget": 644,
+            "criterion": "finish",
+            "arrival": 0,
+            "priority": 0,
+            "actual_fraction": 1,
+        }
+    ],
+    "strategy": {"name": "CoP", "params": {"alpha1": 0.2}},
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(env=environments())
+def test_round_trip_is_lossless(env, tmp_path_factory):
+    """Saving then loading gives back an equal environment."""
+    path = tmp_path_factory.mktemp("rt") / "env.json"
+    save_environment(env, path)
+    assert load_environment(path) == env
+
+
+def test_round_trip_of_generated_presets(tmp_path):
+    """All presets survive a save/load unchanged, infinite budgets included."""
+    for preset in ("vo24", "backfill32", "window100"):
+        env = generate(preset, 7)
+        save_environment(env, tmp_path / f"{preset}.json")
+        assert load_environment(tmp_path / f"{preset}.json") == env
+    assert math.isinf(generate("backfill32", 7).jobs[0].budget)
+
+
+def test_good_document_loads():
+    """The DESIGN.md example loads with its values and strategy parameters."""
+    env = environment_from_dict(GOOD)
+    assert env.nodes[0].attribute("q") == 7.0
+    assert env.local_tasks[1].kind == "maintenance"
+    assert env.jobs[0].budget == 644.0
+    assert env.strategy == StrategyRef("CoP", (("alpha1", 0.2),))
+
+
+def _broken(path: list, value=..., delete: bool = False) -> dict:
+    doc = copy.deepcopy(GOOD)
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    if delete:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("doc", "path", "words"),
+    [
+        (_broken(["format"], "other"), "$.format", "expected 'workbench.environment'"),
+        (_broken(["version"], 2), "$.version", "expected 1"),
+        (_broken(["extra"], 1), "$.extra", "unknown field"),
+        (_broken(["nodes", 0, "performance"], -1), "$.nodes[0].performance", "> 0"),
+        (_broken(["nodes", 0, "performance"], "fast"), "$.nodes[0].performance", "expected a finite number"),
+        (_broken(["nodes", 1, "price"], True), "$.nodes[1].price", "boolean"),
+        (_broken(["nodes", 1, "id"], "n1"), "$.nodes[1].id", "duplicate node id"),
+        (_broken(["nodes", 0, "attributes"], {"q": "x"}), "$.nodes[0].attributes.q", "finite number"),
+        (_broken(["nodes", 0, "speed"], 3), "$.nodes[0].speed", "unknown field"),
+        (_broken(["nodes"], []), "$.nodes", "at least one node"),
+        (_broken(["local_tasks", 0, "node"], "n9"), "$.local_tasks[0].node", "no node has id 'n9'"),
+        (_broken(["local_tasks", 0, "end"], 0), "$.local_tasks[0].end", "> start"),
+        (_broken(["local_tasks", 1, "start"], 100), "$.local_tasks[1]", "overlaps local task 't1'"),
+        (_broken(["local_tasks", 0, "kind"], "holiday"), "$.local_tasks[0].kind", "expected one of"),
+        (_broken(["jobs", 0, "node_count"], 0), "$.jobs[0].node_count", "whole number ≥ 1"),
+        (_broken(["jobs", 0, "node_count"], 2.5), "$.jobs[0].node_count", "whole number ≥ 1"),
+        (_broken(["jobs", 0, "volume"], 0), "$.jobs[0].volume", "> 0"),
+        (_broken(["jobs", 0, "volume"], None, delete=True), "$.jobs[0].volume", "missing required field"),
+        (_broken(["jobs", 0, "budget"], -5), "$.jobs[0].budget", "> 0"),
+        (_broken(["jobs", 0, "actual_fraction"], 1.5), "$.jobs[0].actual_fraction", "≤ 1"),
+        (_broken(["jobs", 0, "criterion"], "fastest"), "$.jobs[0].criterion", "expected one of"),
+        (_broken(["time", "horizon"], -1), "$.time.horizon", "> start"),
+        (_broken(["time", "cycle_length"], 0), "$.time.cycle_length", "> 0"),
+        (_broken(["strategy", "name"], "Nope"), "$.strategy.name", "unknown strategy"),
+        (_broken(["strategy", "params"], {"speed": 1}), "$.strategy.params.speed", "unknown parameter"),
+        (_broken(["strategy", "params"], {"alpha1": "x"}), "$.strategy.params.alpha1", "expected float"),
+        ([1, 2], "$", "expected an object"),
+    ],
+)
+def test_validation_errors_name_the_path(doc, path, words):
+    """Each mistake is reported at its JSON path, saying what was expected."""
+    with pytest.raises(ValidationError) as info:
+        environment_from_dict(doc)
+    assert info.value.path == path
+    assert words in info.value.message
+
+
+def test_bad_json_names_line_and_column(tmp_path):
+    """A syntax error says where it is."""
+    path = tmp_path / "bad.json"
+    path.write_text('{"format": "workbench.environment",\n "version": 1,,}')
+    with pytest.raises(ValidationError, match=r"line 2, column 15"):
+        load_environment(path)
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(WorkbenchError, match="no such file"):
+        load_environment(tmp_path / "nope.json")
+
+
+def test_save_is_atomic_and_keeps_the_old_file_on_failure(tmp_path, monkeypatch):
+    """If writing fails half-way, the previous file is intact and no temporary is left."""
+    path = tmp_path / "env.json"
+    env = environment_from_dict(GOOD)
+    save_environment(env, path)
+    before = path.read_text()
+
+    def boom(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    with pytest.raises(WorkbenchError, match="No space left"):
+        save_environment(generate("vo24", 1), path)
+    assert path.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env.json"]
+
+
+def test_written_numbers_are_plain(tmp_path):
+    """Whole numbers are written without '.0' and an infinite budget as null."""
+    path = tmp_path / "env.json"
+    doc = _broken(["jobs", 0, "budget"], None)
+    save_environment(environment_from_dict(doc), path)
+    data = json.loads(path.read_text())
+    assert data["jobs"][0]["budget"] is None
+    assert data["nodes"][0]["performance"] == 4 and isinstance(data["nodes"][0]["performance"], int)
+    assert environment_to_dict(environment_from_dict(data)) == data

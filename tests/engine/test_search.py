@@ -1,0 +1,183 @@
+"""The square-window search against brute force, and the subset choice against enumeration."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engine.brute import brute_subset, brute_window
+from tests.engine.strategies import environments
+from workbench.engine import criteria as cr
+from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
+from workbench.engine.search import SearchSpec, find_window, knapsack_count, lagrangian_bound
+from workbench.engine.slots import SlotTable
+
+# Dyadic PAST/CoP constants keep every sum exact, so ties must match to the letter.
+DYADIC = {
+    "alpha1": 0.125,
+    "alpha2": 1 / 1024,
+    "delta1": 1.0,
+    "delta2": 0.125,
+    "eps1": 0.03125,
+    "eps2": 0.25,
+    "eps3": 0.375,
+}
+
+CRITERIA = {
+    "start": cr.StartTime,
+    "finish": cr.FinishTime,
+    "cost": cr.Cost,
+    "runtime": cr.RunTime,
+    "q": cr.Attribute,
+    "dep": cr.Dependable,
+    "coord": cr.Coordinated,
+    "past": lambda: cr.Past(**DYADIC),
+    "cop": lambda: cr.CoordinatedPlacement(**DYADIC),
+}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=1),
+    name=st.sampled_from(sorted(CRITERIA)),
+    exact=st.booleans(),
+    earliest=st.sampled_from([0.0, 3.0, 10.0]),
+    factor=st.sampled_from([1.0, 0.5]),
+)
+def test_search_equals_brute_force(env, name, exact, earliest, factor):
+    """find_window returns exactly the window the literal normative search finds."""
+    table = SlotTable.from_environment(env)
+    job = env.jobs[0]
+    crit = CRITERIA[name]()
+    spec = SearchSpec(crit, exact=exact, length_factor=factor)
+    got = find_window(table, job, spec, earliest)
+    want = brute_window(table, job, crit, exact, earliest, factor)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    value, window = want
+    assert got.value == value
+    assert got.window == window
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.integers(-5, 9), st.integers(0, 6)), min_size=1, max_size=9),
+    n=st.integers(1, 4),
+    budget=st.integers(0, 30),
+)
+def test_knapsack_equals_enumeration(data, n, budget):
+    """The DP of seed 002 eq. 2 picks the same subset as enumeration, ties included."""
+    z = np.array([float(a) for a, _ in data])
+    units = np.array([u for _, u in data], dtype=np.int64)
+    positions = np.arange(len(data))[::-1].copy()  # not the item order: positions matter
+    got = knapsack_count(z, units, n, budget, positions)
+    want = brute_subset(list(z), list(units), n, budget, list(positions))
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert sorted(got.tolist()) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.floats(-50, 50), st.integers(0, 9)), min_size=1, max_size=9),
+    n=st.integers(1, 4),
+    budget=st.integers(0, 40),
+)
+def test_knapsack_optimal_on_real_values(data, n, budget):
+    """On arbitrary real values the DP's total equals the best enumerated total."""
+    z = np.array([a for a, _ in data])
+    units = np.array([u for _, u in data], dtype=np.int64)
+    got = knapsack_count(z, units, n, budget, np.arange(len(data)))
+    want = brute_subset(list(z), list(units), n, budget, list(range(len(data))))
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    assert units[got].sum() <= budget
+    assert len(got) == n
+    assert z[got].sum() == pytest.approx(z[want].sum(), abs=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.floats(-50, 50), st.integers(0, 9)), min_size=4, max_size=9),
+    n=st.integers(1, 4),
+    budget=st.integers(0, 40),
+)
+def test_lagrangian_bound_is_an_upper_bound(data, n, budget):
+    """The Lagrangian bound never undercuts the true optimum (it only prunes)."""
+    z = np.array([a for a, _ in data])
+    units = np.array([u for _, u in data], dtype=np.int64)
+    want = brute_subset(list(z), list(units), n, budget, list(range(len(data))))
+    bound = lagrangian_bound(z[None, :], units[None, :], n, budget)[0]
+    if want is not None:
+        assert bound >= z[want].sum() - 1e-9
+
+
+def _env(nodes, tasks, horizon=100.0):
+    return Environment(
+        nodes=tuple(Node(f"n{i}", f"n{i}", p, c, (("q", q),)) for i, (p, c, q) in enumerate(nodes)),
+        local_tasks=tuple(LocalTask(f"t{i}", f"n{k}", s, e) for i, (k, s, e) in enumerate(tasks)),
+        jobs=(),
+        time=TimeSettings(0.0, None, horizon),
+    )
+
+
+def test_window_is_square_and_sized_by_the_slowest_level():
+    """T = V / P for the level searched; FirstFit takes the earliest start."""
+    env = _env([(2.0, 1.0, 0), (4.0, 1.0, 0), (4.0, 1.0, 0)], [(1, 0, 10), (2, 0, 10)])
+    job = Job("j", "j", 2, 1.0, 40.0)
+    found = find_window(SlotTable.from_environment(env), job, SearchSpec(cr.StartTime()), 0.0)
+    # At t=0 only nodes 0 (p=2) is free; n1, n2 free from 10: the window starts at 10 with T=10.
+    assert found is not None
+    assert found.window.start == 10.0
+    assert found.window.length == 10.0
+    assert found.window.nodes == ("n1", "n2")
+
+
+def test_budget_is_respected_and_unmeetable_budget_gives_none():
+    """Cost = sum c_i * T must stay within C; nothing fits when even the cheapest is over."""
+    env = _env([(1.0, 5.0, 0), (1.0, 1.0, 0), (1.0, 2.0, 0)], [])
+    job = Job("j", "j", 2, 1.0, 10.0, budget=30.0)
+    found = find_window(SlotTable.from_environment(env), job, SearchSpec(cr.StartTime()), 0.0)
+    assert found is not None and found.window.nodes == ("n1", "n2") and found.window.cost == 30.0
+    poor = Job("j", "j", 2, 1.0, 10.0, budget=29.0)
+    assert find_window(SlotTable.from_environment(env), poor, SearchSpec(cr.StartTime()), 0.0) is None
+
+
+def test_exact_maxq_beats_lite_when_the_best_nodes_are_not_the_cheapest():
+    """MaxQ's DP trades cost for q; MaxQ Lite only scores the n cheapest."""
+    env = _env([(1.0, 1.0, 1), (1.0, 1.0, 1), (1.0, 2.0, 9), (1.0, 3.0, 9)], [])
+    job = Job("j", "j", 2, 1.0, 10.0, budget=40.0)
+    table = SlotTable.from_environment(env)
+    exact = find_window(table, job, SearchSpec(cr.Attribute(), exact=True), 0.0)
+    lite = find_window(table, job, SearchSpec(cr.Attribute(), exact=False), 0.0)
+    assert exact.value == 10.0 and set(exact.window.nodes) == {"n0", "n2"}  # 10 + 20 <= 40
+    assert lite.value == 2.0 and lite.window.nodes == ("n0", "n1")
+
+
+def test_unbounded_horizon_trailing_slot_has_zero_right_distance():
+    """An open-ended slot leaves no gap behind a window: L_right = 0 there."""
+    env = _env([(1.0, 1.0, 0)], [(0, 0, 5)], horizon=None)
+    env = Environment(env.nodes, env.local_tasks, (), TimeSettings(0.0, None, None))
+    job = Job("j", "j", 1, 1.0, 10.0)
+    found = find_window(SlotTable.from_environment(env), job, SearchSpec(cr.Coordinated(), exact=True), 0.0)
+    assert found.window.start == 5.0 and found.value == 0.0
+    assert math.isinf(SlotTable.from_environment(env).end.max())
+
+
+def test_earliest_start_is_respected_and_left_gap_measured_to_the_task():
+    """A window starts at or after `earliest`; L_left still counts from the previous task's end."""
+    env = _env([(1.0, 1.0, 0)], [(0, 0, 5)])
+    job = Job("j", "j", 1, 1.0, 10.0)
+    found = find_window(SlotTable.from_environment(env), job, SearchSpec(cr.Dependable(), exact=True), 20.0)
+    assert found.window.start == 20.0
+    assert found.value == 15.0  # min(L_left = 20 - 5, L_right = 100 - 30 = 70)

@@ -1,0 +1,45 @@
+"""Checks shared by the property tests: is a schedule made of valid windows?"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from workbench.engine.model import EPS, Environment
+from workbench.engine.schedule import Schedule
+
+
+def assert_valid_schedule(env: Environment, schedule: Schedule, earliest: float | None = None) -> None:
+    """Every window valid (DESIGN.md "Window"); no two windows share a node at once."""
+    nodes = {n.id: n for n in env.nodes}
+    busy: dict[str, list[tuple[float, float, str]]] = {n.id: [] for n in env.nodes}
+    for task in env.local_tasks:
+        busy[task.node].append((task.start, task.end, f"task {task.id}"))
+    seen_jobs = set()
+    for w in schedule.windows:
+        job = env.job(w.job)
+        assert w.job not in seen_jobs, f"job {w.job} placed twice"
+        seen_jobs.add(w.job)
+        assert len(w.nodes) == job.node_count == len(set(w.nodes)), w
+        assert w.start >= max(job.arrival, env.time.start) - EPS, w
+        if earliest is not None:
+            assert w.start >= earliest - EPS
+        if env.time.horizon is not None:
+            assert w.end <= env.time.horizon + EPS, w
+        slowest = min(nodes[n].performance for n in w.nodes)
+        assert all(nodes[n].performance >= job.min_performance - EPS for n in w.nodes), w
+        # Square window: T = V / P for a level P no faster than the slowest chosen node.
+        assert w.length >= job.volume / slowest * 0.99 - 1e-6, w
+        cost = sum(nodes[n].price for n in w.nodes) * w.length
+        assert math.isclose(w.cost, cost, rel_tol=1e-9, abs_tol=1e-9)
+        assert w.cost <= job.budget + 1.0 + 1e-6  # within budget up to the cost resolution
+        for n in w.nodes:
+            busy[n].append((w.start, w.end, f"job {w.job}"))
+    for node_id, spans in busy.items():
+        spans.sort()
+        for (_s0, e0, a), (s1, _e1, b) in itertools.pairwise(spans):
+            assert s1 >= e0 - EPS, f"{a} and {b} overlap on {node_id}"
+    placed = {w.job for w in schedule.windows}
+    assert placed | set(schedule.unscheduled) == {j.id for j in env.jobs}
+    assert not placed & set(schedule.unscheduled)
+    assert set(schedule.reasons) == set(schedule.unscheduled)

@@ -1,0 +1,152 @@
+"""The ``workbench`` command (DESIGN.md "Command line").
+
+``workbench [ENV] [--strategy NAME] [--screenshot PNG]`` opens the GUI; the
+sub-commands run the same engine headless. Errors are one line on stderr with
+exit code 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.errors import ParameterError, WorkbenchError
+
+SUBCOMMANDS = ("schedule", "strategies", "generate", "bench")
+
+
+def default_environment_path() -> Path:
+    """The bundled default sample (``sample_envs/default.json`` beside the package)."""
+    return Path(__file__).resolve().parent.parent / "sample_envs" / "default.json"
+
+
+def parse_params(items: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ParameterError("--param", f"expected key=value, got {item!r}")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _cmd_strategies(args: argparse.Namespace) -> int:
+    from workbench.engine import registry
+
+    for info in registry.strategies():
+        print(f"{info.name:14s} {info.family:8s} {info.description}")
+        if args.verbose:
+            for p in info.params:
+                extra = f" (one of {', '.join(p.choices)})" if p.choices else ""
+                print(f"{'':24s}{p.name}={p.default!r}: {p.help}{extra}")
+    return 0
+
+
+def _cmd_schedule(args: argparse.Namespace) -> int:
+    from workbench.engine import registry
+    from workbench.engine.io.envfile import load_environment, write_json_atomic
+    from workbench.engine.io.result import schedule_to_dict
+
+    env = load_environment(args.env)
+    name = args.strategy or env.strategy.name
+    params: dict[str, Any] = {}
+    if registry.get(name).name == env.strategy.name:
+        params.update(env.strategy.params_dict())
+    params.update(parse_params(args.param))
+    schedule = registry.run(env, name, params)
+    doc = schedule_to_dict(env, schedule)
+    if args.out:
+        write_json_atomic(doc, args.out)
+    else:
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from workbench.engine.generate import generate
+    from workbench.engine.io.envfile import save_environment
+
+    overrides = parse_params(args.set)
+    env = generate(args.preset, args.seed, **overrides)
+    save_environment(env, args.output)
+    print(f"wrote {args.output}: {len(env.nodes)} nodes, {len(env.local_tasks)} local tasks, {len(env.jobs)} jobs")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from workbench.lab.bench import run_bench
+
+    run_bench(runs=args.runs, only=args.only, out=print)
+    return 0
+
+
+def _cmd_gui(args: argparse.Namespace) -> int:
+    from workbench.gui.app import run_app
+
+    env_path = Path(args.env) if args.env else default_environment_path()
+    return run_app(env_path, strategy=args.strategy, screenshot=args.screenshot)
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+
+    gui = argparse.ArgumentParser(
+        prog="workbench",
+        parents=[common],
+        description="Slot Workbench. Opens the GUI; sub-commands: " + ", ".join(SUBCOMMANDS),
+        epilog="Run `workbench COMMAND --help` for a sub-command.",
+    )
+    gui.add_argument("env", nargs="?", help="environment file (default: the bundled sample)")
+    gui.add_argument("--strategy", help="strategy to run at start")
+    gui.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
+    gui.set_defaults(func=_cmd_gui)
+
+    cli = argparse.ArgumentParser(prog="workbench", parents=[common])
+    sub = cli.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("schedule", parents=[common], help="run a strategy, write the schedule JSON")
+    p.add_argument("env")
+    p.add_argument("--strategy", help="strategy name (default: the file's)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
+    p.add_argument("--out", help="write the JSON here instead of standard output")
+    p.set_defaults(func=_cmd_schedule)
+    p = sub.add_parser("strategies", parents=[common], help="list the strategies")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list each strategy's parameters")
+    p.set_defaults(func=_cmd_strategies)
+    p = sub.add_parser("generate", parents=[common], help="write a random environment of a paper preset")
+    p.add_argument("preset", help="vo24, backfill32 or window100")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--set", action="append", default=[], metavar="K=V", help="preset parameter")
+    p.set_defaults(func=_cmd_generate)
+    p = sub.add_parser("bench", parents=[common], help="time the strategies on the papers' set-ups")
+    p.add_argument("--runs", type=int, default=50, help="generated environments per figure")
+    p.add_argument("--only", action="append", default=[], help="only the named benchmark(s)")
+    p.set_defaults(func=_cmd_bench)
+    return gui, cli
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    gui, cli = _parsers()
+    parser = cli if argv and argv[0] in SUBCOMMANDS else gui
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except WorkbenchError as exc:
+        if args.debug:
+            raise
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("workbench: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

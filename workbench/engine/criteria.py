@@ -1,0 +1,263 @@
+"""Per-slot criteria z(s, t, T), vectorised over candidate windows and nodes.
+
+A window's value is the sum of z over its slots and is maximised
+(DESIGN.md, "Per-slot criteria"; seed 002 §3.3 eq. 1; seed 001 §4.1).
+
+Each criterion also gives a per-slot *upper bound* that depends only on the
+window (t, T) and its performance level P. The search uses it to visit the
+candidate windows best-first and stop early (branch and bound); a criterion
+that can give no useful bound returns +inf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from workbench.engine.errors import ParameterError
+
+# Table 1 of seed 001.
+PAST_COP_DEFAULTS: dict[str, float] = {
+    "alpha1": 0.1,
+    "alpha2": 0.0001,
+    "delta1": 1.0,
+    "delta2": 0.1,
+    "eps1": 0.03,
+    "eps2": 0.2,
+    "eps3": 0.35,
+}
+
+
+@dataclass(frozen=True, eq=False)
+class SlotContext:
+    """The candidate windows of one evaluation block.
+
+    Shapes: ``t`` and ``T`` are (C,); ``sstart``/``send`` are (C, X), the bounds of
+    the slot of the x-th node considered for window c (any value where it has none);
+    ``perf``, ``price`` and every attribute broadcast to (C, X): (1, N) when every
+    node is considered, (C, n) when only the chosen ones are.
+    """
+
+    t: np.ndarray
+    T: np.ndarray
+    sstart: np.ndarray
+    send: np.ndarray
+    perf: np.ndarray
+    price: np.ndarray
+    attributes: Mapping[str, np.ndarray] = field(default_factory=dict)
+    volume: float = 1.0
+
+    def l_left(self) -> np.ndarray:
+        return self.t[:, None] - self.sstart
+
+    def l_right(self) -> np.ndarray:
+        # An open-ended slot (unbounded horizon) leaves no gap behind the window.
+        with np.errstate(invalid="ignore"):
+            right = self.send - (self.t + self.T)[:, None]
+        return np.where(np.isinf(self.send), 0.0, right)
+
+
+class Criterion:
+    """Base class: ``z`` gives (C, N) values, ``slot_bound`` a (C,) per-slot upper bound."""
+
+    name = "criterion"
+    # z depends only on the node and the level (not on t or the slot's bounds):
+    # equal S_W sets at one level then give equal answers, and the earliest wins.
+    time_invariant = False
+    # slot_bound never grows with t: later times can be skipped once beaten.
+    monotone_in_t = False
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        raise NotImplementedError
+
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
+        return np.full(t.shape, np.inf)
+
+
+@dataclass(frozen=True)
+class BoundEnv:
+    """What bounds may use besides (t, T, P): interval bounds and node extremes."""
+
+    istart: float
+    iend: float
+    max_attr: Mapping[str, float]
+    min_price_at_level: np.ndarray  # per candidate (C,)
+    max_perf: float = 0.0
+
+
+class StartTime(Criterion):
+    """FirstFit / BFstart / AMP: z = -t."""
+
+    name = "start"
+    monotone_in_t = True
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return np.broadcast_to(-ctx.t[:, None], ctx.sstart.shape)
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        return -t
+
+
+class FinishTime(Criterion):
+    """BFfinish / MinFinish (and BFshort with its shortened T): z = -(t + T)."""
+
+    name = "finish"
+    monotone_in_t = True
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return np.broadcast_to(-(ctx.t + ctx.T)[:, None], ctx.sstart.shape)
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        return -(t + T)
+
+
+class Cost(Criterion):
+    """MinCost: z = -c_i * T."""
+
+    name = "cost"
+    monotone_in_t = True
+    time_invariant = True
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return -ctx.price * ctx.T[:, None]
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        return -ctx_env.min_price_at_level * T
+
+
+class RunTime(Criterion):
+    """MinRunTime: z = -T."""
+
+    name = "runtime"
+    monotone_in_t = True
+    time_invariant = True
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return np.broadcast_to(-ctx.T[:, None], ctx.sstart.shape)
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        return -T
+
+
+class ProcTime(Criterion):
+    """MinProcTime: z = -V / p_i, the time node i itself needs for its part."""
+
+    name = "proc_time"
+    time_invariant = True
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return np.broadcast_to(-ctx.volume / ctx.perf, ctx.sstart.shape)
+
+
+class Attribute(Criterion):
+    """MaxQ: z = the node attribute (``q`` by default), seed 002 §4.2."""
+
+    name = "attribute"
+    time_invariant = True
+
+    def __init__(self, attribute: str = "q") -> None:
+        self.attribute = attribute
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        values = ctx.attributes.get(self.attribute)
+        if values is None:
+            values = np.zeros(ctx.perf.shape)
+        return np.broadcast_to(values, ctx.sstart.shape)
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        return np.full(t.shape, ctx_env.max_attr.get(self.attribute, 0.0))
+
+
+class Dependable(Criterion):
+    """DEP: z = min(L_left, L_right), seed 002 §3.4 (L_minΣ maximised)."""
+
+    name = "dep"
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return np.minimum(ctx.l_left(), ctx.l_right())
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        left = t - ctx_env.istart
+        right = np.full(t.shape, 0.0) if np.isinf(ctx_env.iend) else ctx_env.iend - (t + T)
+        return np.maximum(np.minimum(left, right), 0.0)
+
+
+class Coordinated(Criterion):
+    """COORD: z = -max(L_left, L_right), seed 002 §3.4 (L_maxΣ minimised)."""
+
+    name = "coord"
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return -np.maximum(ctx.l_left(), ctx.l_right())
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        return np.zeros(t.shape)
+
+
+def _constants(params: Mapping[str, float]) -> dict[str, float]:
+    out = dict(PAST_COP_DEFAULTS)
+    for key, value in params.items():
+        if key not in out:
+            raise ParameterError(key, f"unknown constant; expected one of {', '.join(out)}")
+        out[key] = float(value)
+    return out
+
+
+class Past(Criterion):
+    """PAST-like rules, seed 001 §4.1 item 2 (a)-(e)."""
+
+    name = "past"
+    monotone_in_t = True
+
+    def __init__(self, **params: float) -> None:
+        self.k = _constants(params)
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        k = self.k
+        left, right = ctx.l_left(), ctx.l_right()
+        z = -(ctx.t + ctx.T)[:, None] - k["alpha1"] * ctx.perf
+        z = z + k["delta1"] * (np.abs(right) <= 1e-9) + k["delta1"] * (np.abs(left) <= 1e-9)
+        return z - k["alpha2"] * right
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        k = self.k
+        if k["alpha2"] < 0:
+            return np.full(t.shape, np.inf)  # a reward for long gaps has no useful bound
+        bonus = 2 * max(k["delta1"], 0.0)
+        return -(t + T) + _perf_term(k["alpha1"], P, ctx_env) + bonus
+
+
+class CoordinatedPlacement(Criterion):
+    """CoP rules, seed 001 §4.1 item 3 (a)-(h)."""
+
+    name = "cop"
+    monotone_in_t = True
+
+    def __init__(self, **params: float) -> None:
+        self.k = _constants(params)
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        k = self.k
+        left, right = ctx.l_left(), ctx.l_right()
+        T = ctx.T[:, None]
+        z = -(ctx.t + ctx.T)[:, None] - k["alpha1"] * ctx.perf
+        d1, d2 = k["delta1"], k["delta2"]
+        for side in (right, left):
+            z = z + d1 * (side < k["eps1"] * T)
+            z = z - d1 * ((side > k["eps2"] * T) & (side < k["eps3"] * T))
+            z = z + d2 * (side > T)
+        return z
+
+    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+        k = self.k
+        per_side = abs(k["delta1"]) + max(k["delta2"], 0.0)
+        return -(t + T) + _perf_term(k["alpha1"], P, ctx_env) + 2 * per_side
+
+
+def _perf_term(alpha1: float, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
+    """Upper bound of -alpha1 * p_i over the nodes of performance >= P."""
+    if alpha1 >= 0:
+        return -alpha1 * P
+    return np.full(P.shape, -alpha1 * ctx_env.max_perf)

@@ -1,0 +1,264 @@
+"""Random environments reproducing the papers' set-ups (the same seed gives the same file).
+
+Presets:
+
+* ``vo24``: seed 000 §5. 24 nodes, performance U[2, 10], prices from performance
+  with a normally distributed discount/extra charge (clipped to ±60 %), 20 jobs,
+  one scheduling interval of 600. Budgets range from "market price - 60 %" to
+  "market price + 60 %", so the poorest users depend on discounted nodes.
+* ``backfill32``: seed 001 §4.2. 32 nodes, performance U[2, 16], a queue of
+  ``jobs`` jobs accumulated at time 0 with n in [1, 8] and V in [60, 1200],
+  unbounded horizon and no budget limits (the paper sets none).
+* ``window100``: seed 002 §4.1. 100 nodes, performance U[2, 10], interval 1200,
+  initial load up to 30 % per node, one job n = 7, p = 1, V = 800, C = 644, and an
+  attribute q in [0, 10] on every node.
+
+The initial load is drawn per node: a hypergeometric number of local tasks
+sharing a utilisation drawn uniformly up to ``max_load`` (seed 002 §4.1
+"distributed hyper-geometrically ... up to 30 % utilisation").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from workbench.engine.errors import ParameterError
+from workbench.engine.model import (
+    JOB_CRITERIA,
+    Environment,
+    Job,
+    LocalTask,
+    Node,
+    StrategyRef,
+    TimeSettings,
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    defaults: dict[str, Any]
+
+
+PRESETS: dict[str, Preset] = {
+    "vo24": Preset(
+        "vo24",
+        "seed 000 §5: 24 nodes p~U[2,10], 20 jobs, interval 600, priced by performance",
+        {
+            "nodes": 24,
+            "jobs": 20,
+            "interval": 600.0,
+            "perf_min": 2.0,
+            "perf_max": 10.0,
+            "max_load": 0.3,
+            "price_scale": 1.0,
+            "price_sigma": 0.2,
+            "budget_spread": 0.6,
+            "n_max": 5,
+            "volume_min": 100.0,
+            "volume_max": 800.0,
+        },
+    ),
+    "backfill32": Preset(
+        "backfill32",
+        "seed 001 §4.2: 32 nodes p~U[2,16], queue of N jobs n~U{1..8}, V~U[60,1200]",
+        {
+            "nodes": 32,
+            "jobs": 50,
+            "perf_min": 2.0,
+            "perf_max": 16.0,
+            "max_load": 0.1,
+            "load_span": 1000.0,
+            "price_scale": 1.0,
+            "price_sigma": 0.2,
+            "n_max": 8,
+            "volume_min": 60.0,
+            "volume_max": 1200.0,
+        },
+    ),
+    "window100": Preset(
+        "window100",
+        "seed 002 §4.1: 100 nodes p~U[2,10], interval 1200, load up to 30 %, one job n=7 V=800 C=644",
+        {
+            "nodes": 100,
+            "interval": 1200.0,
+            "perf_min": 2.0,
+            "perf_max": 10.0,
+            "max_load": 0.3,
+            "price_scale": 0.1,
+            "price_sigma": 0.2,
+            "node_count": 7,
+            "volume": 800.0,
+            "budget": 644.0,
+        },
+    ),
+}
+
+
+def generate(preset: str, seed: int, **overrides: Any) -> Environment:
+    """A random environment of the named preset; ``overrides`` change its parameters."""
+    if preset not in PRESETS:
+        raise ParameterError("preset", f"unknown preset {preset!r}; expected one of {', '.join(PRESETS)}")
+    spec = PRESETS[preset]
+    params = dict(spec.defaults)
+    for key, value in overrides.items():
+        if key not in params:
+            raise ParameterError(key, f"not a parameter of preset {preset}; expected one of {', '.join(params)}")
+        params[key] = type(params[key])(value)
+    _check_params(params)
+    rng = np.random.default_rng(seed)
+    if preset == "vo24":
+        return _vo24(rng, seed, params)
+    if preset == "backfill32":
+        return _backfill32(rng, seed, params)
+    return _window100(rng, seed, params)
+
+
+def _check_params(params: dict[str, Any]) -> None:
+    for key in ("nodes", "jobs", "n_max", "node_count"):
+        if key in params and params[key] < 1:
+            raise ParameterError(key, "must be at least 1")
+    for key in ("interval", "volume", "volume_min", "budget", "perf_min", "load_span"):
+        if key in params and params[key] <= 0:
+            raise ParameterError(key, "must be positive")
+    if not 0 <= params.get("max_load", 0) < 1:
+        raise ParameterError("max_load", "must be in [0, 1)")
+    if params.get("perf_max", 1) < params.get("perf_min", 0):
+        raise ParameterError("perf_max", "must be at least perf_min")
+
+
+def _nodes(rng: np.random.Generator, params: dict[str, Any], decimals: int) -> list[Node]:
+    count = params["nodes"]
+    perf = np.round(rng.uniform(params["perf_min"], params["perf_max"], count), decimals)
+    perf = np.maximum(perf, 10.0**-decimals)
+    charge = np.clip(rng.normal(0.0, params["price_sigma"], count), -0.6, 0.6)
+    price = np.round(params["price_scale"] * perf * (1.0 + charge), 3)
+    q = np.round(rng.uniform(0.0, 10.0, count), 2)
+    width = len(str(count))
+    return [
+        Node(
+            id=f"n{i + 1}",
+            name=f"node {i + 1:0{width}d}",
+            performance=float(perf[i]),
+            price=float(price[i]),
+            attributes=(("q", float(q[i])),),
+        )
+        for i in range(count)
+    ]
+
+
+def _local_tasks(
+    rng: np.random.Generator, nodes: list[Node], span: float, max_load: float, start_id: int = 1
+) -> list[LocalTask]:
+    """Hypergeometric task counts; each node's utilisation ~ U[0, max_load] of ``span``."""
+    tasks: list[LocalTask] = []
+    tid = start_id
+    for node in nodes:
+        count = int(rng.hypergeometric(ngood=6, nbad=6, nsample=6))
+        load = rng.uniform(0.0, max_load)
+        if count == 0 or load <= 0:
+            continue
+        busy = load * span
+        lengths = rng.dirichlet(np.ones(count)) * busy
+        gaps = rng.dirichlet(np.ones(count + 1)) * (span - busy)
+        t = 0.0
+        for length, gap in zip(lengths, gaps[:count], strict=True):
+            t += gap
+            start, end = math.floor(t), math.floor(t + length)
+            if end > start:
+                tasks.append(LocalTask(id=f"t{tid}", node=node.id, start=float(start), end=float(end)))
+                tid += 1
+            t += length
+    return tasks
+
+
+def _vo24(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> Environment:
+    nodes = _nodes(rng, params, decimals=1)
+    interval = params["interval"]
+    tasks = _local_tasks(rng, nodes, interval, params["max_load"])
+    jobs = []
+    spread = params["budget_spread"]
+    scale = params["price_scale"]
+    for i in range(params["jobs"]):
+        n = int(rng.integers(1, params["n_max"] + 1))
+        volume = float(np.round(rng.uniform(params["volume_min"], params["volume_max"])))
+        # One part costs about price_scale * V on a node of the window's slowest
+        # performance, and more on faster ones (all parts last V / P_min): a window's
+        # market cost is about 1.4 * n * price_scale * V on these nodes.
+        market = 1.4 * n * scale * volume
+        budget = float(np.round(market * (1.0 + rng.uniform(-spread, spread))))
+        jobs.append(
+            Job(
+                id=f"j{i + 1}",
+                name=f"job {i + 1}",
+                node_count=n,
+                min_performance=float(np.round(rng.uniform(params["perf_min"], 6.0), 1)),
+                volume=volume,
+                budget=budget,
+                criterion=str(rng.choice(JOB_CRITERIA)),
+            )
+        )
+    return Environment(
+        nodes=tuple(nodes),
+        local_tasks=tuple(tasks),
+        jobs=tuple(jobs),
+        time=TimeSettings(start=0.0, cycle_length=interval, horizon=interval),
+        name=f"vo24 (seed {seed})",
+        description="Seed 000 §5 set-up: one VO scheduling cycle of 600 units on 24 priced nodes.",
+        strategy=StrategyRef("CoP"),
+    )
+
+
+def _backfill32(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> Environment:
+    nodes = _nodes(rng, params, decimals=2)
+    tasks = _local_tasks(rng, nodes, params["load_span"], params["max_load"])
+    jobs = [
+        Job(
+            id=f"j{i + 1}",
+            name=f"job {i + 1}",
+            node_count=int(rng.integers(1, params["n_max"] + 1)),
+            min_performance=params["perf_min"],
+            volume=float(np.round(rng.uniform(params["volume_min"], params["volume_max"]))),
+            budget=math.inf,
+            criterion="finish",
+        )
+        for i in range(params["jobs"])
+    ]
+    return Environment(
+        nodes=tuple(nodes),
+        local_tasks=tuple(tasks),
+        jobs=tuple(jobs),
+        time=TimeSettings(start=0.0, cycle_length=None, horizon=None),
+        name=f"backfill32 (seed {seed})",
+        description="Seed 001 §4.2 set-up: a queue accumulated at time 0 on 32 heterogeneous nodes.",
+        strategy=StrategyRef("CoP"),
+    )
+
+
+def _window100(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> Environment:
+    nodes = _nodes(rng, params, decimals=2)
+    interval = params["interval"]
+    tasks = _local_tasks(rng, nodes, interval, params["max_load"])
+    job = Job(
+        id="j1",
+        name="job 1",
+        node_count=params["node_count"],
+        min_performance=1.0,
+        volume=params["volume"],
+        budget=params["budget"],
+        criterion="finish",
+    )
+    return Environment(
+        nodes=tuple(nodes),
+        local_tasks=tuple(tasks),
+        jobs=(job,),
+        time=TimeSettings(start=0.0, cycle_length=interval, horizon=interval),
+        name=f"window100 (seed {seed})",
+        description="Seed 002 §4.1 set-up: one 7-node window search over 100 loaded nodes.",
+        strategy=StrategyRef("MaxQ"),
+    )

@@ -1,0 +1,410 @@
+"""Environment files: JSON version 1 (DESIGN.md "Environment file").
+
+Loading validates everything and names the JSON path of the first mistake and
+what was expected there. Saving is atomic: a temporary file in the same folder,
+flushed to disk, then renamed over the target, so a crash never leaves a
+half-written file. ``environment_from_dict(environment_to_dict(env)) == env``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.errors import ParameterError, ValidationError, WorkbenchError
+from workbench.engine.model import (
+    EPS,
+    JOB_CRITERIA,
+    TASK_KINDS,
+    Environment,
+    Job,
+    LocalTask,
+    Node,
+    StrategyRef,
+    TimeSettings,
+)
+
+FORMAT = "workbench.environment"
+VERSION = 1
+
+
+# ---------------------------------------------------------------- reading
+
+
+def load_environment(path: str | os.PathLike[str]) -> Environment:
+    """Read and validate an environment file."""
+    text = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError("$", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    return environment_from_dict(data)
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise WorkbenchError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise WorkbenchError(f"{path}: not a UTF-8 text file") from None
+    except OSError as exc:
+        raise WorkbenchError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+class _Obj:
+    """A JSON object being read: typed field access that names the path on error."""
+
+    def __init__(self, data: Any, path: str, allowed: tuple[str, ...]) -> None:
+        if not isinstance(data, dict):
+            raise ValidationError(path, f"expected an object, got {_kind(data)}")
+        for key in data:
+            if key not in allowed:
+                raise ValidationError(f"{path}.{key}", f"unknown field; expected one of {', '.join(allowed)}")
+        self.data = data
+        self.path = path
+
+    def at(self, key: str) -> str:
+        return f"{self.path}.{key}"
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def str(self, key: str, default: str | None = None, nonempty: bool = False) -> str:
+        value = self._get(key, default)
+        if not isinstance(value, str):
+            raise ValidationError(self.at(key), f"expected a string, got {_kind(value)}")
+        if nonempty and not value.strip():
+            raise ValidationError(self.at(key), "expected a non-empty string")
+        return value
+
+    def num(
+        self,
+        key: str,
+        default: float | None = None,
+        *,
+        low: float | None = None,
+        low_open: bool = False,
+        high: float | None = None,
+        nullable: bool = False,
+    ) -> float | None:
+        value = self._get(key, default, nullable)
+        if value is None and nullable:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValidationError(self.at(key), f"expected a finite number, got {_kind(value)}")
+        value = float(value)
+        if low is not None and (value < low or (low_open and value <= low)):
+            raise ValidationError(self.at(key), f"expected a number {'>' if low_open else '≥'} {low:g}, got {value:g}")
+        if high is not None and value > high:
+            raise ValidationError(self.at(key), f"expected a number ≤ {high:g}, got {value:g}")
+        return value
+
+    def _get(self, key: str, default: Any, nullable: bool = False) -> Any:
+        if key in self.data:
+            return self.data[key]
+        if default is None and not nullable:
+            raise ValidationError(self.at(key), "missing required field")
+        return default
+
+    def list(self, key: str) -> list[Any]:
+        value = self.data.get(key, [])
+        if not isinstance(value, list):
+            raise ValidationError(self.at(key), f"expected a list, got {_kind(value)}")
+        return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"number {value!r}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+
+
+def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
+    ident = obj.str("id", nonempty=True)
+    if ident in seen:
+        raise ValidationError(obj.at("id"), f"duplicate {what} id {ident!r}")
+    seen.add(ident)
+    return ident
+
+
+def environment_from_dict(data: Any) -> Environment:
+    """Validate a parsed JSON document and build the environment it describes."""
+    top = _Obj(
+        data, "$", ("format", "version", "name", "description", "time", "nodes", "local_tasks", "jobs", "strategy")
+    )
+    fmt = top.str("format")
+    if fmt != FORMAT:
+        raise ValidationError("$.format", f"expected {FORMAT!r}, got {fmt!r}")
+    version = top._get("version", None)
+    if version != VERSION or isinstance(version, bool):
+        raise ValidationError("$.version", f"expected {VERSION}, got {_kind(version)}; this workbench reads version 1")
+    time = _time_from(top.data.get("time", {}))
+    nodes = _nodes_from(top)
+    node_ids = {node.id for node in nodes}
+    tasks = _tasks_from(top, node_ids)
+    jobs = _jobs_from(top)
+    strategy = _strategy_from(top.data.get("strategy"))
+    return Environment(
+        nodes=tuple(nodes),
+        local_tasks=tuple(tasks),
+        jobs=tuple(jobs),
+        time=time,
+        name=top.str("name", ""),
+        description=top.str("description", ""),
+        strategy=strategy,
+    )
+
+
+def _time_from(data: Any) -> TimeSettings:
+    obj = _Obj(data, "$.time", ("start", "cycle_length", "horizon"))
+    start = obj.num("start", 0.0)
+    assert start is not None
+    cycle = obj.num("cycle_length", nullable=True, low=0.0, low_open=True)
+    horizon = obj.num("horizon", nullable=True)
+    if horizon is not None and horizon <= start:
+        raise ValidationError("$.time.horizon", f"expected a number > start ({start:g}) or null, got {horizon:g}")
+    return TimeSettings(start=start, cycle_length=cycle, horizon=horizon)
+
+
+def _nodes_from(top: _Obj) -> list[Node]:
+    nodes = []
+    seen: set[str] = set()
+    for i, item in enumerate(top.list("nodes")):
+        obj = _Obj(item, f"$.nodes[{i}]", ("id", "name", "performance", "price", "attributes"))
+        ident = _unique_id(obj, seen, "node")
+        attrs = obj.data.get("attributes", {})
+        if not isinstance(attrs, dict):
+            raise ValidationError(obj.at("attributes"), f"expected an object of numbers, got {_kind(attrs)}")
+        attr_obj = _Obj(attrs, obj.at("attributes"), tuple(attrs))
+        pairs = tuple((key, float(attr_obj.num(key) or 0.0)) for key in attrs)
+        nodes.append(
+            Node(
+                id=ident,
+                name=obj.str("name", ident),
+                performance=float(obj.num("performance", low=0.0, low_open=True) or 0.0),
+                price=float(obj.num("price", low=0.0) or 0.0),
+                attributes=pairs,
+            )
+        )
+    if not nodes:
+        raise ValidationError("$.nodes", "expected at least one node")
+    return nodes
+
+
+def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
+    tasks = []
+    seen: set[str] = set()
+    for i, item in enumerate(top.list("local_tasks")):
+        obj = _Obj(item, f"$.local_tasks[{i}]", ("id", "node", "start", "end", "kind", "label"))
+        ident = _unique_id(obj, seen, "local task")
+        node = obj.str("node")
+        if node not in node_ids:
+            raise ValidationError(obj.at("node"), f"no node has id {node!r}")
+        start = float(obj.num("start") or 0.0)
+        end = obj.num("end")
+        assert end is not None
+        if end <= start:
+            raise ValidationError(obj.at("end"), f"expected a number > start ({start:g}), got {end:g}")
+        kind = obj.str("kind", "local")
+        if kind not in TASK_KINDS:
+            raise ValidationError(obj.at("kind"), f"expected one of {', '.join(TASK_KINDS)}, got {kind!r}")
+        tasks.append(LocalTask(ident, node, start, end, kind, obj.str("label", "")))
+    _check_overlaps(tasks)
+    return tasks
+
+
+def _check_overlaps(tasks: list[LocalTask]) -> None:
+    by_node: dict[str, list[tuple[float, float, int]]] = {}
+    for i, task in enumerate(tasks):
+        by_node.setdefault(task.node, []).append((task.start, task.end, i))
+    for node, spans in by_node.items():
+        spans.sort()
+        for (s0, e0, i0), (s1, _e1, i1) in itertools.pairwise(spans):
+            if s1 < e0 - EPS:
+                first, second = sorted((i0, i1))
+                raise ValidationError(
+                    f"$.local_tasks[{second}]",
+                    f"overlaps local task {tasks[first].id!r} on node {node!r} "
+                    f"([{s0:g}, {e0:g}) and [{s1:g}, {tasks[i1].end:g}))",
+                )
+
+
+def _jobs_from(top: _Obj) -> list[Job]:
+    jobs = []
+    seen: set[str] = set()
+    for i, item in enumerate(top.list("jobs")):
+        obj = _Obj(
+            item,
+            f"$.jobs[{i}]",
+            (
+                "id",
+                "name",
+                "node_count",
+                "min_performance",
+                "volume",
+                "budget",
+                "criterion",
+                "arrival",
+                "priority",
+                "actual_fraction",
+            ),
+        )
+        ident = _unique_id(obj, seen, "job")
+        count = obj._get("node_count", None)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            if isinstance(count, float) and count.is_integer() and count >= 1:
+                count = int(count)
+            else:
+                raise ValidationError(obj.at("node_count"), f"expected a whole number ≥ 1, got {_kind(count)}")
+        budget = obj.num("budget", nullable=True, low=0.0, low_open=True)
+        criterion = obj.str("criterion", "finish")
+        if criterion not in JOB_CRITERIA:
+            raise ValidationError(obj.at("criterion"), f"expected one of {', '.join(JOB_CRITERIA)}, got {criterion!r}")
+        jobs.append(
+            Job(
+                id=ident,
+                name=obj.str("name", ident),
+                node_count=count,
+                min_performance=float(obj.num("min_performance", 0.0, low=0.0) or 0.0),
+                volume=float(obj.num("volume", low=0.0, low_open=True) or 0.0),
+                budget=math.inf if budget is None else budget,
+                criterion=criterion,
+                arrival=float(obj.num("arrival", 0.0, low=0.0) or 0.0),
+                priority=float(obj.num("priority", 0.0) or 0.0),
+                actual_fraction=float(obj.num("actual_fraction", 1.0, low=0.0, low_open=True, high=1.0) or 1.0),
+            )
+        )
+    return jobs
+
+
+def _strategy_from(data: Any) -> StrategyRef:
+    if data is None:
+        return StrategyRef()
+    obj = _Obj(data, "$.strategy", ("name", "params"))
+    name = obj.str("name", nonempty=True)
+    params = obj.data.get("params", {})
+    if not isinstance(params, dict):
+        raise ValidationError(obj.at("params"), f"expected an object, got {_kind(params)}")
+    from workbench.engine import registry  # the registry imports io indirectly; keep this local
+
+    try:
+        info = registry.get(name)
+        info.resolve(params)
+    except ParameterError as exc:
+        where = obj.at("name") if exc.name == "strategy" else f"{obj.at('params')}.{exc.name}"
+        raise ValidationError(where, exc.message) from None
+    return StrategyRef(info.name, tuple(params.items()))
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _number(value: float) -> float | int | None:
+    if math.isinf(value):
+        return None
+    if float(value).is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def environment_to_dict(env: Environment) -> dict[str, Any]:
+    """The JSON document of ``env`` (numbers that are whole are written without '.0')."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": env.name,
+        "description": env.description,
+        "time": {
+            "start": _number(env.time.start),
+            "cycle_length": None if env.time.cycle_length is None else _number(env.time.cycle_length),
+            "horizon": None if env.time.horizon is None else _number(env.time.horizon),
+        },
+        "nodes": [
+            {
+                "id": n.id,
+                "name": n.name,
+                "performance": _number(n.performance),
+                "price": _number(n.price),
+                "attributes": {key: _number(value) for key, value in n.attributes},
+            }
+            for n in env.nodes
+        ],
+        "local_tasks": [
+            {
+                "id": t.id,
+                "node": t.node,
+                "start": _number(t.start),
+                "end": _number(t.end),
+                "kind": t.kind,
+                "label": t.label,
+            }
+            for t in env.local_tasks
+        ],
+        "jobs": [
+            {
+                "id": j.id,
+                "name": j.name,
+                "node_count": j.node_count,
+                "min_performance": _number(j.min_performance),
+                "volume": _number(j.volume),
+                "budget": _number(j.budget),
+                "criterion": j.criterion,
+                "arrival": _number(j.arrival),
+                "priority": _number(j.priority),
+                "actual_fraction": _number(j.actual_fraction),
+            }
+            for j in env.jobs
+        ],
+        "strategy": {"name": env.strategy.name, "params": dict(env.strategy.params)},
+    }
+
+
+def save_environment(env: Environment, path: str | os.PathLike[str]) -> None:
+    """Write ``env`` atomically (temporary file + rename): never a half-written file."""
+    write_json_atomic(environment_to_dict(env), path)
+
+
+def write_json_atomic(data: Any, path: str | os.PathLike[str], indent: int | None = 2) -> None:
+    write_text_atomic(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", path)
+
+
+def write_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise WorkbenchError(f"{target}: cannot write ({exc.strerror})") from None
+    try:
+        # mkstemp makes the file private; give it the target's mode (or the usual one).
+        try:
+            mode = target.stat().st_mode & 0o777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise WorkbenchError(f"{target}: cannot write ({exc.strerror})") from None
+        raise

@@ -1,0 +1,99 @@
+"""Per-job and per-flow measures of a schedule (DESIGN.md; seed 004 §3 for AWRT)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from workbench.engine.model import Environment
+from workbench.engine.schedule import Schedule
+from workbench.engine.slots import SlotTable
+
+
+@dataclass(frozen=True)
+class JobMetrics:
+    job: str
+    start: float
+    finish: float  # planned: start + length
+    actual_finish: float  # start + actual_fraction * length
+    wait: float  # start - arrival
+    runtime: float  # reserved length T
+    cost: float
+    cpu_time: float  # n * T
+    slowdown: float  # (wait + actual runtime) / actual runtime
+
+
+@dataclass(frozen=True)
+class FlowMetrics:
+    jobs: int
+    placed: int
+    failed: int
+    mean_start: float
+    mean_finish: float
+    makespan: float  # last actual finish - time.start
+    total_cost: float
+    total_cpu_time: float
+    utilisation: float  # reserved job time / free slot time offered over [start, end]
+    awrt: float  # seed 004: sum(n*runtime*(finish - arrival)) / sum(n*runtime)
+    owners_profit: dict[str, float]  # node id -> income from job windows
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def job_metrics(env: Environment, schedule: Schedule) -> list[JobMetrics]:
+    out = []
+    for w in schedule.windows:
+        job = env.job(w.job)
+        actual = schedule.actual_end(env, w)
+        run = actual - w.start
+        wait = w.start - job.arrival
+        out.append(
+            JobMetrics(
+                job=w.job,
+                start=w.start,
+                finish=w.end,
+                actual_finish=actual,
+                wait=wait,
+                runtime=w.length,
+                cost=w.cost,
+                cpu_time=len(w.nodes) * w.length,
+                slowdown=(wait + run) / run if run > 0 else math.inf,
+            )
+        )
+    return out
+
+
+def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
+    per_job = job_metrics(env, schedule)
+    starts = np.array([m.start for m in per_job])
+    finishes = np.array([m.actual_finish for m in per_job])
+    weights = np.array([m.cpu_time for m in per_job])
+    arrivals = np.array([env.job(m.job).arrival for m in per_job])
+    t0 = env.time.start
+    end = env.time.horizon if env.time.horizon is not None else (finishes.max() if per_job else t0)
+    offered = 0.0
+    if end > t0:
+        table = SlotTable.from_environment(env, istart=t0, iend=end)
+        offered = float((table.end - table.start).sum())
+    used = sum(len(w.nodes) * (schedule.actual_end(env, w) - w.start) for w in schedule.windows)
+    profit: dict[str, float] = {node.id: 0.0 for node in env.nodes}
+    prices = {node.id: node.price for node in env.nodes}
+    for w in schedule.windows:
+        for node_id in w.nodes:
+            profit[node_id] += prices[node_id] * w.length
+    return FlowMetrics(
+        jobs=len(env.jobs),
+        placed=len(schedule.windows),
+        failed=len(schedule.unscheduled),
+        mean_start=float(starts.mean()) if per_job else math.nan,
+        mean_finish=float(finishes.mean()) if per_job else math.nan,
+        makespan=float(finishes.max() - t0) if per_job else 0.0,
+        total_cost=float(sum(m.cost for m in per_job)),
+        total_cpu_time=float(weights.sum()),
+        utilisation=used / offered if offered > 0 else 0.0,
+        awrt=float((weights * (finishes - arrivals)).sum() / weights.sum()) if per_job else math.nan,
+        owners_profit=profit,
+    )

@@ -1,0 +1,261 @@
+"""The one list of named strategies (DESIGN.md "Named strategies"; STYLE.md point 7).
+
+Each entry has a name, a family (``selector`` or ``flow``), a one-line
+description, a parameter schema with defaults, and a factory. The CLI's
+``strategies`` command, the GUI's strategy panel and the docs are all built
+from this list.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.engine import criteria as cr
+from workbench.engine.errors import ParameterError
+from workbench.engine.flow.backfill import Progress, StopFn, backfill
+from workbench.engine.model import Environment
+from workbench.engine.schedule import Schedule
+from workbench.engine.search import SearchSpec
+from workbench.engine.selectors import CRITERIA, MultipleBest, SearchSelector, Selector, make_criterion
+
+
+@dataclass(frozen=True)
+class Param:
+    """One strategy parameter: its type, default, range or choices, and a help line."""
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] | None = None
+    exclusive_minimum: bool = False
+
+    def coerce(self, value: Any) -> Any:
+        """``value`` (a JSON value or a command-line string) as this parameter's type, checked."""
+        try:
+            if self.kind is bool:
+                if isinstance(value, str):
+                    lowered = value.strip().lower()
+                    if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                        raise ValueError(value)
+                    out: Any = lowered in ("true", "1", "yes")
+                else:
+                    out = bool(value)
+            elif self.kind is int:
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError(value)
+                out = int(value)
+            elif self.kind is float:
+                out = float(value)
+                if math.isnan(out):
+                    raise ValueError(value)
+            else:
+                out = str(value)
+        except (TypeError, ValueError):
+            raise ParameterError(self.name, f"expected {self.kind.__name__}, got {value!r}") from None
+        if self.choices is not None and out not in self.choices:
+            raise ParameterError(self.name, f"expected one of {', '.join(self.choices)}, got {out!r}")
+        below = self.minimum is not None and (out < self.minimum or (self.exclusive_minimum and out == self.minimum))
+        if below:
+            relation = ">" if self.exclusive_minimum else "≥"
+            raise ParameterError(self.name, f"must be {relation} {self.minimum:g}, got {out!r}")
+        if self.maximum is not None and out > self.maximum:
+            raise ParameterError(self.name, f"must be ≤ {self.maximum:g}, got {out!r}")
+        return out
+
+
+Runner = Callable[[Environment, dict[str, Any], Progress, StopFn], Schedule]
+
+
+@dataclass(frozen=True)
+class StrategyInfo:
+    name: str
+    family: str
+    description: str
+    params: tuple[Param, ...]
+    run: Runner = field(repr=False)
+
+    def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults overlaid with ``params``, each checked; unknown names are errors."""
+        known = {p.name: p for p in self.params}
+        out = {p.name: p.default for p in self.params}
+        for key, value in (params or {}).items():
+            if key not in known:
+                expected = ", ".join(known) or "none"
+                raise ParameterError(key, f"unknown parameter of {self.name}; it takes: {expected}")
+            out[key] = known[key].coerce(value)
+        return out
+
+
+RESOLUTION = Param(
+    "resolution",
+    float,
+    1.0,
+    "cost resolution of the exact choice (DESIGN.md cost units)",
+    minimum=0.0,
+    exclusive_minimum=True,
+)
+ATTRIBUTE = Param("attribute", str, "q", "node attribute to maximise")
+PAST_COP = tuple(
+    Param(key, float, value, f"seed 001 Table 1 constant {key}") for key, value in cr.PAST_COP_DEFAULTS.items()
+)
+
+_REGISTRY: dict[str, StrategyInfo] = {}
+
+
+def register(info: StrategyInfo) -> StrategyInfo:
+    _REGISTRY[_key(info.name)] = info
+    return info
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "", name).lower()
+
+
+def get(name: str) -> StrategyInfo:
+    """The strategy called ``name`` (case, spaces, '-' and '_' do not matter)."""
+    info = _REGISTRY.get(_key(name))
+    if info is None:
+        raise ParameterError("strategy", f"unknown strategy {name!r}; `workbench strategies` lists them")
+    return info
+
+
+def strategies() -> list[StrategyInfo]:
+    return list(_REGISTRY.values())
+
+
+def run(
+    env: Environment,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    progress: Progress = None,
+    should_stop: StopFn = None,
+) -> Schedule:
+    """Run the named strategy on ``env`` and return its schedule."""
+    info = get(name)
+    return info.run(env, info.resolve(params), progress, should_stop)
+
+
+def _selector_runner(build: Callable[[dict[str, Any]], Selector], name: str) -> Runner:
+    def run_backfill(env: Environment, params: dict[str, Any], progress: Progress, stop: StopFn) -> Schedule:
+        return backfill(env, build(params), name, progress, stop, params.get("resolution", 1.0))
+
+    return run_backfill
+
+
+def selector(name: str, params: Mapping[str, Any] | None = None) -> Selector:
+    """The selector behind a registry entry, for flow strategies and tools that place one job."""
+    info = get(name)
+    if info.family != "selector":
+        raise ParameterError("selector", f"{info.name} is a {info.family} strategy, not a selector")
+    resolved = info.resolve(params)
+    return _SELECTOR_BUILDERS[_key(info.name)](resolved)
+
+
+_SELECTOR_BUILDERS: dict[str, Callable[[dict[str, Any]], Selector]] = {}
+
+
+def _define_selectors() -> None:
+    def simple(make: Callable[[], cr.Criterion]) -> Callable[[dict[str, Any]], cr.Criterion]:
+        return lambda params: make()
+
+    def attribute(params: dict[str, Any]) -> cr.Criterion:
+        return cr.Attribute(params["attribute"])
+
+    def past(params: dict[str, Any]) -> cr.Criterion:
+        return cr.Past(**{key: params[key] for key in cr.PAST_COP_DEFAULTS})
+
+    def cop(params: dict[str, Any]) -> cr.Criterion:
+        return cr.CoordinatedPlacement(**{key: params[key] for key in cr.PAST_COP_DEFAULTS})
+
+    table: list[tuple[str, str, Callable[[dict[str, Any]], cr.Criterion], bool, tuple[Param, ...], float]] = [
+        ("FirstFit", "earliest window; the n cheapest slots (seed 002 §4.2)", simple(cr.StartTime), False, (), 1.0),
+        ("MinFinish", "earliest finish time (AEP, seed 000 §6.1)", simple(cr.FinishTime), True, (), 1.0),
+        ("MinCost", "cheapest window (AEP, seed 000 §6.1)", simple(cr.Cost), True, (), 1.0),
+        ("MinRunTime", "shortest runtime T (AEP, seed 000 §6.1)", simple(cr.RunTime), True, (), 1.0),
+        ("MaxQ", "maximum sum of a node attribute, exact DP (seed 002 §4.2)", attribute, True, (ATTRIBUTE,), 1.0),
+        (
+            "MaxQ Lite",
+            "maximum attribute sum over the n cheapest slots (seed 002 §4.2)",
+            attribute,
+            False,
+            (ATTRIBUTE,),
+            1.0,
+        ),
+        (
+            "DEP",
+            "dependable: maximum distance to the nearest neighbour task, exact (seed 002 §4.3)",
+            simple(cr.Dependable),
+            True,
+            (),
+            1.0,
+        ),
+        ("DEP Lite", "dependable over the n cheapest slots (seed 002 §4.3)", simple(cr.Dependable), False, (), 1.0),
+        (
+            "COORD",
+            "coordinated: minimum distance to the farthest neighbour task, exact (seed 002 §4.3)",
+            simple(cr.Coordinated),
+            True,
+            (),
+            1.0,
+        ),
+        ("COORD Lite", "coordinated over the n cheapest slots (seed 002 §4.3)", simple(cr.Coordinated), False, (), 1.0),
+        ("BFstart", "backfilling by earliest start (seed 001 §4.1)", simple(cr.StartTime), True, (), 1.0),
+        ("BFfinish", "backfilling by earliest finish (seed 001 §4.1)", simple(cr.FinishTime), True, (), 1.0),
+        (
+            "BFshort",
+            "BFfinish with every runtime cut to 0.99 T, a reference (seed 001 §4.1)",
+            simple(cr.FinishTime),
+            True,
+            (),
+            0.99,
+        ),
+        ("PAST", "finish time with PAST tie-breaking rules (seed 001 §4.1)", past, True, PAST_COP, 1.0),
+        ("CoP", "coordinated placement rules on top of finish time (seed 001 §3.2, §4.1)", cop, True, PAST_COP, 1.0),
+    ]
+    for name, description, criterion, exact, extra, factor in table:
+
+        def build(
+            params: dict[str, Any],
+            name: str = name,
+            criterion: Any = criterion,
+            exact: bool = exact,
+            factor: float = factor,
+        ) -> Selector:
+            return SearchSelector(name, SearchSpec(criterion(params), exact, factor, params["resolution"]))
+
+        _register_selector(name, description, (*extra, RESOLUTION), build)
+
+    mb_params = (
+        Param("by", str, "finish", "criterion that picks the best alternative", choices=tuple(CRITERIA)),
+        Param("max_alternatives", int, 50, "most FirstFit alternatives to collect", minimum=1),
+        RESOLUTION,
+    )
+
+    def build_mb(params: dict[str, Any]) -> Selector:
+        return MultipleBest(
+            "MultipleBest", make_criterion(params["by"]), params["max_alternatives"], params["resolution"]
+        )
+
+    _register_selector(
+        "MultipleBest",
+        "all non-intersecting FirstFit alternatives, the best by a criterion (seed 002 §4.2)",
+        mb_params,
+        build_mb,
+    )
+
+
+def _register_selector(
+    name: str, description: str, params: tuple[Param, ...], build: Callable[[dict[str, Any]], Selector]
+) -> None:
+    register(StrategyInfo(name, "selector", description, params, _selector_runner(build, name)))
+    _SELECTOR_BUILDERS[_key(name)] = build
+
+
+_define_selectors()

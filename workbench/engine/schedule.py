@@ -1,0 +1,34 @@
+"""The result of running a strategy on an environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.engine.model import Environment, Window
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Windows placed, jobs left out with a reason a person understands, and the compute time.
+
+    ``actual_ends`` maps a job id to the time its nodes are really released
+    (start + actual_fraction * length; DESIGN.md "Command line").
+    """
+
+    strategy: str
+    windows: tuple[Window, ...]
+    unscheduled: tuple[str, ...] = ()
+    reasons: dict[str, str] = field(default_factory=dict)
+    elapsed_ms: float = 0.0
+    actual_ends: dict[str, float] = field(default_factory=dict)
+
+    def window_of(self, job_id: str) -> Window | None:
+        for window in self.windows:
+            if window.job == job_id:
+                return window
+        return None
+
+    def actual_end(self, env: Environment, window: Window) -> float:
+        if window.job in self.actual_ends:
+            return self.actual_ends[window.job]
+        return window.start + env.job(window.job).actual_fraction * window.length

@@ -1,0 +1,577 @@
+"""Square-window search and subset choice (seed 002 §3.2-3.3; DESIGN.md "Window search").
+
+The normative search visits every performance level P >= p (highest first)
+with T = V / P, and every eligible slot start t; S_W is the set of slots that
+hold [t, t+T]. A (P, t) pair is a *candidate* when |S_W| >= n and S_W has a
+node of performance exactly P. From S_W we choose n slots within budget:
+
+* ``lite``: the n cheapest (ties: lower node position), scored with z;
+* ``exact``: maximum sum of z, a 0-1 knapsack with a count constraint
+  (seed 002 eq. 2), with the shortcuts "n cheapest over budget -> none" and
+  "n best fit the budget -> take them".
+
+The best window over all candidates wins; ties go to the earlier t, then the
+shorter T, then the lower cost.
+
+How it is vectorised: for the sorted distinct candidate times tau and every
+node we fill (K, N) matrices of the remaining free length and the holding
+slot's bounds, and turn the remaining length into the highest level the node
+can serve. Candidate validity then comes from difference arrays over levels,
+and each candidate's S_W is a boolean row. Candidates are visited best-first
+by the criterion's upper bound, in blocks, so FirstFit-like criteria stop
+after the first feasible block; the exact DP runs only where the bound says
+it can still win.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.engine.criteria import BoundEnv, Criterion, SlotContext
+from workbench.engine.errors import Cancelled
+from workbench.engine.model import EPS, Job, Window
+from workbench.engine.slots import SlotTable
+
+BLOCK = 1024
+FIRST_BLOCK = 32
+FIRST_CHUNK = 16
+WARM_START = 4
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """How to choose a window: the criterion, lite or exact, and the cost resolution."""
+
+    criterion: Criterion
+    exact: bool = False
+    length_factor: float = 1.0  # BFshort reserves 0.99 * T
+    resolution: float = 1.0
+
+
+@dataclass(frozen=True)
+class Found:
+    """A window with the criterion value it was chosen by."""
+
+    window: Window
+    value: float
+
+
+def cost_units(price: np.ndarray, length: np.ndarray | float, res: float) -> np.ndarray:
+    """DESIGN.md: cost units = ceil(c_i * T / res - 1e-9)."""
+    return np.ceil(np.asarray(price) * length / res - 1e-9).astype(np.int64)
+
+
+def budget_units(budget: float, res: float) -> int | None:
+    """DESIGN.md: budget units = floor(C / res + 1e-9); None for an infinite budget."""
+    if math.isinf(budget):
+        return None
+    return math.floor(budget / res + 1e-9)
+
+
+class _Prepared:
+    """What one search shares: levels, node columns, usable slots and candidate times.
+
+    Columns are nodes in (price, position) order, so lite takes the first n members.
+    The (times x nodes) matrices are built per chunk of candidate times by ``chunk``.
+    """
+
+    def __init__(self, table: SlotTable, job: Job, spec: SearchSpec, earliest: float) -> None:
+        self.ok = False
+        n = job.node_count
+        perf = table.perf
+        eligible = perf >= job.min_performance - EPS
+        if int(eligible.sum()) < n or table.size == 0:
+            return
+        levels = sorted_unique(perf[eligible])[::-1]  # P, highest first
+        T = job.volume / levels * spec.length_factor  # ascending
+        porder = np.lexsort((np.arange(perf.size), table.price))
+        col_of = np.empty_like(porder)
+        col_of[porder] = np.arange(porder.size)
+        lvl_node = np.full(perf.size, levels.size, dtype=np.int64)
+        lvl_node[eligible] = np.searchsorted(-levels, -perf[eligible])
+        # Usable slots: on eligible nodes, long enough for the shortest T after `earliest`.
+        es = np.maximum(table.start, earliest)
+        usable = eligible[table.node] & (table.end - es >= T[0] - EPS)
+        if not usable.any():
+            return
+        self.s_col = col_of[table.node[usable]]
+        self.s_start = table.start[usable]
+        self.s_end = table.end[usable]
+        self.s_es = es[usable]
+        self.tau = sorted_unique(self.s_es)
+        self.s_lo = np.searchsorted(self.tau, self.s_es, "left")
+        self.s_hi = np.searchsorted(self.tau, self.s_end - T[0] + EPS, "right")
+        self.ok = True
+        self.n = n
+        self.job = job
+        self.table = table
+        self.spec = spec
+        self.levels, self.T = levels, T
+        self.lvl_col = lvl_node[porder]
+        self.porder = porder
+        self.perf_c = perf[porder]
+        self.price_c = table.price[porder]
+        self.attrs_c = {key: values[porder] for key, values in table.attrs.items()}
+        self.bu = budget_units(job.budget, spec.resolution)
+        self.benv = BoundEnv(
+            istart=table.istart,
+            iend=table.iend,
+            max_attr={key: float(v.max(initial=0.0)) for key, v in self.attrs_c.items()},
+            max_perf=float(self.perf_c.max()),
+            min_price_at_level=self._min_price_per_level(),
+        )
+
+    def _min_price_per_level(self) -> np.ndarray:
+        """Cheapest price among the nodes that may serve each level (performance >= P_k)."""
+        L = self.levels.size
+        per_level = np.full(L, np.inf)
+        eligible = self.lvl_col < L
+        np.minimum.at(per_level, self.lvl_col[eligible], self.price_c[eligible])
+        return np.minimum.accumulate(per_level)
+
+    def chunk(self, a: int, b: int) -> _Chunk | None:
+        """Matrices and candidates for candidate times tau[a:b]."""
+        lo = np.maximum(self.s_lo, a)
+        hi = np.minimum(self.s_hi, b)
+        counts = np.maximum(hi - lo, 0)
+        total = int(counts.sum())
+        which = np.repeat(np.arange(counts.size), counts)
+        offs = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = lo[which] + offs - a  # local rows
+        cols = self.s_col[which]
+        tau = self.tau[a:b]
+        K, N, L = b - a, self.perf_c.size, self.levels.size
+        kmax = np.searchsorted(self.T, self.s_end[which] - tau[rows] + EPS, "right") - 1
+        KM = np.full((K, N), -1, dtype=np.int64)
+        KM[rows, cols] = kmax
+        SS = np.zeros((K, N))
+        SE = np.zeros((K, N))
+        SS[rows, cols] = self.s_start[which]
+        SE[rows, cols] = self.s_end[which]
+        # Candidate validity by difference arrays over the level axis: node j serves
+        # the levels [lvl(j), kmax]; a candidate needs >= n members, one of them a slot
+        # that starts at t, and one on a node of performance exactly P.
+        klo = self.lvl_col[cols]
+        ok = kmax >= klo
+        r_ok, lo_ok, hi_ok = rows[ok], klo[ok], kmax[ok]
+        cnt = _interval_counts(r_ok, lo_ok, hi_ok, K, L + 1)
+        here = (self.s_es[which] == tau[rows])[ok]
+        started = _interval_counts(r_ok[here], lo_ok[here], hi_ok[here], K, L + 1)
+        has_level_node = np.zeros((K, L), dtype=bool)
+        has_level_node[r_ok, lo_ok] = True
+        row, k = np.nonzero((cnt >= self.n) & (started > 0) & has_level_node)
+        if row.size == 0:
+            return None
+        return _Chunk(tau, KM, SS, SE, row, k)
+
+    def block(self, ch: _Chunk, idx: np.ndarray) -> _Block:
+        """Lite values (and, in exact mode, every member's z) for the candidates ``idx``."""
+        row, k = ch.row[idx], ch.k[idx]
+        t, T = ch.tau[row], self.T[k]
+        member = (self.lvl_col[None, :] <= k[:, None]) & (ch.KM[row] >= k[:, None])
+        # Lite: the first n members in (price, position) order; every candidate has >= n.
+        sel = member & (np.cumsum(member, axis=1) <= self.n)
+        sel_cols = np.nonzero(sel)[1].reshape(idx.size, self.n)
+        r = row[:, None]
+        z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], sel_cols)
+        units_sel = cost_units(self.price_c[sel_cols], T[:, None], self.spec.resolution)
+        value = z_sel.sum(axis=1)
+        if self.bu is None:
+            feasible = np.ones(idx.size, dtype=bool)
+        else:
+            feasible = units_sel.sum(axis=1) <= self.bu
+        z = units = None
+        if self.spec.exact:
+            every = np.arange(self.perf_c.size)[None, :]
+            z = self._z(t, T, ch.SS[row], ch.SE[row], every)
+            units = cost_units(self.price_c[None, :], T[:, None], self.spec.resolution)
+        return _Block(t, T, k, member, sel_cols, value, feasible, z, units)
+
+    def _z(self, t: np.ndarray, T: np.ndarray, sstart: np.ndarray, send: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        ctx = SlotContext(
+            t=t,
+            T=T,
+            sstart=sstart,
+            send=send,
+            perf=self.perf_c[cols],
+            price=self.price_c[cols],
+            attributes={key: v[cols] for key, v in self.attrs_c.items()},
+            volume=self.job.volume,
+        )
+        return np.broadcast_to(self.spec.criterion.z(ctx), sstart.shape).astype(np.float64)
+
+
+@dataclass
+class _Chunk:
+    tau: np.ndarray
+    KM: np.ndarray  # highest level each node can serve at each time (-1: none)
+    SS: np.ndarray  # bounds of the slot holding each (time, node)
+    SE: np.ndarray
+    row: np.ndarray  # candidates: local time row and level
+    k: np.ndarray
+
+
+@dataclass
+class _Block:
+    t: np.ndarray
+    T: np.ndarray
+    k: np.ndarray
+    member: np.ndarray
+    sel_cols: np.ndarray  # (C, n): the lite choice
+    value: np.ndarray
+    feasible: np.ndarray
+    z: np.ndarray | None  # (C, N), exact mode only
+    units: np.ndarray | None
+
+
+def _first_of_equal_rows(keyed: np.ndarray) -> np.ndarray:
+    """Indices of the first row of each group of equal rows, in their original order."""
+    order = np.lexsort(keyed.T[::-1])
+    ks = keyed[order]
+    new = np.concatenate(([True], (ks[1:] != ks[:-1]).any(axis=1)))
+    return np.sort(order[new])
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """np.unique for small float arrays (numpy's own is several times slower here)."""
+    s = np.sort(values)
+    if s.size == 0:
+        return s
+    return s[np.concatenate(([True], s[1:] != s[:-1]))]
+
+
+def _interval_counts(r: np.ndarray, lo: np.ndarray, hi: np.ndarray, K: int, width: int) -> np.ndarray:
+    """How many [lo, hi] level intervals of each row contain each level: (K, width-1)."""
+    add = np.bincount(r * width + lo, minlength=K * width)
+    sub = np.bincount(r * width + hi + 1, minlength=K * width)
+    return np.cumsum((add - sub).reshape(K, width), axis=1)[:, :-1]
+
+
+@dataclass
+class _Best:
+    value: float
+    t: float
+    T: float
+    cost: float
+    cols: np.ndarray
+
+    def beaten_by(self, value: float, t: float, T: float, cost: float) -> bool:
+        if value > self.value + EPS:
+            return True
+        if value < self.value - EPS:
+            return False
+        return (t, T, cost) < (self.t, self.T, self.cost)
+
+
+def find_window(
+    table: SlotTable,
+    job: Job,
+    spec: SearchSpec,
+    earliest: float,
+    should_stop: Callable[[], bool] | None = None,
+) -> Found | None:
+    """The best window for ``job`` on ``table`` starting at or after ``earliest``, or None."""
+    prep = _Prepared(table, job, spec, earliest)
+    if not prep.ok:
+        return None
+    crit = spec.criterion
+    K = prep.tau.size
+    # Criteria whose bound falls with t are searched in growing chunks of times,
+    # earliest first, until no later time can beat the incumbent.
+    step = FIRST_CHUNK if crit.monotone_in_t else K
+    best: _Best | None = None
+    a = 0
+    while a < K:
+        if best is not None and crit.monotone_in_t:
+            t_a = np.full(prep.levels.size, prep.tau[a])
+            later = prep.n * crit.slot_bound(t_a, prep.T, prep.levels, prep.benv).max()
+            if later <= best.value + EPS:
+                break
+        b = min(K, a + step)
+        step *= 2
+        ch = prep.chunk(a, b)
+        a = b
+        if ch is not None:
+            best = _search_chunk(prep, ch, best, should_stop)
+    if best is None:
+        return None
+    return _to_found(prep, best)
+
+
+def _search_chunk(
+    prep: _Prepared, ch: _Chunk, best: _Best | None, should_stop: Callable[[], bool] | None
+) -> _Best | None:
+    """Visit a chunk's candidates best bound first, in blocks; then the DPs they need."""
+    crit = prep.spec.criterion
+    t_all = ch.tau[ch.row]
+    T_all = prep.T[ch.k]
+    ub = prep.n * crit.slot_bound(t_all, T_all, prep.levels[ch.k], _level_env(prep, ch.k))
+    bounded = bool(np.all(np.isfinite(ub)))
+    order = np.lexsort((T_all, t_all, -ub)) if bounded else np.arange(ub.size)
+    pending: list[_Pending] = []
+    first, size = 0, FIRST_BLOCK if crit.monotone_in_t else BLOCK
+    while first < order.size:
+        if should_stop is not None and should_stop():
+            raise Cancelled("search cancelled")
+        idx = order[first : first + size]
+        first += size
+        size = min(2 * size, BLOCK)
+        if bounded and best is not None and ub[idx[0]] < best.value - EPS:
+            break
+        best = _take_block_best(prep, prep.block(ch, idx), best, pending)
+    if pending:
+        best = _run_pending(prep, best, pending, should_stop)
+    return best
+
+
+def _level_env(prep: _Prepared, k: np.ndarray) -> BoundEnv:
+    env = prep.benv
+    return BoundEnv(env.istart, env.iend, env.max_attr, env.min_price_at_level[k], env.max_perf)
+
+
+def _take_block_best(prep: _Prepared, blk: _Block, best: _Best | None, pending: list[_Pending]) -> _Best | None:
+    """Fold a block into the incumbent; in exact mode queue the candidates that need the DP."""
+    value, feasible, cols = blk.value, blk.feasible, blk.sel_cols
+    if prep.spec.exact:
+        assert blk.z is not None and blk.units is not None
+        n = prep.n
+        zm = np.where(blk.member, blk.z, -np.inf)
+        # The n best by z; ties: fewer cost units, then lower node position (as the DP).
+        pos = np.broadcast_to(prep.porder[None, :], zm.shape)
+        top = np.lexsort((pos, blk.units, -zm), axis=1)[:, :n]
+        rows = np.arange(blk.t.size)[:, None]
+        top_val = zm[rows, top].sum(axis=1)
+        if prep.bu is None:
+            shortcut = np.ones(blk.t.size, dtype=bool)
+        else:
+            shortcut = blk.units[rows, top].sum(axis=1) <= prep.bu
+        # Where the n best fit, they are the exact answer; take them instead of lite.
+        cols = np.where(shortcut[:, None], top, cols)
+        value = np.where(shortcut, top_val, value)
+        need_dp = np.nonzero(~shortcut & feasible & (top_val > value + EPS))[0]
+        feasible = feasible | shortcut
+        if need_dp.size:
+            pending.append(
+                _Pending(
+                    blk.t[need_dp],
+                    blk.T[need_dp],
+                    blk.k[need_dp],
+                    blk.member[need_dp],
+                    zm[need_dp],
+                    blk.units[need_dp],
+                    top_val[need_dp],
+                )
+            )
+    if not feasible.any():
+        return best
+    cost = blk.T * prep.price_c[cols].sum(axis=1)
+    vmax = value[feasible].max()
+    ties = np.nonzero(feasible & (value >= vmax - EPS))[0]
+    pick = ties[np.lexsort((cost[ties], blk.T[ties], blk.t[ties]))[0]]
+    v, t, T, c = float(value[pick]), float(blk.t[pick]), float(blk.T[pick]), float(cost[pick])
+    if best is None or best.beaten_by(v, t, T, c):
+        return _Best(v, t, T, c, cols[pick])
+    return best
+
+
+@dataclass
+class _Pending:
+    """Candidates of one block whose answer needs the knapsack DP."""
+
+    t: np.ndarray
+    T: np.ndarray
+    k: np.ndarray
+    member: np.ndarray
+    zm: np.ndarray  # z, -inf outside S_W
+    units: np.ndarray
+    top: np.ndarray  # sum of the n best z: a bound that ignores the budget
+
+
+def _run_pending(
+    prep: _Prepared,
+    best: _Best | None,
+    pending: list[_Pending],
+    should_stop: Callable[[], bool] | None,
+) -> _Best | None:
+    """Run the DP on the queued candidates, best bound first, while they can still win.
+
+    A few rows with the best plain bound (the n best z) go first to get a strong
+    incumbent; then ever tighter bounds (that plain one, a one-step Lagrangian
+    bound, then the bisected one) weed out the rest before any more DP runs.
+    """
+    bu = prep.bu
+    assert bu is not None
+    t = np.concatenate([p.t for p in pending])
+    T = np.concatenate([p.T for p in pending])
+    k = np.concatenate([p.k for p in pending])
+    member = np.concatenate([p.member for p in pending])
+    zm = np.concatenate([p.zm for p in pending])
+    units = np.concatenate([p.units for p in pending])
+    top = np.concatenate([p.top for p in pending])
+    keep = np.lexsort((T, t))
+    if prep.spec.criterion.time_invariant:
+        # Equal S_W at one level give equal answers: keep the earliest of each.
+        packed = np.packbits(member[keep], axis=1)
+        keyed = np.concatenate([k[keep, None].astype(np.int64), packed.astype(np.int64)], axis=1)
+        keep = keep[_first_of_equal_rows(keyed)]
+
+    def can_win(bound: float, i: int) -> bool:
+        if best is None or bound > best.value + EPS:
+            return True
+        return bound >= best.value - EPS and (t[i], T[i]) < (best.t, best.T)
+
+    def solve(i: int) -> None:
+        nonlocal best
+        if should_stop is not None and should_stop():
+            raise Cancelled("search cancelled")
+        cols = np.nonzero(member[i])[0]
+        chosen = knapsack_count(zm[i, cols], units[i, cols], prep.n, bu, prep.porder[cols])
+        if chosen is None:
+            return
+        sel_cols = cols[chosen]
+        v = float(zm[i, sel_cols].sum())
+        c = float(T[i]) * float(prep.price_c[sel_cols].sum())
+        if best is None or best.beaten_by(v, float(t[i]), float(T[i]), c):
+            best = _Best(v, float(t[i]), float(T[i]), c, sel_cols)
+
+    keep = keep[np.argsort(-top[keep], kind="stable")]
+    for i in keep[:WARM_START]:
+        solve(int(i))
+    warm, keep = keep[:WARM_START], keep[WARM_START:]
+    if best is not None and keep.size:
+        keep = keep[top[keep] >= best.value - EPS]
+        # One Lagrangian bound at a shared lambda (the warm rows' own) before the bisection.
+        lam = float(
+            np.median(_slope_lambda(zm[warm], units[warm].astype(np.float64), np.isfinite(zm[warm]), prep.n, bu))
+        )
+        vals = zm[keep] - lam * units[keep]
+        quick = lam * bu - np.partition(-vals, prep.n - 1, axis=1)[:, : prep.n].sum(axis=1)
+        keep = keep[quick >= best.value - EPS]
+    bound = lagrangian_bound(zm[keep], units[keep], prep.n, bu)
+    for j in np.argsort(-bound, kind="stable"):
+        i = int(keep[j])
+        if best is not None and bound[j] < best.value - EPS:
+            break
+        if can_win(float(bound[j]), i):
+            solve(i)
+    return best
+
+
+def lagrangian_bound(zm: np.ndarray, units: np.ndarray, n: int, budget: int, iterations: int = 10) -> np.ndarray:
+    """Upper bounds of the knapsack-with-count optimum, one per row (-inf entries are absent).
+
+    For any lambda >= 0, max sum z <= lambda * B + (sum of the n largest z_i - lambda * u_i):
+    the Lagrangian relaxation of the budget. It is minimised over lambda by bisection on
+    the sign of its subgradient (B minus the cost of the relaxed choice); every lambda
+    tried gives a valid bound, and the smallest is kept.
+    """
+    rows = zm.shape[0]
+    if rows == 0:
+        return np.empty(0)
+    finite = np.isfinite(zm)
+    zf = np.where(finite, zm, 0.0)
+    span = (zf.max(axis=1) - np.where(finite, zm, np.inf).min(axis=1)) + 1.0
+    lo = np.zeros(rows)
+    hi = span  # past this lambda the relaxed choice is the n cheapest
+    best = np.full(rows, np.inf)
+    u = units.astype(np.float64)
+    for step in range(iterations):
+        lam = _slope_lambda(zm, u, finite, n, budget) if step == 0 else 0.5 * (lo + hi)
+        vals = np.where(finite, zm - lam[:, None] * u, -np.inf)
+        part = -np.partition(-vals, n - 1, axis=1)
+        best = np.minimum(best, lam * budget + part[:, :n].sum(axis=1))
+        if step == iterations - 1:
+            break
+        # The relaxed choice is every value >= the n-th largest (ties may add a few):
+        # only the direction of the next step depends on it.
+        over = (np.where(vals >= part[:, n - 1 : n], u, 0.0)).sum(axis=1) > budget
+        lo = np.where(over, lam, lo)
+        hi = np.where(over, hi, lam)
+    return best
+
+
+def _slope_lambda(zm: np.ndarray, u: np.ndarray, finite: np.ndarray, n: int, budget: int) -> np.ndarray:
+    """A good first lambda: value lost per unit saved from the n best to the n cheapest."""
+    r = np.arange(zm.shape[0])[:, None]
+    best_idx = np.argpartition(-np.where(finite, zm, -np.inf), n - 1, axis=1)[:, :n]
+    cheap_idx = np.argpartition(np.where(finite, u, np.inf), n - 1, axis=1)[:, :n]
+    dz = zm[r, best_idx].sum(axis=1) - zm[r, cheap_idx].sum(axis=1)
+    du = u[r, best_idx].sum(axis=1) - u[r, cheap_idx].sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(du > 0, dz / du, 0.0)
+    return np.maximum(lam, 0.0)
+
+
+def _to_found(prep: _Prepared, best: _Best) -> Found:
+    positions = np.sort(prep.porder[best.cols])
+    ids = prep.table.node_ids
+    window = Window(
+        job=prep.job.id,
+        start=best.t,
+        length=best.T,
+        nodes=tuple(ids[p] for p in positions),
+        cost=best.T * float(prep.table.price[positions].sum()),
+    )
+    return Found(window, best.value)
+
+
+def knapsack_count(z: np.ndarray, units: np.ndarray, n: int, budget: int, positions: np.ndarray) -> np.ndarray | None:
+    """Exact subset choice, seed 002 §3.3 eq. 2: max sum z over n items with sum units <= budget.
+
+    f_i(c, k) = max(f_{i-1}(c, k), f_{i-1}(c - u_i, k - 1) + z_i), then backward
+    induction. Among optimal subsets it returns the cheapest, and among those
+    the one whose node positions come first lexicographically. Returns the
+    indices into ``z`` of the chosen items, or None when no n items fit.
+    """
+    if z.size < n:
+        return None
+    cheapest = np.sort(units)[:n].sum()
+    if cheapest > budget:
+        return None
+    # An item beaten (value >=, cost <=, and better in one of value, cost, position)
+    # by n others is never needed: swap it for one of them that is left out.
+    zi, ui, pi = z[:, None], units[:, None], positions[:, None]
+    beats = (z[None, :] >= zi) & (units[None, :] <= ui)
+    beats &= (z[None, :] > zi) | (units[None, :] < ui) | (positions[None, :] < pi)
+    keep = np.nonzero(beats.sum(axis=1) < n)[0]
+    chosen = _knapsack_dp(z[keep], units[keep], n, budget, positions[keep])
+    return None if chosen is None else keep[chosen]
+
+
+def _knapsack_dp(z: np.ndarray, units: np.ndarray, n: int, budget: int, positions: np.ndarray) -> np.ndarray | None:
+    m = z.size
+    cap = int(min(budget, np.sort(units)[-n:].sum()))
+    # Process the highest positions first so that backtracking meets the lowest first.
+    order = np.argsort(-positions, kind="stable")
+    zz, uu = z[order], units[order]
+    f = np.full((m + 1, n + 1, cap + 1), -np.inf)
+    f[0, 0, :] = 0.0
+    for i in range(m):
+        prev, cur = f[i], f[i + 1]
+        cur[:] = prev
+        u = int(uu[i])
+        if u > cap:
+            continue
+        cand = prev[:-1, : cap + 1 - u] + zz[i]
+        np.maximum(cur[1:, u:], cand, out=cur[1:, u:])
+    last = f[m, n]
+    if not np.isfinite(last[cap]):
+        return None
+    c = int(np.argmax(last >= last[cap]))  # the cheapest budget level reaching the optimum
+    k = n
+    chosen: list[int] = []
+    for i in range(m, 0, -1):
+        if k == 0:
+            break
+        u = int(uu[i - 1])
+        if u <= c and f[i - 1, k - 1, c - u] + zz[i - 1] == f[i, k, c]:
+            chosen.append(i - 1)
+            k -= 1
+            c -= u
+    if k != 0:  # pragma: no cover - the forward pass guarantees a path
+        raise AssertionError("knapsack backtracking lost its path")
+    return np.sort(order[np.array(chosen, dtype=np.int64)])

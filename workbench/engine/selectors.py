@@ -1,0 +1,132 @@
+"""Slot-selection strategies: a criterion plus lite or exact choice (seed 002 §4, seed 001 §4.1).
+
+A selector answers one question: the best window for one job on the current
+slots. ``flow/backfill.py`` turns any selector into conservative backfilling
+over a whole queue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.engine import criteria as cr
+from workbench.engine.errors import ParameterError
+from workbench.engine.model import Job, Window
+from workbench.engine.search import Found, SearchSpec, find_window
+from workbench.engine.slots import SlotTable
+
+StopFn = Callable[[], bool] | None
+
+
+class Selector:
+    """Chooses one window for one job: ``select(table, job, earliest)``."""
+
+    name: str
+
+    def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
+        raise NotImplementedError
+
+
+@dataclass
+class SearchSelector(Selector):
+    """The normative square-window search with one criterion."""
+
+    name: str
+    spec: SearchSpec
+
+    def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
+        return find_window(table, job, self.spec, earliest, should_stop)
+
+
+# Criteria by the short names that parameters use (MultipleBest's ``by``, CSS's AEP).
+CRITERIA: dict[str, Callable[[], cr.Criterion]] = {
+    "start": cr.StartTime,
+    "finish": cr.FinishTime,
+    "cost": cr.Cost,
+    "runtime": cr.RunTime,
+    "proc_time": cr.ProcTime,
+    "q": cr.Attribute,
+    "dep": cr.Dependable,
+    "coord": cr.Coordinated,
+    "past": cr.Past,
+    "cop": cr.CoordinatedPlacement,
+}
+
+
+def window_value(table: SlotTable, window: Window, criterion: cr.Criterion, job: Job) -> float:
+    """The criterion value of an existing window, measured on ``table``'s slots."""
+    index = {node_id: i for i, node_id in enumerate(table.node_ids)}
+    pos = np.array([index[node_id] for node_id in window.nodes], dtype=np.int64)
+    sstart, send = table.slot_bounds(pos, window.start, window.length)
+    ctx = cr.SlotContext(
+        t=np.array([window.start]),
+        T=np.array([window.length]),
+        sstart=sstart[None, :],
+        send=send[None, :],
+        perf=table.perf[pos][None, :],
+        price=table.price[pos][None, :],
+        attributes={key: v[pos][None, :] for key, v in table.attrs.items()},
+        volume=job.volume,
+    )
+    z = np.broadcast_to(criterion.z(ctx), (1, pos.size))
+    return float(z.sum())
+
+
+def slot_distances(table: SlotTable, window: Window) -> tuple[np.ndarray, np.ndarray]:
+    """L_left and L_right of each part of ``window`` (in the order of ``window.nodes``)."""
+    index = {node_id: i for i, node_id in enumerate(table.node_ids)}
+    pos = np.array([index[node_id] for node_id in window.nodes], dtype=np.int64)
+    sstart, send = table.slot_bounds(pos, window.start, window.length)
+    left = window.start - sstart
+    right = np.where(np.isinf(send), 0.0, send - window.end)
+    return left, right
+
+
+@dataclass
+class MultipleBest(Selector):
+    """All non-intersecting FirstFit alternatives, then the best by a criterion (seed 002 §4.2)."""
+
+    name: str
+    by: cr.Criterion
+    max_alternatives: int = 50
+    resolution: float = 1.0
+
+    def alternatives(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> list[Window]:
+        spec = SearchSpec(cr.StartTime(), exact=False, resolution=self.resolution)
+        found: list[Window] = []
+        work = table
+        while len(found) < self.max_alternatives:
+            hit = find_window(work, job, spec, earliest, should_stop)
+            if hit is None:
+                break
+            found.append(hit.window)
+            work = work.reserve([hit.window])
+        return found
+
+    def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
+        best: Found | None = None
+        for window in self.alternatives(table, job, earliest, should_stop):
+            value = window_value(table, window, self.by, job)
+            # Ties keep the earlier alternative, which FirstFit found first.
+            if best is None or value > best.value + 1e-9:
+                best = Found(window, value)
+        return best
+
+
+def past_cop_params(params: Mapping[str, object]) -> dict[str, float]:
+    return {key: float(params[key]) for key in cr.PAST_COP_DEFAULTS if key in params}  # type: ignore[arg-type]
+
+
+def make_criterion(name: str, params: Mapping[str, object] | None = None) -> cr.Criterion:
+    """A criterion by short name; PAST/CoP take their constants, ``q`` its attribute."""
+    params = params or {}
+    if name not in CRITERIA:
+        raise ParameterError("criterion", f"unknown criterion {name!r}; expected one of {', '.join(CRITERIA)}")
+    if name in ("past", "cop"):
+        return CRITERIA[name](**past_cop_params(params))  # type: ignore[call-arg]
+    if name == "q":
+        return cr.Attribute(str(params.get("attribute", "q")))
+    return CRITERIA[name]()

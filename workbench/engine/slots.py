@@ -1,0 +1,200 @@
+"""The free-slot table: gaps between local tasks and reservations, as numpy arrays.
+
+A slot is a maximal free interval of one node inside the scheduling interval
+[istart, iend]. Its bounds are the neighbouring tasks (or the interval's own
+boundary), so L_left and L_right of a window part are measured to them
+(DESIGN.md, "Window search"). The table is built once from parallel arrays and
+then only queried with vectorised numpy operations (STYLE.md point 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from workbench.engine.model import EPS, Environment, Window
+
+FloatArray = np.ndarray
+IntArray = np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class SlotTable:
+    """Free slots of every node over [istart, iend], sorted by (start, node).
+
+    ``node`` indexes the environment's node list; ``busy_*`` keep the occupied
+    intervals (local tasks and reservations) so that reserving more is cheap.
+    """
+
+    node_ids: tuple[str, ...]
+    perf: FloatArray
+    price: FloatArray
+    istart: float
+    iend: float
+    node: IntArray
+    start: FloatArray
+    end: FloatArray
+    busy_node: IntArray
+    busy_start: FloatArray
+    busy_end: FloatArray
+    attrs: Mapping[str, FloatArray] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return int(self.node.size)
+
+    @classmethod
+    def from_environment(
+        cls,
+        env: Environment,
+        reservations: Iterable[Window] = (),
+        istart: float | None = None,
+        iend: float | None = None,
+    ) -> SlotTable:
+        """Slots of ``env`` with its local tasks and ``reservations`` taken out."""
+        index = env.node_index
+        tasks = env.local_tasks
+        wins = list(reservations)
+        count = len(tasks) + sum(len(w.nodes) for w in wins)
+        bnode = np.empty(count, dtype=np.int64)
+        bstart = np.empty(count, dtype=np.float64)
+        bend = np.empty(count, dtype=np.float64)
+        k = 0
+        for task in tasks:
+            bnode[k], bstart[k], bend[k] = index[task.node], task.start, task.end
+            k += 1
+        for w in wins:
+            for node_id in w.nodes:
+                bnode[k], bstart[k], bend[k] = index[node_id], w.start, w.end
+                k += 1
+        return cls.build(
+            tuple(n.id for n in env.nodes),
+            np.array([n.performance for n in env.nodes], dtype=np.float64),
+            np.array([n.price for n in env.nodes], dtype=np.float64),
+            env.time.start if istart is None else istart,
+            env.time.end if iend is None else iend,
+            bnode,
+            bstart,
+            bend,
+            node_attributes(env),
+        )
+
+    @classmethod
+    def build(
+        cls,
+        node_ids: tuple[str, ...],
+        perf: FloatArray,
+        price: FloatArray,
+        istart: float,
+        iend: float,
+        busy_node: IntArray,
+        busy_start: FloatArray,
+        busy_end: FloatArray,
+        attrs: Mapping[str, FloatArray] | None = None,
+    ) -> SlotTable:
+        """Gaps between the busy intervals of each node, clipped to [istart, iend]."""
+        n_nodes = len(node_ids)
+        # Clip the busy intervals to the interval and drop what falls outside.
+        s = np.maximum(busy_start, istart)
+        e = np.minimum(busy_end, iend)
+        keep = e - s > EPS
+        bn, bs, be = busy_node[keep], s[keep], e[keep]
+        # Sentinels: every node is "busy" before istart and after iend.
+        nodes = np.arange(n_nodes, dtype=np.int64)
+        all_n = np.concatenate([bn, nodes, nodes])
+        all_s = np.concatenate([bs, np.full(n_nodes, -math.inf), np.full(n_nodes, iend)])
+        all_e = np.concatenate([be, np.full(n_nodes, istart), np.full(n_nodes, math.inf)])
+        order = np.lexsort((all_s, all_n))
+        all_n, all_s, all_e = all_n[order], all_s[order], all_e[order]
+        # A gap lies between consecutive busy intervals of the same node.
+        same = all_n[:-1] == all_n[1:]
+        gs = all_e[:-1]
+        ge = all_s[1:]
+        ok = same & (ge - gs > EPS)
+        gn, gs, ge = all_n[:-1][ok], gs[ok], ge[ok]
+        by_start = np.lexsort((gn, gs))
+        return cls(
+            node_ids=node_ids,
+            perf=perf,
+            price=price,
+            istart=float(istart),
+            iend=float(iend),
+            node=gn[by_start],
+            start=gs[by_start],
+            end=ge[by_start],
+            busy_node=bn,
+            busy_start=bs,
+            busy_end=be,
+            attrs=attrs or {},
+        )
+
+    def reserve(self, windows: Iterable[Window]) -> SlotTable:
+        """A new table with the windows' intervals taken out as well."""
+        index = {node_id: i for i, node_id in enumerate(self.node_ids)}
+        add_n: list[int] = []
+        add_s: list[float] = []
+        add_e: list[float] = []
+        for w in windows:
+            for node_id in w.nodes:
+                add_n.append(index[node_id])
+                add_s.append(w.start)
+                add_e.append(w.end)
+        if not add_n:
+            return self
+        return SlotTable.build(
+            self.node_ids,
+            self.perf,
+            self.price,
+            self.istart,
+            self.iend,
+            np.concatenate([self.busy_node, np.array(add_n, dtype=np.int64)]),
+            np.concatenate([self.busy_start, np.array(add_s, dtype=np.float64)]),
+            np.concatenate([self.busy_end, np.array(add_e, dtype=np.float64)]),
+            self.attrs,
+        )
+
+    def with_interval(self, istart: float, iend: float) -> SlotTable:
+        """The same busy intervals seen through another interval (e.g. one cycle)."""
+        return SlotTable.build(
+            self.node_ids,
+            self.perf,
+            self.price,
+            istart,
+            iend,
+            self.busy_node,
+            self.busy_start,
+            self.busy_end,
+            self.attrs,
+        )
+
+    def slot_bounds(self, node_positions: IntArray, t: float, length: float) -> tuple[FloatArray, FloatArray]:
+        """(start, end) of the slot of each given node that holds [t, t+length].
+
+        Raises ``ValueError`` when a node has no such slot (the window is not free).
+        """
+        starts = np.empty(len(node_positions))
+        ends = np.empty(len(node_positions))
+        for k, pos in enumerate(node_positions):
+            mask = (self.node == pos) & (self.start <= t + EPS) & (self.end >= t + length - EPS)
+            hit = np.flatnonzero(mask)
+            if hit.size != 1:
+                raise ValueError(f"node {self.node_ids[pos]} is not free over [{t}, {t + length}]")
+            starts[k] = self.start[hit[0]]
+            ends[k] = self.end[hit[0]]
+        return starts, ends
+
+    def is_free(self, node_pos: int, t: float, length: float) -> bool:
+        mask = (self.node == node_pos) & (self.start <= t + EPS) & (self.end >= t + length - EPS)
+        return bool(mask.any())
+
+
+def node_attributes(env: Environment) -> dict[str, FloatArray]:
+    """Every attribute name used by any node, as an (N,) array (0 where a node lacks it)."""
+    keys: dict[str, None] = {}
+    for node in env.nodes:
+        for key, _ in node.attributes:
+            keys[key] = None
+    return {key: np.array([node.attribute(key) for node in env.nodes], dtype=np.float64) for key in keys}
