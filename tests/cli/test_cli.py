@@ -1,0 +1,124 @@
+"""The `workbench` command: JSON results, one-line errors with exit code 2, deterministic presets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+from workbench.engine import registry
+from workbench.engine.io.envfile import load_environment
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "sample_envs" / "tiny.json"
+
+
+def test_schedule_writes_the_design_json(tmp_path, capsys):
+    """`schedule` writes strategy, windows with actual_end, unscheduled, reasons, metrics, elapsed_ms."""
+    out = tmp_path / "r.json"
+    assert main(["schedule", str(TINY), "--strategy", "MinCost", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert set(doc) == {"strategy", "windows", "unscheduled", "reasons", "metrics", "elapsed_ms"}
+    assert doc["strategy"] == "MinCost"
+    direct = registry.run(load_environment(TINY), "MinCost")
+    assert [(w["job"], w["start"], w["length"], tuple(w["nodes"])) for w in doc["windows"]] == [
+        (w.job, w.start, w.length, w.nodes) for w in direct.windows
+    ]
+    for w in doc["windows"]:
+        assert set(w) == {"job", "start", "length", "nodes", "cost", "actual_end"}
+    assert doc["metrics"]["placed"] == len(doc["windows"])
+    assert doc["elapsed_ms"] >= 0
+
+
+def test_schedule_params_are_applied(capsys):
+    """--param reaches the strategy (MultipleBest by q differs from by start)."""
+    assert main(["schedule", str(TINY), "--strategy", "MultipleBest", "--param", "by=start"]) == 0
+    by_start = json.loads(capsys.readouterr().out)
+    assert main(["schedule", str(TINY), "--strategy", "MultipleBest", "--param", "by=coord"]) == 0
+    by_coord = json.loads(capsys.readouterr().out)
+    assert by_start["windows"] != by_coord["windows"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["schedule", str(TINY), "--strategy", "Nope"], "unknown strategy 'Nope'"),
+        (["schedule", str(TINY), "--strategy", "CoP", "--param", "gamma=1"], "gamma: unknown parameter of CoP"),
+        (["schedule", str(TINY), "--strategy", "CoP", "--param", "alpha1=x"], "alpha1: expected float"),
+        (["schedule", str(TINY), "--strategy", "MultipleBest", "--param", "max_alternatives=0"], "must be ≥ 1"),
+        (["schedule", str(TINY), "--param", "oops"], "expected key=value"),
+        (["schedule", "/nonexistent/env.json"], "no such file"),
+        (["generate", "nope", "-o", "x.json"], "unknown preset 'nope'"),
+    ],
+)
+def test_errors_are_one_line_with_exit_2(args, words, capsys):
+    """Bad input gives one clear line on stderr and exit code 2."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+
+
+def test_malformed_environment_names_the_path(tmp_path, capsys):
+    bad = json.loads(TINY.read_text())
+    bad["jobs"][1]["volume"] = -3
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    assert main(["schedule", str(path)]) == 2
+    assert "$.jobs[1].volume" in capsys.readouterr().err
+
+
+def test_no_traceback_unless_debug(tmp_path):
+    """The real process prints no traceback; --debug does."""
+    cmd = [sys.executable, "-m", "workbench", "schedule", str(TINY), "--strategy", "Nope"]
+    plain = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 2 and "Traceback" not in plain.stderr
+    debug = subprocess.run([*cmd, "--debug"], capture_output=True, text=True, timeout=120)
+    assert debug.returncode != 0 and "Traceback" in debug.stderr
+
+
+def test_generate_is_deterministic(tmp_path, capsys):
+    """Same preset and seed give byte-identical files; another seed differs."""
+    for name in ("a", "b"):
+        assert main(["generate", "vo24", "--seed", "5", "-o", str(tmp_path / f"{name}.json")]) == 0
+    assert main(["generate", "vo24", "--seed", "6", "-o", str(tmp_path / "c.json")]) == 0
+    a, b, c = ((tmp_path / f"{n}.json").read_bytes() for n in "abc")
+    assert a == b and a != c
+
+
+def test_generate_presets_match_the_papers(tmp_path):
+    """vo24: 24 nodes p in [2,10], 20 jobs, interval 600; window100: 100 nodes, one job n=7 V=800 C=644."""
+    assert main(["generate", "vo24", "--seed", "1", "-o", str(tmp_path / "v.json")]) == 0
+    env = load_environment(tmp_path / "v.json")
+    assert len(env.nodes) == 24 and len(env.jobs) == 20 and env.time.horizon == 600
+    assert all(2 <= n.performance <= 10 for n in env.nodes)
+    assert main(["generate", "window100", "--seed", "1", "-o", str(tmp_path / "w.json")]) == 0
+    env = load_environment(tmp_path / "w.json")
+    (job,) = env.jobs
+    assert len(env.nodes) == 100 and (job.node_count, job.volume, job.budget) == (7, 800, 644)
+    assert all(0 <= n.attribute("q") <= 10 for n in env.nodes)
+    for node in env.nodes:  # initial load up to 30 %
+        busy = sum(t.end - t.start for t in env.local_tasks if t.node == node.id)
+        assert busy <= 0.3 * 1200 + 1e-9
+    assert main(["generate", "backfill32", "--seed", "1", "--set", "jobs=200", "-o", str(tmp_path / "b.json")]) == 0
+    env = load_environment(tmp_path / "b.json")
+    assert len(env.nodes) == 32 and len(env.jobs) == 200
+    assert all(1 <= j.node_count <= 8 and 60 <= j.volume <= 1200 for j in env.jobs)
+    assert all(2 <= n.performance <= 16 for n in env.nodes)
+
+
+def test_strategies_lists_the_registry(capsys):
+    assert main(["strategies"]) == 0
+    out = capsys.readouterr().out
+    for name in ("FirstFit", "MinFinish", "MinCost", "MinRunTime", "MaxQ", "MaxQ Lite", "DEP", "DEP Lite", "COORD",
+                 "COORD Lite", "BFstart", "BFfinish", "BFshort", "PAST", "CoP", "MultipleBest"):
+        assert f"\n{name} " in "\n" + out
+
+
+def test_sample_environments_load():
+    """Every bundled sample is valid."""
+    for path in (ROOT / "sample_envs").glob("*.json"):
+        assert load_environment(path).nodes
