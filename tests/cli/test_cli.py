@@ -113,8 +113,24 @@ def test_generate_presets_match_the_papers(tmp_path):
 def test_strategies_lists_the_registry(capsys):
     assert main(["strategies"]) == 0
     out = capsys.readouterr().out
-    for name in ("FirstFit", "MinFinish", "MinCost", "MinRunTime", "MaxQ", "MaxQ Lite", "DEP", "DEP Lite", "COORD",
-                 "COORD Lite", "BFstart", "BFfinish", "BFshort", "PAST", "CoP", "MultipleBest"):
+    for name in (
+        "FirstFit",
+        "MinFinish",
+        "MinCost",
+        "MinRunTime",
+        "MaxQ",
+        "MaxQ Lite",
+        "DEP",
+        "DEP Lite",
+        "COORD",
+        "COORD Lite",
+        "BFstart",
+        "BFfinish",
+        "BFshort",
+        "PAST",
+        "CoP",
+        "MultipleBest",
+    ):
         assert f"\n{name} " in "\n" + out
 
 
