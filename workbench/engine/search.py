@@ -117,6 +117,7 @@ class _Prepared:
         self.price_c = table.price[porder]
         self.attrs_c = {key: values[porder] for key, values in table.attrs.items()}
         self.bu = budget_units(job.budget, spec.resolution)
+        self.level_columns = self._level_columns(max(24, 4 * n))
         self.benv = BoundEnv(
             istart=table.istart,
             iend=table.iend,
@@ -124,6 +125,17 @@ class _Prepared:
             max_perf=float(self.perf_c.max()),
             min_price_at_level=self._min_price_per_level(),
         )
+
+    def _level_columns(self, width: int) -> np.ndarray:
+        """For each level, its first ``width`` eligible columns in price order (padded with N)."""
+        L, N = self.levels.size, self.lvl_col.size
+        eligible = self.lvl_col[None, :] <= np.arange(L)[:, None]
+        rank = np.cumsum(eligible, axis=1) - 1
+        out = np.full((L, width), N, dtype=np.int64)
+        keep = eligible & (rank < width)
+        lv, col = np.nonzero(keep)
+        out[lv, rank[lv, col]] = col
+        return out
 
     def _min_price_per_level(self) -> np.ndarray:
         """Cheapest price among the nodes that may serve each level (performance >= P_k)."""
@@ -172,10 +184,12 @@ class _Prepared:
         """Lite values (and, in exact mode, every member's z) for the candidates ``idx``."""
         row, k = ch.row[idx], ch.k[idx]
         t, T = ch.tau[row], self.T[k]
-        member = (self.lvl_col[None, :] <= k[:, None]) & (ch.KM[row] >= k[:, None])
-        # Lite: the first n members in (price, position) order; every candidate has >= n.
-        sel = member & (np.cumsum(member, axis=1) <= self.n)
-        sel_cols = np.nonzero(sel)[1].reshape(idx.size, self.n)
+        member = None
+        if self.spec.exact:
+            member = self._members(ch, row, k, self.perf_c.size)
+            sel_cols = _first_members(member, self.n)
+        else:
+            sel_cols = self._lite_columns(ch, row, k)
         r = row[:, None]
         z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], sel_cols)
         units_sel = cost_units(self.price_c[sel_cols], T[:, None], self.spec.resolution)
@@ -190,6 +204,30 @@ class _Prepared:
             z = self._z(t, T, ch.SS[row], ch.SE[row], every)
             units = cost_units(self.price_c[None, :], T[:, None], self.spec.resolution)
         return _Block(t, T, k, member, sel_cols, value, feasible, z, units)
+
+    def _members(self, ch: _Chunk, row: np.ndarray, k: np.ndarray, width: int) -> np.ndarray:
+        """S_W of each candidate over the first ``width`` columns (price order)."""
+        return (self.lvl_col[None, :width] <= k[:, None]) & (ch.KM[row, :width] >= k[:, None])
+
+    def _lite_columns(self, ch: _Chunk, row: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """The n cheapest members of each candidate's S_W, as (C, n) columns.
+
+        They nearly always lie among the first few dozen columns, in price order, of
+        the nodes eligible at the candidate's level; only those are examined, and the
+        rows that need more get the full width.
+        """
+        n = self.n
+        cand = self.level_columns[k]  # (C, W) eligible columns, cheapest first; N = padding
+        km = np.concatenate([ch.KM, np.full((ch.KM.shape[0], 1), -1, dtype=np.int64)], axis=1)
+        narrow = km[row[:, None], cand] >= k[:, None]
+        short = narrow.sum(axis=1) < n
+        cols = np.empty((row.size, n), dtype=np.int64)
+        ok = np.nonzero(~short)[0]
+        if ok.size:
+            cols[ok] = cand[ok[:, None], _first_members(narrow[ok], n)]
+        if short.any():
+            cols[short] = _first_members(self._members(ch, row[short], k[short], self.perf_c.size), n)
+        return cols
 
     def _z(self, t: np.ndarray, T: np.ndarray, sstart: np.ndarray, send: np.ndarray, cols: np.ndarray) -> np.ndarray:
         ctx = SlotContext(
@@ -220,12 +258,18 @@ class _Block:
     t: np.ndarray
     T: np.ndarray
     k: np.ndarray
-    member: np.ndarray
+    member: np.ndarray | None  # (C, N) S_W rows, exact mode only
     sel_cols: np.ndarray  # (C, n): the lite choice
     value: np.ndarray
     feasible: np.ndarray
     z: np.ndarray | None  # (C, N), exact mode only
     units: np.ndarray | None
+
+
+def _first_members(member: np.ndarray, n: int) -> np.ndarray:
+    """Column indices of the first n True entries of each row (every row has at least n)."""
+    sel = member & (np.cumsum(member, axis=1) <= n)
+    return np.nonzero(sel)[1].reshape(member.shape[0], n)
 
 
 def _first_of_equal_rows(keyed: np.ndarray) -> np.ndarray:
@@ -337,7 +381,7 @@ def _take_block_best(prep: _Prepared, blk: _Block, best: _Best | None, pending: 
     """Fold a block into the incumbent; in exact mode queue the candidates that need the DP."""
     value, feasible, cols = blk.value, blk.feasible, blk.sel_cols
     if prep.spec.exact:
-        assert blk.z is not None and blk.units is not None
+        assert blk.z is not None and blk.units is not None and blk.member is not None
         n = prep.n
         zm = np.where(blk.member, blk.z, -np.inf)
         # The n best by z; ties: fewer cost units, then lower node position (as the DP).
