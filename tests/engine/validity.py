@@ -9,8 +9,14 @@ from workbench.engine.model import EPS, Environment
 from workbench.engine.schedule import Schedule
 
 
-def assert_valid_schedule(env: Environment, schedule: Schedule, earliest: float | None = None) -> None:
-    """Every window valid (DESIGN.md "Window"); no two windows share a node at once."""
+def assert_valid_schedule(
+    env: Environment, schedule: Schedule, earliest: float | None = None, executed: bool = False
+) -> None:
+    """Every window valid (DESIGN.md "Window"); no two windows share a node at once.
+
+    With ``executed`` a window holds its nodes only until its actual end (a dynamic
+    run reuses what early completions free); otherwise for its whole reserved length.
+    """
     nodes = {n.id: n for n in env.nodes}
     busy: dict[str, list[tuple[float, float, str]]] = {n.id: [] for n in env.nodes}
     for task in env.local_tasks:
@@ -33,8 +39,9 @@ def assert_valid_schedule(env: Environment, schedule: Schedule, earliest: float 
         cost = sum(nodes[n].price for n in w.nodes) * w.length
         assert math.isclose(w.cost, cost, rel_tol=1e-9, abs_tol=1e-9)
         assert w.cost <= job.budget + 1.0 + 1e-6  # within budget up to the cost resolution
+        until = schedule.actual_end(env, w) if executed else w.end
         for n in w.nodes:
-            busy[n].append((w.start, w.end, f"job {w.job}"))
+            busy[n].append((w.start, until, f"job {w.job}"))
     for node_id, spans in busy.items():
         spans.sort()
         for (_s0, e0, a), (s1, _e1, b) in itertools.pairwise(spans):

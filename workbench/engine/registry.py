@@ -16,11 +16,17 @@ from typing import Any
 
 from workbench.engine import criteria as cr
 from workbench.engine.errors import ParameterError
-from workbench.engine.flow.backfill import Progress, StopFn, backfill
+from workbench.engine.flow import batching as bt
+from workbench.engine.flow.backfill import backfill_placer
+from workbench.engine.flow.bsf import RULES, bsf_placer, check_bsf_params
+from workbench.engine.flow.css import VO_CRITERIA, slicer_placer
+from workbench.engine.flow.cycles import DEFAULT_MAX_CYCLES, run_cycles
+from workbench.engine.flow.easy import easy
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.search import SearchSpec
 from workbench.engine.selectors import CRITERIA, MultipleBest, SearchSelector, Selector, make_criterion
+from workbench.engine.simulate import FlowRun, Progress, Recorder, Simulator, StopFn
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,8 @@ class Param:
         return out
 
 
-Runner = Callable[[Environment, dict[str, Any], Progress, StopFn], Schedule]
+# Checks the parameters, then returns the run: a generator of snapshots (simulate.py).
+Flow = Callable[[Environment, dict[str, Any], Recorder], FlowRun]
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ class StrategyInfo:
     family: str
     description: str
     params: tuple[Param, ...]
-    run: Runner = field(repr=False)
+    flow: Flow = field(repr=False)
 
     def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overlaid with ``params``, each checked; unknown names are errors."""
@@ -130,6 +137,19 @@ def strategies() -> list[StrategyInfo]:
     return list(_REGISTRY.values())
 
 
+def simulator(
+    env: Environment,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    should_stop: StopFn = None,
+    history: bool = True,
+) -> Simulator:
+    """A simulator of the named strategy on ``env``, ready to step (parameters already checked)."""
+    info = get(name)
+    resolved = info.resolve(params)
+    return Simulator(env, info.name, info.flow, resolved, should_stop, history)
+
+
 def run(
     env: Environment,
     name: str,
@@ -137,16 +157,18 @@ def run(
     progress: Progress = None,
     should_stop: StopFn = None,
 ) -> Schedule:
-    """Run the named strategy on ``env`` and return its schedule."""
-    info = get(name)
-    return info.run(env, info.resolve(params), progress, should_stop)
+    """Run the named strategy on ``env`` to the end and return its schedule."""
+    return simulator(env, name, params, should_stop, history=False).run(progress)
 
 
-def _selector_runner(build: Callable[[dict[str, Any]], Selector], name: str) -> Runner:
-    def run_backfill(env: Environment, params: dict[str, Any], progress: Progress, stop: StopFn) -> Schedule:
-        return backfill(env, build(params), name, progress, stop, params.get("resolution", 1.0))
+def _selector_flow(build: Callable[[dict[str, Any]], Selector]) -> Flow:
+    """Any selector as conservative backfilling, cycle by cycle."""
 
-    return run_backfill
+    def flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+        placer = backfill_placer(build(params), params["dynamic"])
+        return run_cycles(env, rec, placer, bt.AllJobs(), params["max_cycles"])
+
+    return flow
 
 
 def selector(name: str, params: Mapping[str, Any] | None = None) -> Selector:
@@ -156,6 +178,12 @@ def selector(name: str, params: Mapping[str, Any] | None = None) -> Selector:
         raise ParameterError("selector", f"{info.name} is a {info.family} strategy, not a selector")
     resolved = info.resolve(params)
     return _SELECTOR_BUILDERS[_key(info.name)](resolved)
+
+
+DYNAMIC = Param("dynamic", bool, True, "react to early completions (actual_fraction < 1) by planning again")
+MAX_CYCLES = Param(
+    "max_cycles", int, DEFAULT_MAX_CYCLES, "most scheduling cycles when the horizon is unbounded", minimum=1
+)
 
 
 _SELECTOR_BUILDERS: dict[str, Callable[[dict[str, Any]], Selector]] = {}
@@ -254,8 +282,126 @@ def _define_selectors() -> None:
 def _register_selector(
     name: str, description: str, params: tuple[Param, ...], build: Callable[[dict[str, Any]], Selector]
 ) -> None:
-    register(StrategyInfo(name, "selector", description, params, _selector_runner(build, name)))
+    full = (*params, DYNAMIC, MAX_CYCLES)
+    register(StrategyInfo(name, "selector", description, full, _selector_flow(build)))
     _SELECTOR_BUILDERS[_key(name)] = build
 
 
 _define_selectors()
+
+
+BATCHING = (
+    Param("batching", str, "all", "batch formation (seed 003)", choices=bt.METHODS),
+    Param("batch_size", int, 10, "jobs per batch for random batching", minimum=1),
+    Param("seed", int, 0, "random batching seed"),
+    Param(
+        "limit_coefficient",
+        float,
+        0.5,
+        "knapsack limit: fraction of the cycle's slot time or cost",
+        minimum=0.0,
+        maximum=1.0,
+        exclusive_minimum=True,
+    ),
+    *(
+        Param(
+            key,
+            float,
+            value,
+            f"Dq constant {key} (seed 003 eqs. 1-5)",
+            minimum=0.0 if key.startswith("c_") else None,
+            exclusive_minimum=key.startswith("c_"),
+        )
+        for key, value in bt.DQ_DEFAULTS.items()
+    ),
+)
+CSS_PARAMS = (
+    Param("vo_criterion", str, "cpu_time", "VO criterion of the combination (seed 000 eqs. 6-9)", choices=VO_CRITERIA),
+    Param("max_alternatives", int, 20, "most alternatives per job and cycle", minimum=1),
+    RESOLUTION,
+)
+
+
+def _css_flow(slices_param: bool) -> Flow:
+    def flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+        slices = params["slices"] if slices_param else 1
+        placer = slicer_placer(params["vo_criterion"], params["max_alternatives"], slices, params["resolution"])
+        return run_cycles(env, rec, placer, bt.make_batch_former(params), params["max_cycles"])
+
+    return flow
+
+
+def _bsf_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+    check_bsf_params(params["rule"], params["n_high"], params["high_fraction"], params["slices"], len(env.jobs))
+    chosen = selector(params["selector"], {"resolution": params["resolution"]})
+    placer = bsf_placer(
+        chosen,
+        params["rule"],
+        params["n_high"],
+        params["high_fraction"],
+        params["slices"],
+        params["vo_criterion"],
+        params["max_alternatives"],
+        params["resolution"],
+        params["dynamic"],
+    )
+    return run_cycles(env, rec, placer, bt.make_batch_former(params), params["max_cycles"])
+
+
+def _easy_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+    return easy(env, params, rec)
+
+
+def _define_flows() -> None:
+    selector_names = tuple(info.name for info in strategies() if info.family == "selector")
+    register(
+        StrategyInfo(
+            "EASY",
+            "flow",
+            "EASY backfilling: start what fits now without delaying the queue head (seed 004 §3)",
+            (Param("fast_path", bool, True, "host-level fast path when all nodes are identical"),),
+            _easy_flow,
+        )
+    )
+    register(
+        StrategyInfo(
+            "CSS",
+            "flow",
+            "cyclic scheme: alternatives by each job's criterion, then the best combination (seed 000)",
+            (*CSS_PARAMS, *BATCHING, MAX_CYCLES),
+            _css_flow(False),
+        )
+    )
+    register(
+        StrategyInfo(
+            "Batch-slicer",
+            "flow",
+            "CSS on k sub-batches in turn (seed 000 §3)",
+            (Param("slices", int, 5, "number of sub-batches k", minimum=1), *CSS_PARAMS, *BATCHING, MAX_CYCLES),
+            _css_flow(True),
+        )
+    )
+    register(
+        StrategyInfo(
+            "BSF",
+            "flow",
+            "batch-slicer for high-priority jobs, backfilling for the rest (seed 000 §4)",
+            (
+                Param("rule", str, "order", "how high-priority jobs are chosen", choices=RULES),
+                Param("n_high", int, -1, "number of high-priority jobs (-1: use high_fraction)", minimum=-1),
+                Param(
+                    "high_fraction", float, 0.5, "fraction of the batch that is high-priority", minimum=0.0, maximum=1.0
+                ),
+                Param("slices", int, 1, "sub-batches of the sliced part", minimum=1),
+                Param("selector", str, "FirstFit", "selector of the backfilled part", choices=selector_names),
+                DYNAMIC,
+                *CSS_PARAMS,
+                *BATCHING,
+                MAX_CYCLES,
+            ),
+            _bsf_flow,
+        )
+    )
+
+
+_define_flows()

@@ -21,6 +21,7 @@ class Schedule:
     reasons: dict[str, str] = field(default_factory=dict)
     elapsed_ms: float = 0.0
     actual_ends: dict[str, float] = field(default_factory=dict)
+    alternatives: dict[str, int] = field(default_factory=dict)  # CSS: alternatives found per job
 
     def window_of(self, job_id: str) -> Window | None:
         for window in self.windows:

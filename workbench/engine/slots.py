@@ -156,6 +156,32 @@ class SlotTable:
             self.attrs,
         )
 
+    def release(self, windows: Iterable[Window]) -> SlotTable:
+        """A new table with the windows' own busy intervals given back (exact matches only)."""
+        index = {node_id: i for i, node_id in enumerate(self.node_ids)}
+        keep = np.ones(self.busy_node.size, dtype=bool)
+        for w in windows:
+            for node_id in w.nodes:
+                hit = np.nonzero(
+                    keep
+                    & (self.busy_node == index[node_id])
+                    & (np.abs(self.busy_start - max(w.start, self.istart)) <= EPS)
+                    & (np.abs(self.busy_end - min(w.end, self.iend)) <= EPS)
+                )[0]
+                if hit.size:
+                    keep[hit[0]] = False
+        return SlotTable.build(
+            self.node_ids,
+            self.perf,
+            self.price,
+            self.istart,
+            self.iend,
+            self.busy_node[keep],
+            self.busy_start[keep],
+            self.busy_end[keep],
+            self.attrs,
+        )
+
     def with_interval(self, istart: float, iend: float) -> SlotTable:
         """The same busy intervals seen through another interval (e.g. one cycle)."""
         return SlotTable.build(

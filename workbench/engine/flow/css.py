@@ -1,0 +1,232 @@
+"""The cyclic scheduling scheme, CSS (seed 000 §2.3, eqs. 1-9; DESIGN.md "CSS").
+
+First, alternatives: passes over the batch in queue order; in each pass every
+job gets at most one new window by its own criterion (AEP) on the slots still
+free, and those slots are held, so alternatives never intersect. Passes stop
+when one adds nothing, or at ``max_alternatives`` per job.
+
+Second, the combination: one alternative per job, chosen by the backward
+recursion of eq. 2 for the VO's criterion:
+
+=============  ==================================  =====================  =========
+vo_criterion   objective                           constraint             equation
+=============  ==================================  =====================  =========
+``cpu_time``   min Σ n·T (total CPU time)          Σ cost ≤ b*            (7)
+``cost``       min Σ cost                          Σ n·T ≤ t*             (8)
+``profit``     max Σ cost (owners' profit)         Σ n·T ≤ t*             (6)
+``idle``       max Σ n·T (least idleness)          Σ n·T ≤ t*             (9)
+=============  ==================================  =====================  =========
+
+t* (or b*) is the sum over the jobs of the ceiling of the mean of their
+alternatives' expenses (eq. 5). Expenses are discretised like window costs:
+units = ceil(g / resolution - 1e-9), limit = floor(g* / resolution + 1e-9); the
+DP is exact for that discretisation. A job with no alternative fails this cycle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.engine import criteria as cr
+from workbench.engine.errors import ParameterError
+from workbench.engine.flow.cycles import Placer, PlaceRun
+from workbench.engine.model import Job, Window
+from workbench.engine.search import SearchSpec, find_window
+from workbench.engine.simulate import Recorder
+from workbench.engine.slots import SlotTable
+
+VO_CRITERIA = ("cpu_time", "cost", "profit", "idle")
+
+# AEP: each job's own criterion (seed 000 §6.1).
+AEP = {
+    "start": cr.StartTime,
+    "finish": cr.FinishTime,
+    "runtime": cr.RunTime,
+    "cost": cr.Cost,
+    "proc_time": cr.ProcTime,
+}
+
+
+def find_alternatives(
+    rec: Recorder | None,
+    jobs: Sequence[Job],
+    table: SlotTable,
+    cs: float,
+    max_alternatives: int,
+    resolution: float = 1.0,
+) -> dict[str, list[Window]]:
+    """Non-intersecting alternatives per job, by passes in queue order."""
+    alternatives: dict[str, list[Window]] = {job.id: [] for job in jobs}
+    active = list(jobs)
+    work = table
+    while active:
+        added = False
+        for job in list(active):
+            if rec is not None:
+                rec.check_stop()
+            if len(alternatives[job.id]) >= max_alternatives:
+                active.remove(job)
+                continue
+            spec = SearchSpec(AEP[job.criterion](), exact=True, resolution=resolution)
+            found = find_window(work, job, spec, max(job.arrival, cs))
+            if found is None:
+                active.remove(job)  # slots only shrink: it will find none later either
+                continue
+            alternatives[job.id].append(found.window)
+            work = work.reserve([found.window])
+            added = True
+        if not added:
+            break
+    return alternatives
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One VO problem: what is optimised, in which direction, and what is limited."""
+
+    value: str  # "cpu" or "cost"
+    maximise: bool
+    expense: str  # "cpu" or "cost"
+
+
+PROBLEMS = {
+    "cpu_time": Problem("cpu", False, "cost"),
+    "cost": Problem("cost", False, "cpu"),
+    "profit": Problem("cost", True, "cpu"),
+    "idle": Problem("cpu", True, "cpu"),
+}
+
+
+def measure(window: Window, what: str) -> float:
+    return len(window.nodes) * window.length if what == "cpu" else window.cost
+
+
+def eq5_limit(expenses: Sequence[Sequence[float]]) -> float:
+    """Seed 000 eq. 5: the sum over jobs of the ceiling of the mean expense of their alternatives."""
+    return float(sum(math.ceil(sum(g) / len(g) - 1e-9) for g in expenses if g))
+
+
+def choose_combination(
+    values: Sequence[Sequence[float]],
+    expenses: Sequence[Sequence[float]],
+    limit: float,
+    maximise: bool,
+    resolution: float = 1.0,
+) -> list[int] | None:
+    """One alternative per job by the backward recursion of seed 000 eqs. 2-4.
+
+    f_i(g) = extr_j { value_ij + f_{i+1}(g - units_ij) },  f_{n+1} = 0, over g in
+    [0, limit units]. Returns the chosen index per job (ties: the earlier
+    alternative), or None when no combination fits the limit.
+    """
+    m = len(values)
+    cap = math.floor(limit / resolution + 1e-9)
+    if cap < 0:
+        return None
+    sign = 1.0 if maximise else -1.0
+    units = [[math.ceil(g / resolution - 1e-9) for g in row] for row in expenses]
+    F = np.full((m + 1, cap + 1), -np.inf)
+    F[m] = 0.0
+    for i in range(m - 1, -1, -1):
+        row = F[i]
+        for j, u in enumerate(units[i]):
+            if u > cap:
+                continue
+            cand = sign * values[i][j] + F[i + 1, : cap + 1 - u]
+            np.maximum(row[u:], cand, out=row[u:])
+    if not np.isfinite(F[0, cap]):
+        return None
+    chosen = []
+    g = cap
+    for i in range(m):
+        target = F[i, g]
+        for j, u in enumerate(units[i]):
+            if u <= g and sign * values[i][j] + F[i + 1, g - u] == target:
+                chosen.append(j)
+                g -= u
+                break
+        else:  # pragma: no cover - the forward pass guarantees a choice
+            raise AssertionError("combination backtracking lost its path")
+    return chosen
+
+
+def css_plan(
+    rec: Recorder | None,
+    jobs: Sequence[Job],
+    table: SlotTable,
+    cs: float,
+    vo_criterion: str,
+    max_alternatives: int,
+    resolution: float = 1.0,
+) -> tuple[dict[str, Window], dict[str, int]]:
+    """CSS on one (sub-)batch: the chosen window per job, and the number of alternatives per job."""
+    problem = PROBLEMS[vo_criterion]
+    alternatives = find_alternatives(rec, jobs, table, cs, max_alternatives, resolution)
+    counts = {job_id: len(alts) for job_id, alts in alternatives.items()}
+    with_alts = [job for job in jobs if alternatives[job.id]]
+    if not with_alts:
+        return {}, counts
+    values = [[measure(w, problem.value) for w in alternatives[j.id]] for j in with_alts]
+    expenses = [[measure(w, problem.expense) for w in alternatives[j.id]] for j in with_alts]
+    limit = eq5_limit(expenses)
+    chosen = choose_combination(values, expenses, limit, problem.maximise, resolution)
+    if chosen is None:
+        # The discretisation can make eq. 5 too tight; the cheapest alternatives always fit it.
+        chosen = [int(np.argmin(row)) for row in expenses]
+    plan = {job.id: alternatives[job.id][j] for job, j in zip(with_alts, chosen, strict=True)}
+    return plan, counts
+
+
+def check_css_params(vo_criterion: str, max_alternatives: int) -> None:
+    if vo_criterion not in VO_CRITERIA:
+        raise ParameterError("vo_criterion", f"expected one of {', '.join(VO_CRITERIA)}, got {vo_criterion!r}")
+    if max_alternatives < 1:
+        raise ParameterError("max_alternatives", "must be at least 1 (an unbounded horizon offers endless ones)")
+
+
+def slices_of(jobs: Sequence[Job], k: int) -> list[list[Job]]:
+    """Split ``jobs`` in order into k nearly equal sub-batches (the first ones one longer)."""
+    parts = np.array_split(np.arange(len(jobs)), k)
+    return [[jobs[i] for i in part] for part in parts if part.size]
+
+
+def slicer_placer(vo_criterion: str, max_alternatives: int, slices: int, resolution: float = 1.0) -> Placer:
+    """Batch-slicer(k): CSS on k sub-batches in turn (k = 1 is plain CSS). Plans never move."""
+    check_css_params(vo_criterion, max_alternatives)
+
+    def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
+        placed = slice_and_place(rec, jobs, table, cs, vo_criterion, max_alternatives, slices, resolution)
+        where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
+        name = "CSS" if slices == 1 else f"batch-slicer({slices})"
+        found = sum(rec.alternatives.get(j.id, 0) for j in jobs)
+        yield rec.snap(cs, f"{where}{name}: {found} alternatives for {len(jobs)} jobs; placed {len(placed)}")
+
+    return place
+
+
+def slice_and_place(
+    rec: Recorder,
+    jobs: Sequence[Job],
+    table: SlotTable,
+    cs: float,
+    vo_criterion: str,
+    max_alternatives: int,
+    slices: int,
+    resolution: float = 1.0,
+) -> list[Window]:
+    placed: list[Window] = []
+    current = table
+    for part in slices_of(jobs, slices):
+        plan, counts = css_plan(rec, part, current, cs, vo_criterion, max_alternatives, resolution)
+        for job_id, count in counts.items():
+            rec.count_alternatives(job_id, count)
+        for job in part:
+            if job.id in plan:
+                rec.place(plan[job.id])
+                placed.append(plan[job.id])
+        current = current.reserve(plan.values())
+    return placed

@@ -1,0 +1,112 @@
+"""The cycle driver (DESIGN.md "Cycles"): queue, batch, placement, return to the queue.
+
+Cycle k covers [start + k·L, start + (k+1)·L], cut at the horizon; with no
+cycle length there is one cycle over the whole horizon. In each cycle the
+queue is the jobs that have arrived by the cycle's start (with a single cycle:
+every job, each window starting at or after its arrival), batch formation picks
+the batch, a *placer* puts it inside the cycle interval, and what it could not
+place goes back to the queue. Windows never leave their cycle, so jobs of one
+cycle are done before the next begins.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+
+from workbench.engine.criteria import StartTime
+from workbench.engine.diagnose import explain_failure
+from workbench.engine.flow.batching import AllJobs, BatchFormer
+from workbench.engine.model import EPS, Environment, Job
+from workbench.engine.search import SearchSpec, find_window
+from workbench.engine.simulate import FlowRun, Recorder, Snapshot
+from workbench.engine.slots import SlotTable
+
+PlaceRun = Generator[Snapshot | None, None, None]
+Placer = Callable[[Recorder, list[Job], SlotTable, float, float], PlaceRun]
+
+DEFAULT_MAX_CYCLES = 200
+
+
+def capable(env: Environment, job: Job) -> bool:
+    """Enough nodes of the job's performance exist at all."""
+    return sum(1 for n in env.nodes if n.performance >= job.min_performance - EPS) >= job.node_count
+
+
+def run_cycles(
+    env: Environment,
+    rec: Recorder,
+    place: Placer,
+    batching: BatchFormer | None = None,
+    max_cycles: int = DEFAULT_MAX_CYCLES,
+) -> FlowRun:
+    """Yield a snapshot at the start, then whatever the placer yields in each cycle."""
+    batching = batching or AllJobs()
+    t = env.time
+    single = t.cycle_length is None
+    pending = list(env.queue())
+    for job in [j for j in pending if not capable(env, j)]:
+        pending.remove(job)
+        rec.fail(job.id, explain_failure(SlotTable.from_environment(env), job, max(job.arrival, t.start)))
+    waiting: list[Job] = []
+    last_task_end = max((task.end for task in env.local_tasks), default=t.start)
+    rec.queue = tuple(j.id for j in pending if single or j.arrival <= t.start + EPS)
+    yield rec.snap(t.start, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
+    k = 0
+    cs = ce = t.start
+    while True:
+        cs = t.start if single else t.start + k * t.cycle_length
+        if cs >= t.end - EPS:
+            break
+        ce = t.end if single else min(cs + t.cycle_length, t.end)
+        arrived = pending if single else [j for j in pending if j.arrival <= cs + EPS]
+        pending = [] if single else [j for j in pending if j.arrival > cs + EPS]
+        waiting = _in_queue_order(env, waiting + arrived)
+        if not waiting:
+            if not pending:
+                break
+            # Nothing to do until the next arrival: jump to the cycle that sees it.
+            k = max(k + 1, math.ceil((pending[0].arrival - t.start) / t.cycle_length - EPS))
+            continue
+        table = SlotTable.from_environment(env, istart=cs, iend=ce)
+        batch = batching.form(waiting, table, env, k)
+        rec.cycle = None if single else k
+        rec.queue = tuple(j.id for j in waiting)
+        rec.batch = tuple(j.id for j in batch)
+        placed_before = len(rec.windows)
+        yield from place(rec, batch, table, cs, ce)
+        placed_now = len(rec.windows) - placed_before
+        waiting = [j for j in waiting if j.id not in rec.windows]
+        rec.queue = tuple(j.id for j in waiting)
+        rec.batch = ()
+        k += 1
+        if single or k >= max_cycles:
+            break
+        if t.horizon is None and not pending and placed_now == 0 and cs >= last_task_end:
+            break  # nothing left will ever change: the same empty cycle would repeat forever
+    end = t.end if math.isfinite(t.end) else ce
+    for job in waiting + pending:
+        rec.fail(job.id, _left_out_reason(env, rec, job, k >= max_cycles and not single, max_cycles))
+    rec.queue = ()
+    placed = len(rec.windows)
+    yield rec.snap(end, f"end: {placed} placed, {len(env.jobs) - placed} failed")
+
+
+def _in_queue_order(env: Environment, jobs: list[Job]) -> list[Job]:
+    index = env.job_index
+    return sorted(jobs, key=lambda j: (j.priority, j.arrival, index[j.id]))
+
+
+def _left_out_reason(env: Environment, rec: Recorder, job: Job, out_of_cycles: bool, max_cycles: int) -> str:
+    """Why a job is still waiting when the run ends."""
+    t = env.time
+    earliest = max(job.arrival, t.start)
+    table = SlotTable.from_environment(env, rec.windows.values(), istart=earliest, iend=t.end)
+    if find_window(table, job, SearchSpec(StartTime()), earliest) is None:
+        return explain_failure(table, job, earliest)
+    if out_of_cycles:
+        return f"still waiting after {max_cycles} cycles (the max_cycles limit)"
+    shortest = job.volume / max(n.performance for n in env.nodes)
+    if t.cycle_length is not None and shortest > t.cycle_length + EPS:
+        return f"needs at least {shortest:.4g} time units; a cycle is only {t.cycle_length:g} long"
+    return "no window inside any cycle before the horizon (the slots it could use lie across cycle boundaries)"

@@ -1,0 +1,263 @@
+"""EASY backfilling (seed 004 §3, Lifka; DESIGN.md "EASY").
+
+Event-driven over the whole horizon (cycle lengths do not apply). At each event
+time, every completion is applied before the arrivals at that time; then
+
+1. queue heads start while a window starting now exists;
+2. the blocked head gets a reservation: its earliest window (FirstFit), with the
+   running jobs predicted to end at start + requested length;
+3. every later job, in queue order, starts now if it has a window starting now
+   that does not intersect that reservation (in nodes and time).
+
+Running jobs release their nodes at their actual end. The general path goes
+through the window search, so it works on heterogeneous nodes with local tasks
+and budgets. When every node is identical (same performance and price), there
+are no local tasks and the horizon is unbounded, a host-level fast path gives the
+same schedule: free hosts are taken lowest index first, as Batsim's batsched does.
+
+A job that can never run (too wide, too slow, over budget on an empty system)
+fails when it arrives. A head that has no window before a bounded horizon under
+the prediction gets no reservation (later jobs may still start), and is retried
+at every event; whatever is still queued when the events run out fails.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from typing import Any
+
+import numpy as np
+
+from workbench.engine.criteria import StartTime
+from workbench.engine.diagnose import explain_failure
+from workbench.engine.flow.cycles import capable
+from workbench.engine.model import EPS, Environment, Job, Window
+from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window
+from workbench.engine.simulate import FlowRun, Recorder
+from workbench.engine.slots import SlotTable
+
+FIRST_FIT = SearchSpec(StartTime())
+
+
+def identical_hosts(env: Environment) -> bool:
+    """Can the host-level fast path run this environment?"""
+    perf = {n.performance for n in env.nodes}
+    price = {n.price for n in env.nodes}
+    return len(perf) == 1 and len(price) == 1 and not env.local_tasks and env.time.horizon is None
+
+
+def easy(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+    if params.get("fast_path", True) and identical_hosts(env):
+        yield from _easy_hosts(env, rec)
+    else:
+        yield from _easy_general(env, rec)
+
+
+class _Queue:
+    """Waiting jobs in queue order (priority, arrival, list position)."""
+
+    def __init__(self, env: Environment) -> None:
+        self.index = env.job_index
+        self.keys: list[tuple[float, float, int]] = []
+        self.jobs: list[Job] = []
+
+    def add(self, job: Job) -> None:
+        key = (job.priority, job.arrival, self.index[job.id])
+        at = bisect.bisect(self.keys, key)
+        self.keys.insert(at, key)
+        self.jobs.insert(at, job)
+
+    def remove_at(self, at: int) -> Job:
+        del self.keys[at]
+        return self.jobs.pop(at)
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(j.id for j in self.jobs)
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+
+def _arrivals(env: Environment) -> list[Job]:
+    index = env.job_index
+    return sorted(env.jobs, key=lambda j: (j.arrival, j.priority, index[j.id]))
+
+
+def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
+    t0, horizon = env.time.start, env.time.end
+    base = SlotTable.from_environment(env)
+    arrivals = _arrivals(env)
+    queue = _Queue(env)
+    running: dict[str, Window] = {}
+    ends: list[tuple[float, int, str]] = []  # (actual end, order, job)
+    nxt = 0
+    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
+    while nxt < len(arrivals) or ends:
+        now = min(ends[0][0] if ends else math.inf, max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf)
+        done = []
+        while ends and ends[0][0] <= now + EPS:
+            _, _, job_id = heapq.heappop(ends)
+            running.pop(job_id)
+            done.append(job_id)
+        came = []
+        while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
+            job = arrivals[nxt]
+            nxt += 1
+            if not capable(env, job) or find_window(base, job, FIRST_FIT, max(job.arrival, t0)) is None:
+                rec.fail(job.id, explain_failure(base, job, max(job.arrival, t0)))
+                continue
+            queue.add(job)
+            came.append(job.id)
+        started = _general_pass(rec, base, queue, running, ends, now, horizon)
+        rec.queue = queue.ids()
+        yield rec.snap(now, _label(now, done, came, started))
+    for job in queue.jobs:
+        table = SlotTable.from_environment(env, rec.windows.values())
+        rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
+    rec.queue = ()
+    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+
+
+def _general_pass(
+    rec: Recorder,
+    base: SlotTable,
+    queue: _Queue,
+    running: dict[str, Window],
+    ends: list[tuple[float, int, str]],
+    now: float,
+    horizon: float,
+) -> list[str]:
+    if not len(queue) or now >= horizon - EPS:
+        return []
+    # Running jobs hold their nodes until their requested end: the prediction.
+    table = base.with_interval(now, horizon).reserve(running.values())
+    started: list[str] = []
+
+    def start(at: int, window: Window) -> None:
+        nonlocal table
+        job = queue.remove_at(at)
+        rec.place(window)
+        running[job.id] = window
+        heapq.heappush(ends, (rec.actual[job.id], len(rec.windows), job.id))
+        table = table.reserve([window])
+        started.append(job.id)
+
+    while len(queue):
+        window = _starts_now(table, queue.jobs[0], now)
+        if window is None:
+            break
+        start(0, window)
+    if not len(queue):
+        return started
+    head = queue.jobs[0]
+    found = find_window(table, head, FIRST_FIT, max(head.arrival, now))
+    shadow = table.reserve([found.window]) if found is not None else table
+    at = 1
+    while at < len(queue):
+        rec.check_stop()
+        window = _starts_now(shadow, queue.jobs[at], now)
+        if window is None:
+            at += 1
+            continue
+        shadow = shadow.reserve([window])
+        start(at, window)
+    return started
+
+
+def _starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
+    """The FirstFit window of ``job`` if it starts at ``now``."""
+    free_now = (table.start <= now + EPS) & (table.end > now + EPS)
+    capable_now = table.perf[table.node[free_now]] >= job.min_performance - EPS
+    if int(capable_now.sum()) < job.node_count:
+        return None
+    found = find_window(table, job, FIRST_FIT, max(job.arrival, now))
+    if found is None or found.window.start > now + EPS:
+        return None
+    return found.window
+
+
+def _label(now: float, done: list[str], came: list[str], started: list[str]) -> str:
+    parts = []
+    if done:
+        parts.append(f"{', '.join(done)} finished")
+    if came:
+        parts.append(f"{', '.join(came)} arrived")
+    parts.append(f"started {', '.join(started)}" if started else "nothing started")
+    return f"t={now:g}: " + "; ".join(parts)
+
+
+def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
+    """Host-level EASY on identical nodes: the same schedule as the general path, faster."""
+    t0 = env.time.start
+    hosts = len(env.nodes)
+    perf, price = env.nodes[0].performance, env.nodes[0].price
+    ids = [n.id for n in env.nodes]
+    free = np.ones(hosts, dtype=bool)
+    predicted = np.full(hosts, -math.inf)  # requested end of the job on each busy host
+    arrivals = _arrivals(env)
+    queue = _Queue(env)
+    ends: list[tuple[float, int, str, np.ndarray]] = []
+    nxt = 0
+    order = 0
+    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {hosts} identical nodes")
+
+    def length(job: Job) -> float:
+        return job.volume / perf
+
+    def fits_budget(job: Job) -> bool:
+        units = budget_units(job.budget, 1.0)
+        return units is None or int(cost_units(np.array([price]), length(job), 1.0)[0]) * job.node_count <= units
+
+    def start(at: int, chosen: np.ndarray, now: float) -> str:
+        nonlocal order
+        job = queue.remove_at(at)
+        T = length(job)
+        window = Window(job.id, now, T, tuple(ids[h] for h in chosen), T * price * job.node_count)
+        rec.place(window)
+        free[chosen] = False
+        predicted[chosen] = now + T
+        order += 1
+        heapq.heappush(ends, (rec.actual[job.id], order, job.id, chosen))
+        return job.id
+
+    while nxt < len(arrivals) or ends:
+        now = min(ends[0][0] if ends else math.inf, max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf)
+        done = []
+        while ends and ends[0][0] <= now + EPS:
+            _, _, job_id, chosen = heapq.heappop(ends)
+            free[chosen] = True
+            predicted[chosen] = -math.inf
+            done.append(job_id)
+        came = []
+        while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
+            job = arrivals[nxt]
+            nxt += 1
+            if job.node_count > hosts or job.min_performance > perf + EPS or not fits_budget(job):
+                rec.fail(job.id, explain_failure(SlotTable.from_environment(env), job, max(job.arrival, t0)))
+                continue
+            queue.add(job)
+            came.append(job.id)
+        started = []
+        while len(queue) and queue.jobs[0].node_count <= int(free.sum()):
+            started.append(start(0, np.flatnonzero(free)[: queue.jobs[0].node_count], now))
+        if len(queue):
+            head = queue.jobs[0]
+            available = np.where(free, now, predicted)
+            shadow = float(np.sort(available)[head.node_count - 1])
+            reserved = np.zeros(hosts, dtype=bool)
+            reserved[np.flatnonzero(available <= shadow + EPS)[: head.node_count]] = True
+            at = 1
+            while at < len(queue) and free.any():
+                job = queue.jobs[at]
+                usable = free & (~reserved | (now + length(job) <= shadow + EPS))
+                hits = np.flatnonzero(usable)
+                if hits.size >= job.node_count:
+                    started.append(start(at, hits[: job.node_count], now))
+                else:
+                    at += 1
+        rec.queue = queue.ids() if rec.history else ()
+        yield rec.snap(now, _label(now, done, came, started))
+    rec.queue = ()
+    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")

@@ -1,0 +1,246 @@
+"""Stepping through a strategy's run: immutable snapshots (DESIGN.md "Cycles").
+
+Every flow strategy is a generator that yields after each step (one cycle, or
+one event of a dynamic strategy). It records what it does in a ``Recorder``;
+the recorder appends to a log that only ever grows, and a ``Snapshot`` is a
+view of a prefix of that log plus the queue and batch of that moment. So a
+snapshot is cheap to make, never changes, and stepping back is just reading an
+earlier one. ``Simulator`` drives the generator: ``step()`` for the GUI,
+``run()`` to the end for the command line.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+from workbench.engine.errors import Cancelled
+from workbench.engine.metrics import FlowMetrics, flow_metrics
+from workbench.engine.model import EPS, Environment, Window
+from workbench.engine.schedule import Schedule
+
+StopFn = Callable[[], bool] | None
+Progress = Callable[[int, int], None] | None
+
+
+@dataclass
+class _Log:
+    """Append-only history of a run: (job, window or None to withdraw it, actual end)."""
+
+    placements: list[tuple[str, Window | None, float]] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    alternatives: list[tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """The state after one step. Everything it shows is fixed when it is made."""
+
+    step: int
+    time: float
+    label: str
+    cycle: int | None
+    queue: tuple[str, ...]
+    batch: tuple[str, ...]
+    env: Environment = field(repr=False)
+    _log: _Log = field(repr=False)
+    _placed: int = field(repr=False)
+    _failed: int = field(repr=False)
+    _alts: int = field(repr=False)
+
+    @cached_property
+    def _plan(self) -> tuple[dict[str, Window], dict[str, float]]:
+        windows: dict[str, Window] = {}
+        ends: dict[str, float] = {}
+        for job, window, end in self._log.placements[: self._placed]:
+            if window is None:
+                windows.pop(job, None)
+                ends.pop(job, None)
+            else:
+                windows[job] = window
+                ends[job] = end
+        return windows, ends
+
+    @cached_property
+    def windows(self) -> tuple[Window, ...]:
+        """Every window placed so far (started or reserved), by start then job order."""
+        order = self.env.job_index
+        return tuple(sorted(self._plan[0].values(), key=lambda w: (w.start, order[w.job])))
+
+    @cached_property
+    def actual_ends(self) -> Mapping[str, float]:
+        return MappingProxyType(dict(self._plan[1]))
+
+    @cached_property
+    def failed(self) -> Mapping[str, str]:
+        return MappingProxyType(dict(self._log.failures[: self._failed]))
+
+    @cached_property
+    def alternatives(self) -> Mapping[str, int]:
+        return MappingProxyType(dict(self._log.alternatives[: self._alts]))
+
+    def started(self, job_id: str) -> bool:
+        window = self._plan[0].get(job_id)
+        return window is not None and window.start <= self.time + EPS
+
+    def finished(self, job_id: str) -> bool:
+        end = self._plan[1].get(job_id)
+        return end is not None and end <= self.time + EPS
+
+    @cached_property
+    def schedule(self) -> Schedule:
+        return Schedule(
+            strategy="",
+            windows=self.windows,
+            unscheduled=tuple(self.failed),
+            reasons=dict(self.failed),
+            actual_ends=dict(self.actual_ends),
+            alternatives=dict(self.alternatives),
+        )
+
+    @cached_property
+    def metrics(self) -> FlowMetrics:
+        """Measures of every window placed so far."""
+        return flow_metrics(self.env, self.schedule)
+
+
+class Recorder:
+    """The mutable side of a run: what a strategy placed, withdrew and gave up on."""
+
+    def __init__(self, env: Environment, history: bool = True, should_stop: StopFn = None) -> None:
+        self.env = env
+        self.history = history
+        self.should_stop = should_stop
+        self._log = _Log()
+        self.windows: dict[str, Window] = {}
+        self.actual: dict[str, float] = {}
+        self.failed: dict[str, str] = {}
+        self.alternatives: dict[str, int] = {}
+        self.queue: tuple[str, ...] = ()
+        self.batch: tuple[str, ...] = ()
+        self.cycle: int | None = None
+        self.steps = 0
+
+    def actual_end(self, window: Window) -> float:
+        """Where the job really releases its nodes: start + actual_fraction * length."""
+        return window.start + self.env.job(window.job).actual_fraction * window.length
+
+    def place(self, window: Window) -> None:
+        end = self.actual_end(window)
+        self.windows[window.job] = window
+        self.actual[window.job] = end
+        self._log.placements.append((window.job, window, end))
+        self.failed.pop(window.job, None)
+
+    def withdraw(self, job_id: str) -> None:
+        if job_id in self.windows:
+            del self.windows[job_id]
+            del self.actual[job_id]
+            self._log.placements.append((job_id, None, math.nan))
+
+    def fail(self, job_id: str, reason: str) -> None:
+        self.failed[job_id] = reason
+        self._log.failures.append((job_id, reason))
+
+    def count_alternatives(self, job_id: str, count: int) -> None:
+        self.alternatives[job_id] = count
+        self._log.alternatives.append((job_id, count))
+
+    def check_stop(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled("simulation cancelled")
+
+    def snap(self, at: float, label: str) -> Snapshot | None:
+        """A snapshot of now (None when the run keeps no history)."""
+        self.check_stop()
+        self.steps += 1
+        if not self.history:
+            return None
+        return Snapshot(
+            step=self.steps,
+            time=at,
+            label=label,
+            cycle=self.cycle,
+            queue=self.queue,
+            batch=self.batch,
+            env=self.env,
+            _log=self._log,
+            _placed=len(self._log.placements),
+            _failed=len(self._log.failures),
+            _alts=len(self._log.alternatives),
+        )
+
+    def schedule(self, strategy: str, elapsed_ms: float) -> Schedule:
+        order = self.env.job_index
+        windows = tuple(sorted(self.windows.values(), key=lambda w: (w.start, order[w.job])))
+        unplaced = [j.id for j in self.env.jobs if j.id not in self.windows]
+        reasons = {j: self.failed.get(j, "not placed before the end of the run") for j in unplaced}
+        return Schedule(
+            strategy=strategy,
+            windows=windows,
+            unscheduled=tuple(unplaced),
+            reasons=reasons,
+            elapsed_ms=elapsed_ms,
+            actual_ends=dict(self.actual),
+            alternatives=dict(self.alternatives),
+        )
+
+
+FlowRun = Generator[Snapshot | None, None, None]
+FlowFactory = Callable[[Environment, dict[str, Any], Recorder], FlowRun]
+
+
+class Simulator:
+    """Steps a flow strategy one snapshot at a time, or runs it to the end.
+
+    ``snapshots`` is the history (the first one is the state before any step);
+    ``step()`` returns the next snapshot, or None when the run is over.
+    """
+
+    def __init__(
+        self,
+        env: Environment,
+        name: str,
+        factory: FlowFactory,
+        params: dict[str, Any],
+        should_stop: StopFn = None,
+        history: bool = True,
+    ) -> None:
+        self.env = env
+        self.name = name
+        self.recorder = Recorder(env, history, should_stop)
+        self._gen = factory(env, params, self.recorder)
+        self.snapshots: list[Snapshot] = []
+        self.done = False
+        self._compute = 0.0
+
+    def step(self) -> Snapshot | None:
+        if self.done:
+            return None
+        began = time.perf_counter()
+        try:
+            snap = next(self._gen)
+        except StopIteration:
+            self.done = True
+            return None
+        finally:
+            self._compute += time.perf_counter() - began
+        if snap is not None:
+            self.snapshots.append(snap)
+        return snap
+
+    def run(self, progress: Progress = None) -> Schedule:
+        """Run to the end; ``progress(steps, 0)`` after each step (the total is unknown)."""
+        while not self.done:
+            self.step()
+            if progress is not None:
+                progress(self.recorder.steps, 0)
+        return self.result()
+
+    def result(self) -> Schedule:
+        return self.recorder.schedule(self.name, self._compute * 1000.0)
