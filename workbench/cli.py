@@ -16,7 +16,7 @@ from typing import Any
 
 from workbench.engine.errors import ParameterError, WorkbenchError
 
-SUBCOMMANDS = ("schedule", "strategies", "generate", "bench")
+SUBCOMMANDS = ("schedule", "simulate", "strategies", "generate", "import-swf", "bench")
 
 
 def default_environment_path() -> Path:
@@ -63,6 +63,58 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
         write_json_atomic(doc, args.out)
     else:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from workbench.engine import registry
+    from workbench.engine.io.envfile import load_environment, write_json_atomic
+    from workbench.engine.io.result import snapshot_summary
+
+    env = load_environment(args.env)
+    name = args.strategy or env.strategy.name
+    info = registry.get(name)
+    params: dict[str, Any] = {}
+    if info.name == env.strategy.name:
+        params.update(env.strategy.params_dict())
+    params.update(parse_params(args.param))
+    steps_left = None
+    if args.cycles is not None:
+        if args.cycles < 1:
+            raise ParameterError("--cycles", "must be at least 1")
+        if any(p.name == "max_cycles" for p in info.params):
+            params["max_cycles"] = args.cycles
+        else:
+            steps_left = args.cycles  # an event-driven strategy: stop after K steps
+    sim = registry.simulator(env, name, params)
+    summaries = []
+    while not sim.done and (steps_left is None or steps_left > 0):
+        snap = sim.step()
+        if snap is None:
+            continue
+        summary = snapshot_summary(snap)
+        summaries.append(summary)
+        if steps_left is not None:
+            steps_left -= 1
+        if not args.out:
+            print(
+                f"{summary['step']:4d}  t={summary['time']:<10g} placed {summary['placed']:4d}  "
+                f"queue {len(summary['queue']):4d}  failed {summary['failed']:4d}  {summary['label']}"
+            )
+    if args.out:
+        write_json_atomic({"strategy": info.name, "steps": summaries}, args.out)
+    return 0
+
+
+def _cmd_import_swf(args: argparse.Namespace) -> int:
+    from workbench.engine.io.envfile import save_environment
+    from workbench.engine.io.swf import import_swf
+
+    result = import_swf(args.file, args.nodes, args.perf, args.price)
+    for line in result.skipped:
+        print(f"workbench: left out: {line}", file=sys.stderr)
+    save_environment(result.env, args.output)
+    print(f"wrote {args.output}: {len(result.env.jobs)} jobs on {args.nodes} nodes, {len(result.skipped)} left out")
     return 0
 
 
@@ -114,6 +166,20 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
     p.add_argument("--out", help="write the JSON here instead of standard output")
     p.set_defaults(func=_cmd_schedule)
+    p = sub.add_parser("simulate", parents=[common], help="step a strategy, one summary line per snapshot")
+    p.add_argument("env")
+    p.add_argument("--strategy", help="strategy name (default: the file's)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
+    p.add_argument("--cycles", type=int, help="most cycles (event-driven strategies: most steps)")
+    p.add_argument("--out", help="write the summaries as JSON here")
+    p.set_defaults(func=_cmd_simulate)
+    p = sub.add_parser("import-swf", parents=[common], help="convert an SWF trace into an environment")
+    p.add_argument("file")
+    p.add_argument("--nodes", type=int, required=True, help="number of identical nodes")
+    p.add_argument("--perf", type=float, default=1.0, help="performance of every node")
+    p.add_argument("--price", type=float, default=1.0, help="price of every node")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=_cmd_import_swf)
     p = sub.add_parser("strategies", parents=[common], help="list the strategies")
     p.add_argument("-v", "--verbose", action="store_true", help="also list each strategy's parameters")
     p.set_defaults(func=_cmd_strategies)

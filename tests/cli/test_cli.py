@@ -138,3 +138,52 @@ def test_sample_environments_load():
     """Every bundled sample is valid."""
     for path in (ROOT / "sample_envs").glob("*.json"):
         assert load_environment(path).nodes
+
+
+def test_simulate_prints_one_line_per_snapshot(capsys):
+    assert main(["simulate", str(TINY), "--strategy", "BSF"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].lstrip().startswith("1 ") and "start" in lines[0]
+    assert "end:" in lines[-1]
+
+
+def test_simulate_json_and_cycle_limit(tmp_path, capsys):
+    """--out writes every step; --cycles bounds a cyclic run (and an event-driven one by steps)."""
+    from dataclasses import replace
+
+    from workbench.engine.io.envfile import save_environment
+    from workbench.engine.model import TimeSettings
+
+    env = load_environment(TINY)
+    endless = replace(env, time=TimeSettings(0.0, 10.0, None))
+    path = tmp_path / "endless.json"
+    save_environment(endless, path)
+    out = tmp_path / "steps.json"
+    assert main(["simulate", str(path), "--strategy", "CSS", "--cycles", "3", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["strategy"] == "CSS"
+    cycles = {s["cycle"] for s in doc["steps"] if s["cycle"] is not None}
+    assert cycles and max(cycles) <= 2
+    assert {"step", "time", "label", "queue", "batch", "placed", "failed", "metrics"} <= set(doc["steps"][0])
+    assert main(["simulate", str(TINY), "--strategy", "EASY", "--cycles", "2", "--out", str(out)]) == 0
+    assert len(json.loads(out.read_text())["steps"]) == 2
+
+
+def test_import_swf_writes_an_environment_and_reports_left_out_jobs(tmp_path, capsys):
+    out = tmp_path / "env.json"
+    assert main(["import-swf", str(ROOT / "sample_envs" / "sample16.swf"), "--nodes", "8", "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    env = load_environment(out)
+    assert len(env.nodes) == 8 and env.jobs
+    assert "left out: line" in captured.err and "asks for 16 nodes; there are 8" in captured.err
+    bad = tmp_path / "bad.swf"
+    bad.write_text("; x\n1 2 3\n")
+    assert main(["import-swf", str(bad), "--nodes", "4", "-o", str(out)]) == 2
+    assert "line 2" in capsys.readouterr().err
+
+
+def test_schedule_runs_flow_strategies(capsys):
+    for name in ("EASY", "CSS", "Batch-slicer", "BSF"):
+        assert main(["schedule", str(TINY), "--strategy", name]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["strategy"] == name and doc["windows"]

@@ -70,3 +70,31 @@ def environments(draw, max_jobs: int = 4, max_nodes: int = 6, bounded: bool | No
         time=TimeSettings(start=0.0, cycle_length=None, horizon=horizon),
         name="hypothesis",
     )
+
+
+@st.composite
+def flows(draw, max_jobs: int = 6, max_nodes: int = 5, equal_priority: bool = False, cycles: bool = True):
+    """Environments with early completions, arrivals and (sometimes) cycles."""
+    nodes, tasks = draw(nodes_and_tasks(max_nodes=max_nodes))
+    job_list = draw(jobs(draw(st.integers(1, max_jobs))))
+    out = []
+    for job in job_list:
+        fraction = draw(st.sampled_from([1.0, 0.75, 0.5, 0.25]))
+        priority = 0.0 if equal_priority else job.priority
+        out.append(Job(**{**job.__dict__, "actual_fraction": fraction, "priority": priority}))
+    cycle = draw(st.sampled_from([None, 24.0, 48.0])) if cycles else None
+    horizon = draw(st.sampled_from([None, 96.0]))
+    return Environment(
+        nodes=tuple(nodes),
+        local_tasks=tuple(tasks),
+        jobs=tuple(out),
+        time=TimeSettings(start=0.0, cycle_length=cycle, horizon=horizon),
+        name="flow",
+    )
+
+
+def examples(count: int) -> int:
+    """Hypothesis example counts, scaled by WORKBENCH_TEST_SCALE for a longer stress run."""
+    import os
+
+    return count * int(os.environ.get("WORKBENCH_TEST_SCALE", "1"))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import environments
+from tests.engine.strategies import environments, examples
 from tests.engine.validity import assert_valid_schedule
 from workbench.engine import criteria as cr
 from workbench.engine import registry
@@ -21,7 +21,7 @@ from workbench.engine.slots import SlotTable
 SELECTORS = [info.name for info in registry.strategies() if info.family == "selector"]
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(env=environments(max_jobs=5), name=st.sampled_from(SELECTORS), dynamic=st.booleans())
 def test_every_selector_backfills_valid_windows(env, name, dynamic):
     """Every window of every selector is valid; windows never share a node (until their actual end)."""
@@ -29,7 +29,7 @@ def test_every_selector_backfills_valid_windows(env, name, dynamic):
     assert_valid_schedule(env, schedule, executed=dynamic)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(env=environments(max_jobs=1))
 def test_single_job_selector_properties(env):
     """MinCost never costs more than FirstFit; DEP's sum of min(L) is the largest; MinFinish ends first."""

@@ -10,7 +10,7 @@ import os
 import pytest
 from hypothesis import given, settings
 
-from tests.engine.strategies import environments
+from tests.engine.strategies import environments, examples
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.generate import generate
 from workbench.engine.io.envfile import (
@@ -53,7 +53,7 @@ GOOD = {
 }
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(env=environments())
 def test_round_trip_is_lossless(env, tmp_path_factory):
     """Saving then loading gives back an equal environment."""

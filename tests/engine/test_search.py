@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.brute import brute_subset, brute_window
-from tests.engine.strategies import environments
+from tests.engine.strategies import environments, examples
 from workbench.engine import criteria as cr
 from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
 from workbench.engine.search import SearchSpec, find_window, knapsack_count, lagrangian_bound
@@ -40,7 +40,7 @@ CRITERIA = {
 }
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     env=environments(max_jobs=1),
     name=st.sampled_from(sorted(CRITERIA)),
@@ -65,7 +65,7 @@ def test_search_equals_brute_force(env, name, exact, earliest, factor):
     assert got.window == window
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     data=st.lists(st.tuples(st.integers(-5, 9), st.integers(0, 6)), min_size=1, max_size=9),
     n=st.integers(1, 4),
@@ -85,7 +85,7 @@ def test_knapsack_equals_enumeration(data, n, budget):
         assert sorted(got.tolist()) == want
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     data=st.lists(st.tuples(st.floats(-50, 50), st.integers(0, 9)), min_size=1, max_size=9),
     n=st.integers(1, 4),
@@ -106,7 +106,7 @@ def test_knapsack_optimal_on_real_values(data, n, budget):
     assert z[got].sum() == pytest.approx(z[want].sum(), abs=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     data=st.lists(st.tuples(st.floats(-50, 50), st.integers(0, 9)), min_size=4, max_size=9),
     n=st.integers(1, 4),

@@ -262,3 +262,26 @@ def _window100(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> E
         description="Seed 002 §4.1 set-up: one 7-node window search over 100 loaded nodes.",
         strategy=StrategyRef("MaxQ"),
     )
+
+
+def swf_rows(seed: int, jobs: int, nodes: int, load: float = 0.9) -> list[tuple[int, float, float, int, float]]:
+    """A synthetic SWF workload: (job, submit, run time, processors, requested time) rows.
+
+    Widths are powers of two up to ``nodes`` (small ones more likely), requested
+    times log-uniform between 1 minute and 10 hours, actual run times U[0.1, 1]
+    of the request (one job in twenty overruns and is cut at its request), and
+    Poisson arrivals at the rate that offers ``load`` of the machine's capacity.
+    """
+    rng = np.random.default_rng(seed)
+    top = max(0, int(math.log2(nodes)))
+    exponents = rng.geometric(0.45, size=jobs) - 1
+    widths = np.minimum(2 ** np.minimum(exponents, top), nodes).astype(int)
+    requested = np.round(np.exp(rng.uniform(math.log(60), math.log(36000), size=jobs)))
+    run = np.round(requested * rng.uniform(0.1, 1.0, size=jobs))
+    over = rng.random(jobs) < 0.05
+    run[over] = np.round(requested[over] * 1.2)
+    run = np.maximum(run, 1)
+    mean_work = float((widths * run).mean())
+    gaps = rng.exponential(mean_work / (nodes * load), size=jobs)
+    submit = np.round(np.cumsum(gaps) - gaps[0])
+    return [(i + 1, float(submit[i]), float(run[i]), int(widths[i]), float(requested[i])) for i in range(jobs)]

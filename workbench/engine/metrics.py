@@ -29,14 +29,15 @@ class JobMetrics:
 class FlowMetrics:
     jobs: int
     placed: int
-    failed: int
+    failed: int  # Y: jobs that got no window
     mean_start: float
     mean_finish: float
     makespan: float  # last actual finish - time.start
     total_cost: float
     total_cpu_time: float
     utilisation: float  # reserved job time / free slot time offered over [start, end]
-    awrt: float  # seed 004: sum(n*runtime*(finish - arrival)) / sum(n*runtime)
+    awrt: float  # seed 004: sum(n*p*(C - r)) / sum(n*p), p the actual runtime, C the actual finish
+    mean_alternatives: float  # N_A: alternatives found per job (CSS family; NaN otherwise)
     owners_profit: dict[str, float]  # node id -> income from job windows
 
     def as_dict(self) -> dict[str, object]:
@@ -70,7 +71,7 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
     per_job = job_metrics(env, schedule)
     starts = np.array([m.start for m in per_job])
     finishes = np.array([m.actual_finish for m in per_job])
-    weights = np.array([m.cpu_time for m in per_job])
+    weights = np.array([len(w.nodes) * (schedule.actual_end(env, w) - w.start) for w in schedule.windows])
     arrivals = np.array([env.job(m.job).arrival for m in per_job])
     t0 = env.time.start
     end = env.time.horizon if env.time.horizon is not None else (finishes.max() if per_job else t0)
@@ -92,8 +93,9 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
         mean_finish=float(finishes.mean()) if per_job else math.nan,
         makespan=float(finishes.max() - t0) if per_job else 0.0,
         total_cost=float(sum(m.cost for m in per_job)),
-        total_cpu_time=float(weights.sum()),
+        total_cpu_time=float(sum(m.cpu_time for m in per_job)),
         utilisation=used / offered if offered > 0 else 0.0,
-        awrt=float((weights * (finishes - arrivals)).sum() / weights.sum()) if per_job else math.nan,
+        awrt=float((weights * (finishes - arrivals)).sum() / weights.sum()) if weights.sum() > 0 else math.nan,
+        mean_alternatives=(float(np.mean(list(schedule.alternatives.values()))) if schedule.alternatives else math.nan),
         owners_profit=profit,
     )

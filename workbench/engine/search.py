@@ -38,7 +38,7 @@ from workbench.engine.slots import SlotTable
 
 BLOCK = 1024
 FIRST_BLOCK = 32
-FIRST_CHUNK = 16
+FIRST_CHUNK_CELLS = 2048  # times x nodes in the first chunk of a monotone search
 WARM_START = 4
 
 
@@ -105,6 +105,9 @@ class _Prepared:
         self.tau = sorted_unique(self.s_es)
         self.s_lo = np.searchsorted(self.tau, self.s_es, "left")
         self.s_hi = np.searchsorted(self.tau, self.s_end - T[0] + EPS, "right")
+        self.first_row = _first_covered_row(self.tau, self.s_lo, self.s_hi, n)
+        if self.first_row >= self.tau.size:
+            return
         self.ok = True
         self.n = n
         self.job = job
@@ -117,7 +120,7 @@ class _Prepared:
         self.price_c = table.price[porder]
         self.attrs_c = {key: values[porder] for key, values in table.attrs.items()}
         self.bu = budget_units(job.budget, spec.resolution)
-        self.level_columns = self._level_columns(max(24, 4 * n))
+        self.level_columns = None if spec.exact else self._level_columns(max(24, 4 * n))
         self.benv = BoundEnv(
             istart=table.istart,
             iend=table.iend,
@@ -184,25 +187,24 @@ class _Prepared:
         """Lite values (and, in exact mode, every member's z) for the candidates ``idx``."""
         row, k = ch.row[idx], ch.k[idx]
         t, T = ch.tau[row], self.T[k]
-        member = None
+        r = row[:, None]
+        member = z = units = None
         if self.spec.exact:
             member = self._members(ch, row, k, self.perf_c.size)
             sel_cols = _first_members(member, self.n)
+            z = self._z(t, T, ch.SS[row], ch.SE[row], np.arange(self.perf_c.size)[None, :])
+            units = cost_units(self.price_c[None, :], T[:, None], self.spec.resolution)
+            z_sel = np.take_along_axis(z, sel_cols, axis=1)
+            units_sel = np.take_along_axis(units, sel_cols, axis=1)
         else:
             sel_cols = self._lite_columns(ch, row, k)
-        r = row[:, None]
-        z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], sel_cols)
-        units_sel = cost_units(self.price_c[sel_cols], T[:, None], self.spec.resolution)
+            z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], sel_cols)
+            units_sel = cost_units(self.price_c[sel_cols], T[:, None], self.spec.resolution)
         value = z_sel.sum(axis=1)
         if self.bu is None:
             feasible = np.ones(idx.size, dtype=bool)
         else:
             feasible = units_sel.sum(axis=1) <= self.bu
-        z = units = None
-        if self.spec.exact:
-            every = np.arange(self.perf_c.size)[None, :]
-            z = self._z(t, T, ch.SS[row], ch.SE[row], every)
-            units = cost_units(self.price_c[None, :], T[:, None], self.spec.resolution)
         return _Block(t, T, k, member, sel_cols, value, feasible, z, units)
 
     def _members(self, ch: _Chunk, row: np.ndarray, k: np.ndarray, width: int) -> np.ndarray:
@@ -217,6 +219,7 @@ class _Prepared:
         rows that need more get the full width.
         """
         n = self.n
+        assert self.level_columns is not None
         cand = self.level_columns[k]  # (C, W) eligible columns, cheapest first; N = padding
         km = np.concatenate([ch.KM, np.full((ch.KM.shape[0], 1), -1, dtype=np.int64)], axis=1)
         narrow = km[row[:, None], cand] >= k[:, None]
@@ -264,6 +267,20 @@ class _Block:
     feasible: np.ndarray
     z: np.ndarray | None  # (C, N), exact mode only
     units: np.ndarray | None
+
+
+def _first_covered_row(tau: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int) -> int:
+    """The first candidate time at which n slots (on n distinct nodes) are long enough.
+
+    Each usable slot covers the rows [lo, hi) of candidate times it could hold the
+    shortest window from; a node's slots are disjoint, so covering slots are distinct
+    nodes. No window of any level can start before the first row covered n times.
+    """
+    delta = np.zeros(tau.size + 1, dtype=np.int64)
+    np.add.at(delta, lo, 1)
+    np.add.at(delta, hi, -1)
+    covered = np.cumsum(delta[:-1]) >= n
+    return int(np.argmax(covered)) if covered.any() else tau.size
 
 
 def _first_members(member: np.ndarray, n: int) -> np.ndarray:
@@ -326,9 +343,9 @@ def find_window(
     K = prep.tau.size
     # Criteria whose bound falls with t are searched in growing chunks of times,
     # earliest first, until no later time can beat the incumbent.
-    step = FIRST_CHUNK if crit.monotone_in_t else K
+    step = max(16, FIRST_CHUNK_CELLS // prep.perf_c.size) if crit.monotone_in_t else K
     best: _Best | None = None
-    a = 0
+    a = prep.first_row
     while a < K:
         if best is not None and crit.monotone_in_t:
             t_a = np.full(prep.levels.size, prep.tau[a])

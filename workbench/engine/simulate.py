@@ -121,6 +121,7 @@ class Recorder:
         self.actual: dict[str, float] = {}
         self.failed: dict[str, str] = {}
         self.alternatives: dict[str, int] = {}
+        self.reservations: dict[str, float] = {}  # EASY: the first reserved start of each head
         self.queue: tuple[str, ...] = ()
         self.batch: tuple[str, ...] = ()
         self.cycle: int | None = None
@@ -150,6 +151,9 @@ class Recorder:
     def count_alternatives(self, job_id: str, count: int) -> None:
         self.alternatives[job_id] = count
         self._log.alternatives.append((job_id, count))
+
+    def note_reservation(self, job_id: str, start: float) -> None:
+        self.reservations.setdefault(job_id, start)
 
     def check_stop(self) -> None:
         if self.should_stop is not None and self.should_stop():

@@ -132,29 +132,78 @@ class SlotTable:
         )
 
     def reserve(self, windows: Iterable[Window]) -> SlotTable:
-        """A new table with the windows' intervals taken out as well."""
+        """A new table with the windows' intervals taken out as well.
+
+        Each window part splits the one slot that holds it into what is left on
+        either side; only when that does not apply (a part outside any single slot,
+        or two parts in one slot) is the table rebuilt from the busy intervals.
+        """
         index = {node_id: i for i, node_id in enumerate(self.node_ids)}
-        add_n: list[int] = []
-        add_s: list[float] = []
-        add_e: list[float] = []
-        for w in windows:
-            for node_id in w.nodes:
-                add_n.append(index[node_id])
-                add_s.append(w.start)
-                add_e.append(w.end)
-        if not add_n:
+        pieces = [
+            (index[node_id], max(w.start, self.istart), min(w.end, self.iend)) for w in windows for node_id in w.nodes
+        ]
+        pieces = [p for p in pieces if p[2] - p[1] > EPS]
+        if not pieces:
             return self
-        return SlotTable.build(
+        add_n = np.array([p[0] for p in pieces], dtype=np.int64)
+        add_s = np.array([p[1] for p in pieces], dtype=np.float64)
+        add_e = np.array([p[2] for p in pieces], dtype=np.float64)
+        busy_node = np.concatenate([self.busy_node, add_n])
+        busy_start = np.concatenate([self.busy_start, add_s])
+        busy_end = np.concatenate([self.busy_end, add_e])
+        split = self._split(add_n, add_s, add_e)
+        if split is None:
+            return SlotTable.build(
+                self.node_ids,
+                self.perf,
+                self.price,
+                self.istart,
+                self.iend,
+                busy_node,
+                busy_start,
+                busy_end,
+                self.attrs,
+            )
+        node, start, end = split
+        return SlotTable(
             self.node_ids,
             self.perf,
             self.price,
             self.istart,
             self.iend,
-            np.concatenate([self.busy_node, np.array(add_n, dtype=np.int64)]),
-            np.concatenate([self.busy_start, np.array(add_s, dtype=np.float64)]),
-            np.concatenate([self.busy_end, np.array(add_e, dtype=np.float64)]),
+            node,
+            start,
+            end,
+            busy_node,
+            busy_start,
+            busy_end,
             self.attrs,
         )
+
+    def _split(
+        self, add_n: IntArray, add_s: FloatArray, add_e: FloatArray
+    ) -> tuple[IntArray, FloatArray, FloatArray] | None:
+        holds = (
+            (self.node[None, :] == add_n[:, None])
+            & (self.start[None, :] <= add_s[:, None] + EPS)
+            & (self.end[None, :] >= add_e[:, None] - EPS)
+        )
+        if not (holds.sum(axis=1) == 1).all():
+            return None
+        holder = np.argmax(holds, axis=1)
+        if holder.size > 1 and (np.diff(np.sort(holder)) == 0).any():
+            return None
+        keep = np.ones(self.size, dtype=bool)
+        keep[holder] = False
+        left_s, left_e = self.start[holder], add_s
+        right_s, right_e = add_e, self.end[holder]
+        node = np.concatenate([self.node[keep], add_n, add_n])
+        start = np.concatenate([self.start[keep], left_s, right_s])
+        end = np.concatenate([self.end[keep], left_e, right_e])
+        ok = end - start > EPS
+        node, start, end = node[ok], start[ok], end[ok]
+        order = np.lexsort((node, start))
+        return node[order], start[order], end[order]
 
     def release(self, windows: Iterable[Window]) -> SlotTable:
         """A new table with the windows' own busy intervals given back (exact matches only)."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from workbench.engine import registry
 from workbench.engine.generate import generate
+from workbench.engine.metrics import flow_metrics
 from workbench.engine.selectors import slot_distances
 from workbench.engine.slots import SlotTable
 
@@ -105,8 +106,99 @@ def bench_window_search(runs: int, repeats: int = 3) -> list[WindowFigures]:
     return figures
 
 
+# Seed 001 Table 2, N_Q = 200: mean job finish time.
+PAPER_BACKFILL = {"BFstart": 1112, "BFfinish": 1072.7, "BFshort": 1060.3, "PAST": 1083.3, "CoP": 1072.2}
+
+
+def _timed(fn: Callable[[], object], repeats: int = 1) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        began = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - began)
+    return best * 1000.0, result
+
+
+def bench_backfill(runs: int, out: Out) -> None:
+    """Seed 001 §4.2: conservative backfilling of a 200-job queue on backfill32."""
+    out(f"\nConservative backfilling, seed 001 §4.2 set-up (backfill32, 200 jobs at time 0), {runs} environments")
+    out(f"{'strategy':12s} {'median ms':>10s} {'mean finish':>12s} {'makespan':>9s}   paper: mean finish (N_Q=200)")
+    envs = [generate("backfill32", seed, jobs=200) for seed in range(1, runs + 1)]
+    for name, paper in PAPER_BACKFILL.items():
+        times, finishes, spans = [], [], []
+        for env in envs:
+            ms, result = _timed(lambda env=env, name=name: registry.run(env, name), repeats=2)
+            times.append(ms)
+            m = flow_metrics(env, result)  # type: ignore[arg-type]
+            finishes.append(m.mean_finish)
+            spans.append(m.makespan)
+        out(f"{name:12s} {statistics.median(times):10.1f} {np.mean(finishes):12.1f} {np.mean(spans):9.1f}   {paper}")
+
+
+def bench_easy(out: Out, jobs: int = 10_000, nodes: int = 128) -> None:
+    """EASY on a synthetic SWF trace on identical nodes (seed 004 §3's scheduler)."""
+    import tempfile
+    from pathlib import Path
+
+    from workbench.engine.generate import swf_rows
+    from workbench.engine.io.swf import import_swf, write_swf
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.swf"
+        write_swf(path, swf_rows(1, jobs, nodes, 0.9), "workbench bench trace")
+        env = import_swf(path, nodes).env
+    ms, result = _timed(lambda: registry.run(env, "EASY"), repeats=3)
+    m = flow_metrics(env, result)  # type: ignore[arg-type]
+    out(f"\nEASY, {jobs} synthetic SWF jobs on {nodes} identical nodes (load 0.9)")
+    out(f"  {ms:.0f} ms  ({jobs / ms * 1000:.0f} jobs/s)   AWRT {m.awrt:.0f}   utilisation {100 * m.utilisation:.1f} %")
+
+
+def bench_easy_general(out: Out, jobs: int = 1000, nodes: int = 32) -> None:
+    """The same on the general (window-search) path, on a smaller trace."""
+    import tempfile
+    from pathlib import Path
+
+    from workbench.engine.generate import swf_rows
+    from workbench.engine.io.swf import import_swf, write_swf
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.swf"
+        write_swf(path, swf_rows(2, jobs, nodes, 0.9), "workbench bench trace")
+        env = import_swf(path, nodes).env
+    fast, a = _timed(lambda: registry.run(env, "EASY"))
+    slow, b = _timed(lambda: registry.run(env, "EASY", {"fast_path": False}))
+    same = a.windows == b.windows  # type: ignore[union-attr]
+    out(
+        f"  general path on {jobs} jobs / {nodes} nodes: {slow:.0f} ms (fast path {fast:.0f} ms; same schedule: {same})"
+    )
+
+
+def bench_css(runs: int, out: Out) -> None:
+    """Seed 000 §5: CSS and batch-slicer(k=5) on vo24, 20 jobs, one cycle."""
+    out(f"\nCSS and batch-slicer, seed 000 §5 set-up (vo24: 24 nodes, 20 jobs, one 600-unit cycle), {runs} cycles")
+    head = f"{'strategy':22s} {'median ms':>10s} {'N_A':>6s} {'placed':>7s}"
+    out(head + f" {'Σ n·T':>9s} {'Σ cost':>9s} {'mean start':>11s}")
+    envs = [generate("vo24", seed) for seed in range(1, runs + 1)]
+    for name, params in (("CSS", {}), ("Batch-slicer", {"slices": 5}), ("BSF", {"slices": 5}), ("FirstFit", {})):
+        times, alts, placed, cpu, cost, start = [], [], [], [], [], []
+        for env in envs:
+            ms, result = _timed(lambda env=env, name=name, params=params: registry.run(env, name, params), repeats=2)
+            times.append(ms)
+            m = flow_metrics(env, result)  # type: ignore[arg-type]
+            alts.append(m.mean_alternatives)
+            placed.append(m.placed)
+            cpu.append(m.total_cpu_time)
+            cost.append(m.total_cost)
+            start.append(m.mean_start)
+        label = name + (f"(k={params['slices']})" if "slices" in params else "")
+        out(
+            f"{label:22s} {statistics.median(times):10.1f} {np.nanmean(alts) if not np.isnan(alts).all() else 0:6.1f}"
+            f" {np.mean(placed):7.1f} {np.mean(cpu):9.0f} {np.mean(cost):9.0f} {np.mean(start):11.1f}"
+        )
+
+
 def run_bench(runs: int = 50, only: list[str] | None = None, out: Out = print) -> None:
-    wanted = set(only or ["window"])
+    wanted = set(only or ["window", "backfill", "easy", "css"])
     if "window" in wanted:
         out(f"Window search, seed 002 §4.1 set-up (window100: 100 nodes, n=7, V=800, C=644), {runs} environments")
         out("median/p90 = time of one search (fastest of 3 tries per environment), this machine, Python+numpy")
@@ -119,3 +211,10 @@ def run_bench(runs: int = 50, only: list[str] | None = None, out: Out = print) -
                 f"{f.label:22s} {f.median_ms:10.2f} {f.p90_ms:8.2f} {f.q:7.1f} {f.lmin:7.1f} {f.lmax:7.1f}"
                 f" {f.failures:5d}   {' / '.join(paper)}"
             )
+    if "backfill" in wanted:
+        bench_backfill(min(runs, 10), out)
+    if "easy" in wanted:
+        bench_easy(out)
+        bench_easy_general(out)
+    if "css" in wanted:
+        bench_css(min(runs, 20), out)

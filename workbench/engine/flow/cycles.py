@@ -2,8 +2,8 @@
 
 Cycle k covers [start + k·L, start + (k+1)·L], cut at the horizon; with no
 cycle length there is one cycle over the whole horizon. In each cycle the
-queue is the jobs that have arrived by the cycle's start (with a single cycle:
-every job, each window starting at or after its arrival), batch formation picks
+queue is the jobs that have arrived before the cycle ends and are not yet
+placed (a window never starts before its job's arrival), batch formation picks
 the batch, a *placer* puts it inside the cycle interval, and what it could not
 place goes back to the queue. Windows never leave their cycle, so jobs of one
 cycle are done before the next begins.
@@ -50,7 +50,8 @@ def run_cycles(
         rec.fail(job.id, explain_failure(SlotTable.from_environment(env), job, max(job.arrival, t.start)))
     waiting: list[Job] = []
     last_task_end = max((task.end for task in env.local_tasks), default=t.start)
-    rec.queue = tuple(j.id for j in pending if single or j.arrival <= t.start + EPS)
+    first_end = t.end if single else t.start + t.cycle_length
+    rec.queue = tuple(j.id for j in pending if j.arrival < first_end - EPS)
     yield rec.snap(t.start, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
     k = 0
     cs = ce = t.start
@@ -59,14 +60,15 @@ def run_cycles(
         if cs >= t.end - EPS:
             break
         ce = t.end if single else min(cs + t.cycle_length, t.end)
-        arrived = pending if single else [j for j in pending if j.arrival <= cs + EPS]
-        pending = [] if single else [j for j in pending if j.arrival > cs + EPS]
+        arrived = pending if single else [j for j in pending if j.arrival < ce - EPS]
+        pending = [] if single else [j for j in pending if j.arrival >= ce - EPS]
         waiting = _in_queue_order(env, waiting + arrived)
         if not waiting:
             if not pending:
                 break
-            # Nothing to do until the next arrival: jump to the cycle that sees it.
-            k = max(k + 1, math.ceil((pending[0].arrival - t.start) / t.cycle_length - EPS))
+            # Nothing to do until the next arrival: jump to the cycle it arrives in.
+            first = min(j.arrival for j in pending)
+            k = max(k + 1, math.floor((first - t.start) / t.cycle_length + EPS))
             continue
         table = SlotTable.from_environment(env, istart=cs, iend=ce)
         batch = batching.form(waiting, table, env, k)

@@ -92,10 +92,19 @@ def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
     queue = _Queue(env)
     running: dict[str, Window] = {}
     ends: list[tuple[float, int, str]] = []  # (actual end, order, job)
+    # Wake-ups: a local task's end can let a waiting job start, and so can the
+    # moment the head's reservation begins, with no arrival or completion then.
+    wakeups = sorted({task.end for task in env.local_tasks if t0 < task.end < horizon})
     nxt = 0
     yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
-    while nxt < len(arrivals) or ends:
-        now = min(ends[0][0] if ends else math.inf, max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf)
+    while nxt < len(arrivals) or ends or (wakeups and len(queue)):
+        now = min(
+            ends[0][0] if ends else math.inf,
+            max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf,
+            wakeups[0] if wakeups and len(queue) else math.inf,
+        )
+        while wakeups and wakeups[0] <= now + EPS:
+            wakeups.pop(0)
         done = []
         while ends and ends[0][0] <= now + EPS:
             _, _, job_id = heapq.heappop(ends)
@@ -110,7 +119,9 @@ def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
                 continue
             queue.add(job)
             came.append(job.id)
-        started = _general_pass(rec, base, queue, running, ends, now, horizon)
+        started, reserved_at = _general_pass(rec, base, queue, running, ends, now, horizon)
+        if reserved_at is not None and reserved_at > now + EPS:
+            bisect.insort(wakeups, reserved_at)
         rec.queue = queue.ids()
         yield rec.snap(now, _label(now, done, came, started))
     for job in queue.jobs:
@@ -128,9 +139,10 @@ def _general_pass(
     ends: list[tuple[float, int, str]],
     now: float,
     horizon: float,
-) -> list[str]:
+) -> tuple[list[str], float | None]:
+    """One scheduling pass at ``now``: the jobs started, and the head's reservation start."""
     if not len(queue) or now >= horizon - EPS:
-        return []
+        return [], None
     # Running jobs hold their nodes until their requested end: the prediction.
     table = base.with_interval(now, horizon).reserve(running.values())
     started: list[str] = []
@@ -150,10 +162,12 @@ def _general_pass(
             break
         start(0, window)
     if not len(queue):
-        return started
+        return started, None
     head = queue.jobs[0]
     found = find_window(table, head, FIRST_FIT, max(head.arrival, now))
     shadow = table.reserve([found.window]) if found is not None else table
+    if found is not None:
+        rec.note_reservation(head.id, found.window.start)
     at = 1
     while at < len(queue):
         rec.check_stop()
@@ -163,7 +177,7 @@ def _general_pass(
             continue
         shadow = shadow.reserve([window])
         start(at, window)
-    return started
+    return started, found.window.start if found is not None else None
 
 
 def _starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
@@ -214,7 +228,7 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
         nonlocal order
         job = queue.remove_at(at)
         T = length(job)
-        window = Window(job.id, now, T, tuple(ids[h] for h in chosen), T * price * job.node_count)
+        window = Window(job.id, now, T, tuple(ids[h] for h in chosen), T * float(np.full(job.node_count, price).sum()))
         rec.place(window)
         free[chosen] = False
         predicted[chosen] = now + T
@@ -240,23 +254,32 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
             queue.add(job)
             came.append(job.id)
         started = []
-        while len(queue) and queue.jobs[0].node_count <= int(free.sum()):
+        n_free = int(free.sum())
+        while len(queue) and queue.jobs[0].node_count <= n_free:
             started.append(start(0, np.flatnonzero(free)[: queue.jobs[0].node_count], now))
-        if len(queue):
+            n_free = int(free.sum())
+        if len(queue) and n_free:
             head = queue.jobs[0]
             available = np.where(free, now, predicted)
             shadow = float(np.sort(available)[head.node_count - 1])
             reserved = np.zeros(hosts, dtype=bool)
             reserved[np.flatnonzero(available <= shadow + EPS)[: head.node_count]] = True
+            rec.note_reservation(head.id, shadow)
+            # Free hosts outside the reservation serve any job; those inside it only
+            # jobs that end before the reservation begins. Plain counts keep the scan cheap.
+            open_free = int((free & ~reserved).sum())
+            held_free = n_free - open_free
             at = 1
-            while at < len(queue) and free.any():
+            while at < len(queue) and open_free + held_free:
                 job = queue.jobs[at]
-                usable = free & (~reserved | (now + length(job) <= shadow + EPS))
-                hits = np.flatnonzero(usable)
-                if hits.size >= job.node_count:
-                    started.append(start(at, hits[: job.node_count], now))
-                else:
+                short = now + length(job) <= shadow + EPS
+                if job.node_count > open_free + (held_free if short else 0):
                     at += 1
+                    continue
+                usable = free & (~reserved | short)
+                started.append(start(at, np.flatnonzero(usable)[: job.node_count], now))
+                open_free = int((free & ~reserved).sum())
+                held_free = int(free.sum()) - open_free
         rec.queue = queue.ids() if rec.history else ()
         yield rec.snap(now, _label(now, done, came, started))
     rec.queue = ()

@@ -8,6 +8,7 @@ from typing import Any
 from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
+from workbench.engine.simulate import Snapshot
 
 
 def _clean(value: Any) -> Any:
@@ -40,5 +41,31 @@ def schedule_to_dict(env: Environment, schedule: Schedule) -> dict[str, Any]:
             "reasons": dict(schedule.reasons),
             "metrics": flow_metrics(env, schedule).as_dict(),
             "elapsed_ms": schedule.elapsed_ms,
+        }
+    )
+
+
+def snapshot_summary(snap: Snapshot) -> dict[str, Any]:
+    """What `workbench simulate` reports of one step."""
+    started = [w.job for w in snap.windows if snap.started(w.job)]
+    metrics = snap.metrics
+    return _clean(
+        {
+            "step": snap.step,
+            "time": snap.time,
+            "cycle": snap.cycle,
+            "label": snap.label,
+            "queue": list(snap.queue),
+            "batch": list(snap.batch),
+            "placed": len(snap.windows),
+            "started": len(started),
+            "failed": len(snap.failed),
+            "metrics": {
+                "mean_start": metrics.mean_start,
+                "mean_finish": metrics.mean_finish,
+                "makespan": metrics.makespan,
+                "total_cost": metrics.total_cost,
+                "utilisation": metrics.utilisation,
+            },
         }
     )

@@ -1,0 +1,308 @@
+"""Job-flow strategies: invariants over random flows, and each scheduler's defining property."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engine.strategies import examples, flows
+from tests.engine.validity import assert_valid_schedule
+from workbench.engine import registry
+from workbench.engine.errors import Cancelled, ParameterError
+from workbench.engine.flow.css import choose_combination, eq5_limit
+from workbench.engine.model import EPS, Environment, Job, Node, TimeSettings
+
+FLOW_RUNS = [
+    ("FirstFit", {}),
+    ("CoP", {}),
+    ("EASY", {}),
+    ("EASY", {"fast_path": False}),
+    ("CSS", {}),
+    ("CSS", {"vo_criterion": "profit"}),
+    ("Batch-slicer", {"slices": 2, "vo_criterion": "cost"}),
+    ("BSF", {"n_high": -1, "high_fraction": 0.5, "rule": "size"}),
+    ("BSF", {"n_high": -1, "high_fraction": 0.5, "rule": "cost", "selector": "CoP", "batching": "mdq_t"}),
+    ("CSS", {"batching": "knapsack_c", "limit_coefficient": 0.8}),
+    ("Batch-slicer", {"batching": "random", "batch_size": 2, "slices": 2}),
+]
+SETTINGS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _occupies(w, end_actual, at):
+    """What a window holds at a snapshot: up to its actual end once that has passed, else all of it."""
+    return (w.start, end_actual if end_actual <= at + EPS else w.end)
+
+
+@SETTINGS
+@given(env=flows(), run=st.sampled_from(FLOW_RUNS))
+def test_flow_invariants(env, run):
+    """No overlaps at any step; started jobs never move; every job runs or fails; snapshots never change."""
+    name, params = run
+    sim = registry.simulator(env, name, params)
+    frozen = []
+    while not sim.done:
+        snap = sim.step()
+        if snap is not None:
+            frozen.append((snap, snap.windows, dict(snap.actual_ends), snap.queue))
+    first_start: dict[str, float] = {}
+    started_window: dict[str, object] = {}
+    for snap, windows, ends, _queue in frozen:
+        busy: dict[str, list[tuple[float, float]]] = {n.id: [] for n in env.nodes}
+        for task in env.local_tasks:
+            busy[task.node].append((task.start, task.end))
+        for w in windows:
+            first_start.setdefault(w.job, w.start)
+            span = _occupies(w, ends[w.job], snap.time)
+            for node in w.nodes:
+                busy[node].append(span)
+            if w.start <= snap.time - EPS:  # started before this step: it must never move again
+                assert started_window.setdefault(w.job, w) == w, f"{w.job} moved after starting"
+        for node, spans in busy.items():
+            spans.sort()
+            for (_a, e0), (s1, _b) in itertools.pairwise(spans):
+                assert s1 >= e0 - EPS, f"overlap on {node} at step {snap.step}"
+    # Immutability: re-reading a snapshot gives what it showed when it was made.
+    for snap, windows, ends, queue in frozen:
+        assert snap.windows == windows and dict(snap.actual_ends) == ends and snap.queue == queue
+    result = sim.result()
+    assert_valid_schedule(env, result, executed=True)
+    if name in ("FirstFit", "CoP"):  # dynamic conservative backfilling: never later than the first reservation
+        for w in result.windows:
+            assert w.start <= first_start[w.job] + EPS
+
+
+@SETTINGS
+@given(env=flows(equal_priority=True, cycles=False), fast=st.booleans())
+def test_easy_never_delays_the_reserved_head(env, fast):
+    """Every job starts no later than the first reservation it got as the queue head."""
+    sim = registry.simulator(env, "EASY", {"fast_path": fast}, history=False)
+    result = sim.run()
+    starts = {w.job: w.start for w in result.windows}
+    for job_id, reserved in sim.recorder.reservations.items():
+        assert job_id in starts
+        assert starts[job_id] <= reserved + EPS, (job_id, starts[job_id], reserved)
+
+
+def _identical(jobs, hosts):
+    return Environment(
+        nodes=tuple(Node(f"n{i + 1}", f"n{i + 1}", 1.0, 1.0) for i in range(hosts)),
+        jobs=tuple(jobs),
+        time=TimeSettings(0.0, None, None),
+    )
+
+
+def textbook_easy(jobs, hosts):
+    """Host-level EASY as in Batsim's batsched: FCFS heads, one reservation, lowest host index first.
+
+    Written independently of the engine: jobs are (id, submit, width, requested, actual).
+    Returns {id: (start, hosts)}.
+    """
+    pending = sorted(jobs, key=lambda j: (j[1], jobs.index(j)))
+    free = set(range(hosts))
+    running = []  # (actual end, requested end, id, hosts)
+    queue, out, t = [], {}, 0.0
+    while pending or running:
+        t = min([r[0] for r in running] + [p[1] for p in pending[:1]])
+        for r in [r for r in running if r[0] <= t + 1e-9]:
+            running.remove(r)
+            free.update(r[3])
+        while pending and pending[0][1] <= t + 1e-9:
+            queue.append(pending.pop(0))
+
+        def start(job, hosts_, now):
+            out[job[0]] = (now, tuple(hosts_))
+            free.difference_update(hosts_)
+            running.append((now + job[4], now + job[3], job[0], tuple(hosts_)))
+            queue.remove(job)
+
+        while queue and queue[0][2] <= len(free):
+            start(queue[0], sorted(free)[: queue[0][2]], t)
+        if not queue:
+            continue
+        head = queue[0]
+        avail = {h: t for h in free}
+        for _actual, requested, _id, hs in running:
+            for h in hs:
+                avail[h] = requested
+        shadow = sorted(avail.values())[head[2] - 1]
+        reserved = set(sorted(h for h, a in avail.items() if a <= shadow + 1e-9)[: head[2]])
+        for job in list(queue[1:]):
+            usable = sorted(h for h in free if h not in reserved or t + job[3] <= shadow + 1e-9)
+            if len(usable) >= job[2]:
+                start(job, usable[: job[2]], t)
+    return out
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    data=st.lists(
+        st.tuples(st.integers(0, 30), st.integers(1, 4), st.integers(1, 20), st.sampled_from([1.0, 0.5, 0.25])),
+        min_size=1,
+        max_size=12,
+    ),
+    hosts=st.integers(1, 5),
+)
+def test_easy_on_identical_nodes_is_host_level_easy(data, hosts):
+    """Both EASY paths give the textbook host-level EASY schedule: same starts, same hosts."""
+    data = [d for d in data if d[1] <= hosts]
+    jobs = [
+        Job(f"j{i}", f"j{i}", width, 1.0, float(req), arrival=float(submit), actual_fraction=frac)
+        for i, (submit, width, req, frac) in enumerate(data)
+    ]
+    env = _identical(jobs, hosts)
+    want = textbook_easy([(j.id, j.arrival, j.node_count, j.volume, j.volume * j.actual_fraction) for j in jobs], hosts)
+    for fast in (True, False):
+        got = registry.run(env, "EASY", {"fast_path": fast})
+        assert {w.job: (w.start, tuple(int(n[1:]) - 1 for n in w.nodes)) for w in got.windows} == want
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    alts=st.lists(
+        st.lists(st.tuples(st.integers(1, 20), st.integers(1, 15)), min_size=1, max_size=4), min_size=1, max_size=4
+    ),
+    maximise=st.booleans(),
+    slack=st.integers(-5, 5),
+)
+def test_combination_dp_equals_brute_force(alts, maximise, slack):
+    """Seed 000 eqs. 2-4: the DP's optimum equals enumeration over every combination."""
+    values = [[float(v) for v, _ in row] for row in alts]
+    expenses = [[float(g) for _, g in row] for row in alts]
+    limit = max(0.0, eq5_limit(expenses) + slack)
+    got = choose_combination(values, expenses, limit, maximise)
+    best = None
+    for combo in itertools.product(*[range(len(r)) for r in alts]):
+        if sum(expenses[i][j] for i, j in enumerate(combo)) <= limit:
+            total = sum(values[i][j] for i, j in enumerate(combo))
+            if best is None or (total > best if maximise else total < best):
+                best = total
+    if best is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert sum(expenses[i][j] for i, j in enumerate(got)) <= limit
+        assert sum(values[i][j] for i, j in enumerate(got)) == best
+
+
+def test_eq5_limit_is_the_sum_of_ceiled_means():
+    assert eq5_limit([[1.0, 2.0], [10.0], [3.0, 3.5, 4.0]]) == 2 + 10 + 4
+
+
+@SETTINGS
+@given(env=flows(max_jobs=5), slices=st.integers(1, 3), selector=st.sampled_from(["FirstFit", "BFfinish"]))
+def test_bsf_extremes(env, slices, selector):
+    """BSF with no high-priority job is backfilling; with all of them it is batch-slicer."""
+    none_high = registry.run(env, "BSF", {"n_high": 0, "selector": selector, "slices": slices})
+    backfill = registry.run(env, selector)
+    assert none_high.windows == backfill.windows
+    all_high = registry.run(env, "BSF", {"n_high": len(env.jobs), "slices": slices})
+    slicer = registry.run(env, "Batch-slicer", {"slices": slices})
+    assert all_high.windows == slicer.windows
+    assert registry.run(env, "Batch-slicer", {"slices": 1}).windows == registry.run(env, "CSS").windows
+
+
+def test_css_vo_criteria_pull_in_their_directions():
+    """On one batch: min cost is never dearer than max profit; max idle never uses less CPU than min CPU."""
+    from workbench.engine.generate import generate
+
+    env = generate("vo24", 4)
+    runs = {c: registry.run(env, "CSS", {"vo_criterion": c}) for c in ("cpu_time", "cost", "profit", "idle")}
+    placed = {c: {w.job for w in r.windows} for c, r in runs.items()}
+    common = set.intersection(*placed.values())
+    cost = {c: sum(w.cost for w in r.windows if w.job in common) for c, r in runs.items()}
+    cpu = {c: sum(len(w.nodes) * w.length for w in r.windows if w.job in common) for c, r in runs.items()}
+    assert cost["cost"] <= cost["profit"] + 1e-6
+    assert cpu["cpu_time"] <= cpu["idle"] + 1e-6
+    assert any(runs["cpu_time"].alternatives.values())
+
+
+def test_no_job_ever_fits_still_ends_with_every_job_failed():
+    """Unbounded horizon, cycles, nothing fits: the run ends, every job reported failed."""
+    env = Environment(
+        nodes=(Node("a", "a", 1.0, 100.0), Node("b", "b", 1.0, 100.0)),
+        jobs=(
+            *(Job(f"j{i}", f"j{i}", 2, 1.0, 10.0, budget=5.0, arrival=float(i)) for i in range(4)),
+            Job("wide", "wide", 3, 1.0, 10.0),
+        ),
+        time=TimeSettings(0.0, 50.0, None),
+    )
+    for name in ("CSS", "BSF", "FirstFit", "EASY", "Batch-slicer"):
+        result = registry.run(env, name)
+        assert not result.windows
+        assert set(result.unscheduled) == {j.id for j in env.jobs}
+        assert "budget" in result.reasons["j0"] and "needs 3 nodes" in result.reasons["wide"]
+
+
+def test_cancel_stops_cleanly_and_keeps_earlier_snapshots():
+    """A cancel callback stops the run with Cancelled; what was already stepped stays readable."""
+    from workbench.engine.generate import generate
+
+    env = generate("vo24", 2)
+    calls = {"n": 0}
+
+    def stop():
+        calls["n"] += 1
+        return calls["n"] > 40
+
+    sim = registry.simulator(env, "CSS", should_stop=stop)
+    sim.step()
+    first = sim.snapshots[0]
+    with pytest.raises(Cancelled):
+        while not sim.done:
+            sim.step()
+    assert first.windows == () and first.step == 1
+    assert env == generate("vo24", 2)  # the environment itself is untouched
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "words"),
+    [
+        ("Batch-slicer", {"slices": 0}, "slices"),
+        ("BSF", {"n_high": 99}, "larger than the batch"),
+        ("BSF", {"high_fraction": -0.5}, "high_fraction"),
+        ("BSF", {"n_high": -3}, "n_high"),
+        ("BSF", {"selector": "EASY"}, "selector"),
+        ("CSS", {"vo_criterion": "speed"}, "vo_criterion"),
+        ("CSS", {"max_alternatives": 0}, "max_alternatives"),
+        ("CSS", {"batching": "magic"}, "batching"),
+        ("CSS", {"batching": "knapsack_t", "limit_coefficient": 0}, "limit_coefficient"),
+        ("CSS", {"c_v": 0}, "c_v"),
+    ],
+)
+def test_invalid_flow_parameters_are_one_clear_error(name, params, words):
+    from workbench.engine.generate import generate
+
+    with pytest.raises(ParameterError, match=words):
+        registry.run(generate("vo24", 1), name, params)
+
+
+def test_dynamic_backfilling_moves_jobs_into_freed_time():
+    """An early completion lets the next job start at once (and static backfilling keeps the plan)."""
+    env = Environment(
+        nodes=(Node("a", "a", 1.0, 1.0),),
+        jobs=(Job("first", "first", 1, 1.0, 10.0, actual_fraction=0.3), Job("second", "second", 1, 1.0, 10.0)),
+        time=TimeSettings(0.0, None, None),
+    )
+    dynamic = {w.job: w.start for w in registry.run(env, "FirstFit").windows}
+    static = {w.job: w.start for w in registry.run(env, "FirstFit", {"dynamic": False}).windows}
+    assert dynamic == {"first": 0.0, "second": 3.0}
+    assert static == {"first": 0.0, "second": 10.0}
+
+
+def test_cycles_place_jobs_inside_their_cycle():
+    """With a cycle length, no window crosses a cycle boundary, and later arrivals wait for their cycle."""
+    env = Environment(
+        nodes=(Node("a", "a", 1.0, 1.0), Node("b", "b", 1.0, 1.0)),
+        jobs=(Job("x", "x", 2, 1.0, 30.0), Job("y", "y", 2, 1.0, 30.0), Job("z", "z", 1, 1.0, 10.0, arrival=45.0)),
+        time=TimeSettings(0.0, 40.0, 200.0),
+    )
+    result = registry.run(env, "CSS")
+    starts = {w.job: w.start for w in result.windows}
+    assert starts == {"x": 0.0, "y": 40.0, "z": 70.0}  # y holds both nodes over [40, 70]
+    for w in result.windows:
+        k = math.floor(w.start / 40.0)
+        assert w.end <= (k + 1) * 40.0 + EPS

@@ -1,0 +1,177 @@
+"""SWF import, batch formation (seed 003) and the flow metrics."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.engine.strategies import examples
+from workbench.engine import registry
+from workbench.engine.errors import ValidationError
+from workbench.engine.flow.batching import Domain, DqBatch, RandomBatch, knapsack_01
+from workbench.engine.generate import generate
+from workbench.engine.io.swf import import_swf
+from workbench.engine.metrics import flow_metrics, job_metrics
+from workbench.engine.model import Environment, Job, Node, TimeSettings
+from workbench.engine.schedule import Schedule
+from workbench.engine.slots import SlotTable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TRACE = """\
+; Version: 2.2
+; Computer: test machine
+; MaxNodes: 4
+;
+1   0   5  100  2  -1 -1  2  200 -1 1 1 1 -1 1 -1 -1 -1
+2  10  -1  300  1  -1 -1 -1  200 -1 1 1 1 -1 1 -1 -1 -1
+3  20  -1   50 -1  -1 -1  8  100 -1 1 1 1 -1 1 -1 -1 -1
+4  30  -1   80  2  -1 -1  2   -1 -1 1 1 1 -1 1 -1 -1 -1
+5  40  -1    0  1  -1 -1  1   60 -1 0 1 1 -1 1 -1 -1 -1
+"""
+
+
+def test_swf_mapping_follows_the_design(tmp_path):
+    """Number -> id, submit -> arrival, request -> n and length, run/request -> fraction (capped)."""
+    path = tmp_path / "t.swf"
+    path.write_text(TRACE)
+    result = import_swf(path, nodes=4, perf=2.0, price=3.0)
+    env = result.env
+    assert [j.id for j in env.jobs] == ["1", "2", "4"]
+    one, two, four = env.jobs
+    assert (one.arrival, one.node_count, one.volume, one.actual_fraction) == (0.0, 2, 400.0, 0.5)
+    assert (two.node_count, two.actual_fraction) == (1, 1.0)  # allocated when requested is -1; overrun capped
+    assert (four.volume, four.actual_fraction) == (160.0, 1.0)  # run time when the request is missing
+    assert all(n.performance == 2.0 and n.price == 3.0 for n in env.nodes) and len(env.nodes) == 4
+    assert env.time.horizon is None and math.isinf(one.budget)
+    assert len(result.skipped) == 2
+    assert "line 7: job 3 asks for 8 nodes; there are 4" in result.skipped
+    assert any("job 5" in s for s in result.skipped)
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("1 0 5 100 2", "line 2: expected 18 SWF fields, got 5"),
+        ("1 0 5 100 two -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1", "line 2: field 5 is not a number: 'two'"),
+        (
+            "7 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n7 1 1 1 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1",
+            "line 3: job number 7 appears twice",
+        ),
+    ],
+)
+def test_swf_malformed_lines_name_their_number(tmp_path, line, words):
+    path = tmp_path / "bad.swf"
+    path.write_text("; header\n" + line + "\n")
+    with pytest.raises(ValidationError) as info:
+        import_swf(path, nodes=4)
+    assert words in str(info.value)
+
+
+def test_shipped_sample_trace_imports_and_runs():
+    result = import_swf(ROOT / "sample_envs" / "sample16.swf", nodes=16)
+    assert len(result.env.jobs) == 60 and not result.skipped
+    schedule = registry.run(result.env, "EASY")
+    assert len(schedule.windows) == 60
+
+
+def _domain_env():
+    env = generate("vo24", 3)
+    table = SlotTable.from_environment(env)
+    return env, table, Domain.of(table)
+
+
+def test_dq_terms_follow_seed_003():
+    """Each Dq term moves the right way: richer, narrower, shorter, smaller jobs score higher."""
+    _env, _table, dom = _domain_env()
+    former = DqBatch("mdq_t")
+    base = Job("j", "j", 2, 2.0, 200.0, budget=600.0)
+    richer = Job("j", "j", 2, 2.0, 200.0, budget=900.0)
+    wider = Job("j", "j", 6, 2.0, 200.0, budget=1800.0)
+    longer = Job("j", "j", 2, 2.0, 400.0, budget=1200.0)
+    assert former.dq(richer, dom) > former.dq(base, dom)
+    assert former.dq(wider, dom) < former.dq(base, dom)
+    assert former.dq(longer, dom) < former.dq(base, dom)
+    assert former.dq(base, dom, already=dom.volume) < former.dq(base, dom)  # eq. 5: a fuller batch lowers Dq4
+
+
+def test_mdq_takes_the_smallest_positive_dq_first_and_stops_at_none_positive():
+    env, table, dom = _domain_env()
+    former = DqBatch("mdq_c")
+    batch = former.form(list(env.jobs), table, env, 0)
+    assert batch
+    already = 0.0
+    remaining = list(env.jobs)
+    for job in batch:
+        scores = {j.id: former.dq(j, dom, already) for j in remaining}
+        positive = {k: v for k, v in scores.items() if v > 0}
+        assert scores[job.id] == min(positive.values())
+        remaining = [j for j in remaining if j.id != job.id]
+        already += former.weight(job, dom)
+    assert all(former.dq(j, dom, already) <= 0 for j in remaining)
+
+
+def test_knapsack_batch_respects_its_limit_and_orders_by_dq():
+    env, table, dom = _domain_env()
+    for method in ("knapsack_t", "knapsack_c"):
+        former = DqBatch(method, limit_coefficient=0.3)
+        batch = former.form(list(env.jobs), table, env, 0)
+        assert sum(former.weight(j, dom) for j in batch) <= 0.3 * former.capacity(dom) * 1.001 + 1e-6
+        dqs = [former.dq(j, dom) for j in batch]
+        assert dqs == sorted(dqs) and all(d > 0 for d in dqs)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(items=st.lists(st.tuples(st.floats(0.1, 10), st.integers(0, 12)), max_size=8), cap=st.integers(0, 30))
+def test_knapsack_01_is_exact(items, cap):
+    values, weights = [v for v, _ in items], [w for _, w in items]
+    chosen = knapsack_01(values, weights, cap)
+    assert sum(weights[i] for i in chosen) <= cap
+    best = max(
+        (
+            sum(values[i] for i in c)
+            for r in range(len(items) + 1)
+            for c in itertools.combinations(range(len(items)), r)
+            if sum(weights[i] for i in c) <= cap
+        ),
+        default=0.0,
+    )
+    assert sum(values[i] for i in chosen) == pytest.approx(best)
+
+
+def test_random_batch_is_seeded_sized_and_in_queue_order():
+    env, table, _ = _domain_env()
+    jobs = list(env.queue())
+    a = RandomBatch(5, seed=3).form(jobs, table, env, 0)
+    assert a == RandomBatch(5, seed=3).form(jobs, table, env, 0)
+    assert len(a) == 5 and [jobs.index(j) for j in a] == sorted(jobs.index(j) for j in a)
+    assert a != RandomBatch(5, seed=3).form(jobs, table, env, 1)
+
+
+def test_metrics_on_a_hand_made_schedule():
+    """Wait, slowdown, CPU time, makespan, utilisation, profit and seed 004's AWRT, by hand."""
+    from workbench.engine.model import Window
+
+    env = Environment(
+        nodes=(Node("a", "a", 1.0, 2.0), Node("b", "b", 1.0, 1.0)),
+        jobs=(Job("x", "x", 2, 1.0, 10.0, arrival=0.0, actual_fraction=0.5), Job("y", "y", 1, 1.0, 20.0, arrival=5.0)),
+        time=TimeSettings(0.0, None, 40.0),
+    )
+    windows = (Window("x", 0.0, 10.0, ("a", "b"), 30.0), Window("y", 10.0, 20.0, ("b",), 20.0))
+    schedule = Schedule("hand", windows)
+    x, y = job_metrics(env, schedule)
+    assert (x.wait, x.actual_finish, x.cpu_time, x.slowdown) == (0.0, 5.0, 20.0, 1.0)
+    assert (y.wait, y.finish, y.slowdown) == (5.0, 30.0, 25.0 / 20.0)
+    m = flow_metrics(env, schedule)
+    assert m.makespan == 30.0 and m.total_cost == 50.0 and m.mean_start == 5.0
+    assert m.utilisation == pytest.approx((2 * 5.0 + 20.0) / 80.0)
+    assert m.owners_profit == {"a": 20.0, "b": 30.0}
+    # AWRT = sum(n * actual runtime * (finish - arrival)) / sum(n * actual runtime)
+    assert m.awrt == pytest.approx((2 * 5 * (5 - 0) + 1 * 20 * (30 - 5)) / (2 * 5 + 1 * 20))
+    assert np.isnan(m.mean_alternatives)
