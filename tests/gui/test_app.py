@@ -1,62 +1,240 @@
-"""The window draws the engine's own result, and --screenshot renders a real PNG."""
+"""The workbench window, driven as a person would, offscreen."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
 
 from workbench.engine import registry
 from workbench.engine.io.envfile import load_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "sample_envs" / "default.json"
+TINY = ROOT / "sample_envs" / "tiny.json"
 
 
-@pytest.mark.parametrize("strategy", ["FirstFit", "MinCost", "CoP", "PAST"])
-def test_chart_windows_equal_the_engine_result(qtbot, strategy):
-    """Every rectangle of the window layer is a part of a window of the direct engine run."""
+@pytest.fixture
+def window(qtbot):
     from workbench.gui.main_window import MainWindow
 
-    env = load_environment(DEFAULT)
-    window = MainWindow(env, DEFAULT)
-    qtbot.addWidget(window)
-    window.strategy_combo.setCurrentText(strategy)
-    window.run_strategy()
-    direct = registry.run(env, strategy)
-    assert window.schedule.windows == direct.windows
+    def make(path: Path = DEFAULT):
+        win = MainWindow(load_environment(path), path, quiet=True)
+        qtbot.addWidget(win)
+        win.show()
+        win.run_now()
+        qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+        return win
+
+    return make
+
+
+def wait_result(qtbot, win):
+    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
+
+
+def drawn_windows(win):
+    layer = win.chart.windows
+    return sorted(zip(layer._x.tolist(), layer._y.tolist(), layer._w.tolist(), strict=True))
+
+
+def expected_windows(env, schedule):
     index = env.node_index
-    drawn = sorted(zip(window.chart.windows._x, window.chart.windows._y, window.chart.windows._w, strict=True))
-    expected = sorted((w.start, float(index[n]), w.length) for w in direct.windows for n in w.nodes)
-    assert drawn == expected
+    return sorted((w.start, float(index[n]), w.length) for w in schedule.windows for n in w.nodes)
 
 
-def test_clicking_a_window_selects_its_job(qtbot):
-    from workbench.gui.main_window import MainWindow
+@pytest.mark.parametrize("strategy", ["FirstFit", "MinCost", "CoP", "PAST", "BSF"])
+def test_strategies_through_the_gui_draw_the_engine_result(qtbot, window, strategy):
+    """Choosing a strategy in the panel re-runs it live; the chart shows exactly the engine's windows."""
+    win = window()
+    panel = win.strategy
+    info = registry.get(strategy)
+    panel.family.setCurrentText(info.family)
+    panel.name.setCurrentText(strategy)
+    assert win.document.env.strategy.name == strategy
+    wait_result(qtbot, win)
+    direct = registry.run(win.document.env, strategy)
+    assert win.document.result.windows == direct.windows
+    assert drawn_windows(win) == expected_windows(win.document.env, direct)
+    assert strategy in win.run_status.text()
 
-    env = load_environment(DEFAULT)
-    window = MainWindow(env, DEFAULT)
-    qtbot.addWidget(window)
-    window.run_strategy()
-    target = window.schedule.windows[0]
-    window.chart.job_clicked.emit(target.job)
-    rows = {i.row() for i in window.jobs_table.selectedIndexes()}
-    assert rows == {env.job_index[target.job]}
-    assert window.chart.selection.count == len(target.nodes)
+
+def _task_point(win, task_id):
+    env = win.document.env
+    task = next(t for t in env.local_tasks if t.id == task_id)
+    row = env.node_index[task.node]
+    return task, QPointF((task.start + task.end) / 2, row + 0.4)
+
+
+def _to_viewport(win, point):
+    scene = win.chart.view.mapViewToScene(point)
+    return win.chart.mapFromScene(scene)
+
+
+def test_dragging_a_local_task_is_one_undoable_edit_that_reruns(qtbot, window):
+    """A mouse drag moves the task by whole units; the strategy re-runs; undo and redo restore it."""
+    win = window(TINY)
+    win.chart.view.setRange(xRange=(0, 100), yRange=(-0.2, 6), padding=0)
+    qtbot.wait(50)
+    task, centre = _task_point(win, "t2")  # alpha, [60, 75)
+    before = win.document.env
+    old_result = win.document.result
+    start = _to_viewport(win, centre)
+    end = _to_viewport(win, QPointF(centre.x() + 12.3, centre.y()))
+    viewport = win.chart.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for k in range(1, 11):
+        qtbot.mouseMove(viewport, QPoint(start.x() + (end.x() - start.x()) * k // 10, start.y()))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+    moved = next(t for t in win.document.env.local_tasks if t.id == "t2")
+    assert moved.start != task.start and moved.start == round(moved.start)
+    assert moved.end - moved.start == task.end - task.start
+    assert win.document.undo_text == "move task t2" and win.undo_action.text() == "&Undo move task t2"
+    wait_result(qtbot, win)
+    assert win.document.result is not old_result
+    assert win.document.result.windows == registry.run(win.document.env, "FirstFit").windows
+    win.undo_action.trigger()
+    assert win.document.env is before
+    wait_result(qtbot, win)
+    assert win.document.result.windows == old_result.windows
+    win.redo_action.trigger()
+    assert next(t for t in win.document.env.local_tasks if t.id == "t2").start == moved.start
+
+
+def test_double_click_adds_a_task_and_a_refused_drag_changes_nothing(qtbot, window):
+    win = window(TINY)
+    count = len(win.document.env.local_tasks)
+    win.chart.task_add_requested.emit("n3", 20.0)
+    assert len(win.document.env.local_tasks) == count + 1
+    before = win.document.env
+    win.chart.task_changed.emit("t1", 50.0, 70.0, "n1")  # onto t2 of alpha: overlaps
+    assert win.document.env is before and "overlaps" in win.statusBar().currentMessage()
+
+
+def test_editing_a_budget_in_the_jobs_table(qtbot, window):
+    """A valid budget is applied and re-run; an out-of-range one is refused at the cell."""
+    win = window(TINY)
+    model = win.jobs.model
+    col = [c.header for c in model.columns].index("budget")
+    index = model.index(0, col)
+    assert model.setData(index, "777")
+    assert win.document.env.jobs[0].budget == 777.0
+    wait_result(qtbot, win)
+    before = win.document.env
+    for bad in ("-5", "abc", "0"):
+        assert not model.setData(index, bad)
+        assert win.document.env is before
+        assert "budget" in win.jobs.message.text()
+    assert model.setData(index, "∞") and win.document.env.jobs[0].budget == float("inf")
+    n_col = [c.header for c in model.columns].index("n")
+    assert not model.setData(model.index(0, n_col), "99")
+    assert "environment has only 6 nodes" in win.jobs.message.text()
+
+
+def test_save_open_round_trip_and_bad_file(qtbot, window, tmp_path):
+    win = window(TINY)
+    win.jobs.model.setData(win.jobs.model.index(1, 5), "444")
+    assert win.document.modified and win.windowTitle().startswith("tiny.json *")
+    target = tmp_path / "saved.json"
+    assert win.save_to(target)
+    assert not win.document.modified and "saved.json" in win.windowTitle()
+    assert load_environment(target) == win.document.env
+    assert str(target.resolve()) in win.recent_files()
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "workbench.environment", "version": 1, "nodes": [{"id": "a"}]}))
+    before = win.document.env
+    assert not win.open_path(bad)
+    assert "$.nodes[0].performance" in win.last_error and str(bad) in win.last_error
+    assert win.document.env is before and win.document.path == target
+    assert win.open_path(DEFAULT) and win.document.env == load_environment(DEFAULT)
+
+
+def test_stepping_through_cycles(qtbot, window):
+    """Step forwards, back (re-reading the same snapshot), and the chart follows."""
+    win = window()
+    cycles = win.cycles
+    assert cycles.step() and cycles.step() and cycles.step()
+    third = cycles.sim.snapshots[cycles.position]
+    assert win.chart.snapshot is third
+    cycles.step_back()
+    second = cycles.sim.snapshots[cycles.position]
+    assert win.chart.snapshot is second and second.step == third.step - 1
+    cycles.step()
+    assert win.chart.snapshot is third and cycles.position == 2
+    while cycles.step():
+        pass
+    last = cycles.sim.snapshots[-1]
+    assert last.label.startswith("end") and len(last.windows) == len(win.document.result.windows)
+    cycles.slider.setValue(0)
+    assert win.chart.snapshot is cycles.sim.snapshots[0]
+    cycles.reset()
+    assert win.chart.snapshot is None and cycles.sim is None
+
+
+def test_compare_three_strategies(qtbot, window):
+    from workbench.gui.panels.compare import CompareDialog
+
+    win = window()
+    dialog = CompareDialog(win.document, win)
+    qtbot.addWidget(dialog)
+    dialog.set_chosen(["FirstFit", "MinCost", "CoP"])
+    dialog.compare()
+    assert list(dialog.results) == ["FirstFit", "MinCost", "CoP"]
+    assert len(dialog.charts) == 3 and dialog.table.columnCount() == 3
+    for chart, name in zip(dialog.charts, dialog.results, strict=True):
+        assert drawn_windows_of(chart) == expected_windows(win.document.env, dialog.results[name])
+    # Linked time axes: panning one pans all.
+    dialog.charts[0].view.setXRange(100, 200, padding=0)
+    assert dialog.charts[2].view.viewRange()[0] == pytest.approx([100, 200])
+    costs = [float(dialog.table.item(3, c).text().split()[-1]) for c in range(3)]
+    best = costs.index(min(costs))
+    assert dialog.table.item(3, best).text().startswith("★")
+
+
+def drawn_windows_of(chart):
+    layer = chart.windows
+    return sorted(zip(layer._x.tolist(), layer._y.tolist(), layer._w.tolist(), strict=True))
+
+
+def test_exports(qtbot, window, tmp_path):
+    win = window(TINY)
+    win.export_chart(tmp_path / "c.png")
+    win.export_chart(tmp_path / "c.svg")
+    win.export_schedule(tmp_path / "s.csv")
+    win.export_schedule(tmp_path / "s.json")
+    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+    assert "<svg" in (tmp_path / "c.svg").read_text()[:2000]
+    assert (tmp_path / "s.csv").read_text().splitlines()[0].startswith("job,name,start")
+    assert json.loads((tmp_path / "s.json").read_text())["windows"]
+
+
+def test_autosave_written_when_modified_and_cleared_on_save(qtbot, window, tmp_path):
+    from workbench.gui.main_window import autosave_path
+    from workbench.session.document import read_autosave
+
+    win = window(TINY)
+    win.jobs.model.setData(win.jobs.model.index(0, 4), "88")
+    win.write_autosave()
+    env, original = read_autosave(autosave_path())
+    assert env == win.document.env and original == TINY
+    win.save_to(tmp_path / "x.json")
+    assert not autosave_path().exists()
 
 
 def test_screenshot_writes_a_png(tmp_path):
     """`workbench ENV --screenshot out.png` exits 0 with a real, non-empty PNG."""
     out = tmp_path / "shot.png"
-    env = {"QT_QPA_PLATFORM": "offscreen", **{k: v for k, v in __import__("os").environ.items()}}
     result = subprocess.run(
         [sys.executable, "-m", "workbench", str(DEFAULT), "--strategy", "CoP", "--screenshot", str(out)],
         capture_output=True,
         text=True,
         timeout=180,
-        env=env,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
     assert result.returncode == 0, result.stderr
     data = out.read_bytes()
@@ -71,7 +249,7 @@ def test_screenshot_error_is_one_line_exit_2(tmp_path):
         capture_output=True,
         text=True,
         timeout=180,
-        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "not valid JSON" in result.stderr

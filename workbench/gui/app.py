@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.io.envfile import load_environment
+from workbench.engine.model import StrategyRef
 
 
 def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None = None) -> int:
@@ -16,27 +18,36 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     In screenshot mode every error is one line on stderr and exit code 2: no dialog
     ever waits for a click.
     """
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from workbench.gui.main_window import MainWindow
+    from workbench.gui.main_window import MainWindow, autosave_path
+    from workbench.session.document import read_autosave
 
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setOrganizationName("SlotWorkbench")
+    app.setApplicationName("Slot Workbench")
+    env, path, problem = None, env_path, ""
     try:
         env = load_environment(env_path)
         if strategy:
-            registry.get(strategy)
+            env = replace(env, strategy=StrategyRef(registry.get(strategy).name))
     except WorkbenchError as exc:
         if screenshot:
             print(f"workbench: error: {exc}", file=sys.stderr)
             return 2
-        raise
-    app = QApplication.instance() or QApplication([sys.argv[0]])
-    app.setApplicationName("Slot Workbench")
-    window = MainWindow(env, env_path)
-    if strategy:
-        window.strategy_combo.setCurrentText(registry.get(strategy).name)
-    window.run_strategy()
+        problem, path = f"{env_path}\n\n{exc}", None
+    window = MainWindow(env, path, quiet=bool(screenshot))
     window.show()
+    if problem:
+        QMessageBox.critical(window, "Cannot open environment", problem)
+    if not screenshot and autosave_path().exists():
+        _offer_autosave(window, read_autosave, autosave_path())
+    window.run_now()
     if screenshot:
+        window.wait_for_result()
+        if window.document.error:
+            print(f"workbench: error: {window.document.error}", file=sys.stderr)
+            return 2
         app.processEvents()
         window.chart.fit()
         app.processEvents()
@@ -46,3 +57,28 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
         window.close()
         return 0
     return app.exec()
+
+
+def _offer_autosave(window: object, read: object, path: Path) -> None:
+    """After a crash: offer the unsaved work found in the autosave."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.gui.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    try:
+        env, original = read(path)  # type: ignore[operator]
+    except WorkbenchError:
+        path.unlink(missing_ok=True)
+        return
+    where = f" of {original}" if original else ""
+    answer = QMessageBox.question(
+        window,
+        "Recover unsaved work",
+        f"Slot Workbench found unsaved changes{where} from an earlier session. Restore them?",
+    )
+    if answer == QMessageBox.StandardButton.Yes:
+        window.document.replace_environment(env, original)
+        window.document.mark_modified()
+    else:
+        path.unlink(missing_ok=True)

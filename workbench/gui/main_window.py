@@ -1,237 +1,513 @@
-"""The main window: the Gantt chart in the centre, strategy, jobs and metrics beside it."""
+"""The main window: the Gantt chart in the centre, docks around it, the document behind it all.
+
+Data flows one way (DESIGN.md "Layout"): a gesture becomes an edit, the
+document applies it, the live runner computes the result in the background,
+and the views draw it. Nothing here owns the environment.
+"""
 
 from __future__ import annotations
 
-import math
-import time
+import contextlib
+import csv
+import io
+import os
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QComboBox,
     QDockWidget,
     QFileDialog,
-    QHeaderView,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
-from workbench.engine import registry
-from workbench.engine.errors import WorkbenchError
-from workbench.engine.io.envfile import load_environment
-from workbench.engine.metrics import flow_metrics
+from workbench.engine.errors import ValidationError, WorkbenchError
+from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
+from workbench.engine.io.result import schedule_to_dict
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
-from workbench.gui import palette
+from workbench.engine.simulate import Snapshot
+from workbench.gui.bridge import DocumentBridge
 from workbench.gui.gantt.chart import GanttChart
+from workbench.gui.panels.compare import CompareDialog
+from workbench.gui.panels.cycles import CyclesPanel
+from workbench.gui.panels.generate import GenerateDialog
+from workbench.gui.panels.metrics import MetricsPanel
+from workbench.gui.panels.strategy import StrategyPanel
+from workbench.gui.panels.tables import jobs_dock, nodes_dock, tasks_dock
+from workbench.gui.workers import LiveRunner
+from workbench.session import edits
+from workbench.session.document import Document, empty_environment
 
-JOB_COLUMNS = ["id", "name", "n", "p", "V", "budget", "arrival", "start", "end", "cost", "status"]
+MAX_RECENT = 8
+AUTOSAVE_DELAY_MS = 2000
 
 
-def _fmt(value: float) -> str:
-    return "∞" if math.isinf(value) else f"{value:.4g}"
+def autosave_path() -> Path:
+    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(folder) / "autosave.json"
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, env: Environment, path: Path | None = None) -> None:
+    def __init__(self, env: Environment | None = None, path: Path | None = None, quiet: bool = False) -> None:
         super().__init__()
-        self.env = env
-        self.path = path
-        self.schedule: Schedule | None = None
-        self.strategy = env.strategy.name
-        self.params = env.strategy.params_dict()
+        self.quiet = quiet  # no modal dialogs (tests, screenshots); errors go to last_error
+        self.last_error = ""
+        self.document = Document(env or empty_environment(), path)
+        self.bridge = DocumentBridge(self.document)
+        self.runner = LiveRunner(self.document)
+        self.settings = QSettings("SlotWorkbench", "Slot Workbench")
         self.chart = GanttChart(self)
         self.setCentralWidget(self.chart)
-        self._build_strategy_dock()
-        self._build_jobs_dock()
-        self._build_metrics_dock()
-        self._build_menus()
-        self.chart.job_clicked.connect(self._on_job_clicked)
-        self.resize(1500, 900)
-        self._update_title()
+        self.strategy = StrategyPanel(self.document)
+        self.metrics = MetricsPanel()
+        self.cycles = CyclesPanel(self.document)
+        self.nodes = nodes_dock(self.document)
+        self.tasks = tasks_dock(self.document)
+        self.jobs = jobs_dock(self.document)
+        self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea)
+        for dock in (self.jobs, self.nodes, self.tasks):
+            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        self.tabifyDockWidget(self.jobs, self.nodes)
+        self.tabifyDockWidget(self.nodes, self.tasks)
+        self.jobs.raise_()
+        self.tabifyDockWidget(self.findChild(QDockWidget, "metrics"), self.findChild(QDockWidget, "cycles"))
+        self.findChild(QDockWidget, "metrics").raise_()
+        self.run_status = QLabel()
+        self.statusBar().addPermanentWidget(self.run_status)
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setSingleShot(True)
+        self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
+        self.autosave_timer.timeout.connect(self.write_autosave)
+        self.compare_dialog: CompareDialog | None = None
+        self.showing_snapshot: Snapshot | None = None
+        self.last_wall_ms = 0.0
+        self._build_actions()
+        self._connect()
+        self.resize(1500, 920)
+        if not quiet:  # screenshots and tests use the default layout, and leave the user's alone
+            self._restore_layout()
+        self._on_path_changed(path, False)
+        self.chart.set_data(self.document.env, None, fit=True)
+        self.refresh_tables()
 
     # ------------------------------------------------------------ layout
 
-    def _build_strategy_dock(self) -> None:
-        box = QWidget()
-        layout = QVBoxLayout(box)
-        self.strategy_combo = QComboBox()
-        for info in registry.strategies():
-            self.strategy_combo.addItem(info.name)
-            self.strategy_combo.setItemData(
-                self.strategy_combo.count() - 1, info.description, Qt.ItemDataRole.ToolTipRole
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.lower())
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, text: str, slot: object, shortcut: object = None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)  # type: ignore[arg-type]
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)  # type: ignore[arg-type]
+        return action
+
+    def _build_actions(self) -> None:
+        keys = QKeySequence.StandardKey
+        self.new_action = self._action("&New", self.new_document, keys.New)
+        self.open_action = self._action("&Open…", self.open_dialog, keys.Open)
+        self.save_action = self._action("&Save", self.save, keys.Save)
+        self.save_as_action = self._action("Save &As…", self.save_as, keys.SaveAs)
+        self.import_action = self._action("&Import SWF…", self.import_swf_dialog)
+        self.generate_action = self._action("&Generate…", self.generate_dialog, QKeySequence("Ctrl+G"))
+        self.undo_action = self._action("&Undo", self.document.undo, keys.Undo)
+        self.redo_action = self._action("&Redo", self.document.redo, keys.Redo)
+        self.fit_action = self._action("Zoom to &fit", self.chart.fit, QKeySequence("F"))
+        self.run_action = self._action("&Run", self.run_now, QKeySequence("F5"))
+        self.compare_action = self._action("&Compare strategies…", self.open_compare, QKeySequence("Ctrl+K"))
+        quit_action = self._action("&Quit", self.close, keys.Quit)
+        menu = self.menuBar().addMenu("&File")
+        for action in (self.new_action, self.open_action):
+            menu.addAction(action)
+        self.recent_menu = menu.addMenu("Open &Recent")
+        for action in (self.save_action, self.save_as_action):
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(self.import_action)
+        menu.addAction(self.generate_action)
+        export = menu.addMenu("&Export")
+        export.addAction(self._action("Chart as PNG…", lambda: self.export_chart_dialog("png")))
+        export.addAction(self._action("Chart as SVG…", lambda: self.export_chart_dialog("svg")))
+        export.addAction(self._action("Schedule as CSV…", lambda: self.export_schedule_dialog("csv")))
+        export.addAction(self._action("Schedule as JSON…", lambda: self.export_schedule_dialog("json")))
+        menu.addSeparator()
+        menu.addAction(quit_action)
+        menu = self.menuBar().addMenu("&Edit")
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
+        menu = self.menuBar().addMenu("&View")
+        menu.addAction(self.fit_action)
+        menu.addSeparator()
+        for dock in self.findChildren(QDockWidget):
+            menu.addAction(dock.toggleViewAction())
+        menu = self.menuBar().addMenu("&Run")
+        menu.addAction(self.run_action)
+        menu.addAction(self.compare_action)
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main_toolbar")
+        for action in (
+            self.open_action,
+            self.save_action,
+            self.undo_action,
+            self.redo_action,
+            self.run_action,
+            self.fit_action,
+            self.compare_action,
+        ):
+            toolbar.addAction(action)
+        self._fill_recent()
+        self._update_undo()
+
+    def _connect(self) -> None:
+        self.bridge.environment_changed.connect(self._on_environment_changed)
+        self.bridge.result_changed.connect(self._on_result_changed)
+        self.bridge.path_changed.connect(self._on_path_changed)
+        self.runner.finished.connect(self._on_run_finished)
+        self.runner.started.connect(lambda: self.run_status.setText(f"running {self.document.env.strategy.name}…"))
+        self.strategy.run_requested.connect(self.run_now)
+        self.chart.job_clicked.connect(self._on_job_clicked)
+        self.chart.task_changed.connect(self._on_task_changed)
+        self.chart.task_add_requested.connect(self._on_task_add_requested)
+        self.jobs.view.selectionModel().selectionChanged.connect(self._on_job_selection)
+        self.cycles.snapshot_shown.connect(self._on_snapshot_shown)
+        self.cycles.live_requested.connect(self._on_live_requested)
+
+    # ------------------------------------------------------------ runs
+
+    def run_now(self) -> None:
+        self.runner.timer.stop()
+        self.runner._launch()
+
+    def wait_for_result(self, timeout_ms: int = 60_000) -> None:
+        """Block (processing events) until the pending run has delivered (screenshots, scripts)."""
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer
+
+        deadline = QDeadlineTimer(timeout_ms)
+        while (self.runner.timer.isActive() or self.runner.busy) and not deadline.hasExpired():
+            QCoreApplication.processEvents()
+
+    def _on_run_finished(self, version: int, schedule: object, error: object, wall_ms: float) -> None:
+        self.last_wall_ms = wall_ms
+
+    def _on_result_changed(self, schedule: Schedule | None, error: str | None) -> None:
+        env = self.document.env
+        name = env.strategy.name
+        self.strategy.show_error(error)
+        if error:
+            self.run_status.setText(f"{name}: error")
+            self.statusBar().showMessage(f"{name} failed: {error}")
+        elif schedule is not None:
+            self.run_status.setText(
+                f"{name}: {len(schedule.windows)} placed, {len(schedule.unscheduled)} failed — "
+                f"{schedule.elapsed_ms:.1f} ms"
             )
-        self.strategy_combo.setCurrentText(self.strategy)
-        self.strategy_combo.currentTextChanged.connect(self._on_strategy_changed)
-        self.strategy_help = QLabel()
-        self.strategy_help.setWordWrap(True)
-        run = QPushButton("Run")
-        run.setShortcut(QKeySequence("F5"))
-        run.clicked.connect(self.run_strategy)
-        layout.addWidget(QLabel("Strategy"))
-        layout.addWidget(self.strategy_combo)
-        layout.addWidget(self.strategy_help)
-        layout.addWidget(run)
-        layout.addStretch(1)
-        dock = QDockWidget("Strategy", self)
-        dock.setObjectName("strategy")
-        dock.setWidget(box)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        self._on_strategy_changed(self.strategy)
+        if self.showing_snapshot is None:
+            self.chart.set_data(env, schedule)
+            self.metrics.show_schedule(env, schedule)
+        self.jobs.model.refresh()
 
-    def _build_jobs_dock(self) -> None:
-        self.jobs_table = QTableWidget(0, len(JOB_COLUMNS))
-        self.jobs_table.setHorizontalHeaderLabels(JOB_COLUMNS)
-        self.jobs_table.verticalHeader().setVisible(False)
-        self.jobs_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.jobs_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.jobs_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.jobs_table.itemSelectionChanged.connect(self._on_table_selection)
-        dock = QDockWidget("Jobs", self)
-        dock.setObjectName("jobs")
-        dock.setWidget(self.jobs_table)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    # ------------------------------------------------------------ document events
 
-    def _build_metrics_dock(self) -> None:
-        self.metrics_label = QLabel()
-        self.metrics_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.metrics_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        dock = QDockWidget("Metrics", self)
-        dock.setObjectName("metrics")
-        dock.setWidget(self.metrics_label)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    def _on_environment_changed(self, env: Environment) -> None:
+        self.showing_snapshot = None
+        self.cycles.on_environment_changed()
+        previous = self.chart._window_list
+        self.chart.set_data(env, None)
+        if previous:  # keep the old windows on screen until the new result arrives
+            kept = [w for w in previous if w.job in env.job_index and all(n in env.node_index for n in w.nodes)]
+            self.chart._draw_windows(env, kept, None)
+        self.refresh_tables()
+        self._update_undo()
+        if self.strategy.auto.isChecked():
+            self.runner.request()
+        if self.document.modified:
+            self.autosave_timer.start()
 
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open, triggered=self.open_dialog)
-        quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close)
-        file_menu.addAction(open_action)
-        file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-        view_menu = self.menuBar().addMenu("&View")
-        fit = QAction("Zoom to &fit", self, shortcut=QKeySequence("F"), triggered=self.chart.fit)
-        view_menu.addAction(fit)
+    def refresh_tables(self) -> None:
+        for dock in (self.nodes, self.tasks, self.jobs):
+            dock.model.refresh()
+        self.strategy._on_environment_changed()
 
-    # ------------------------------------------------------------ actions
+    def _update_undo(self) -> None:
+        doc = self.document
+        self.undo_action.setEnabled(doc.can_undo)
+        self.redo_action.setEnabled(doc.can_redo)
+        self.undo_action.setText(f"&Undo {doc.undo_text}" if doc.can_undo else "&Undo")
+        self.redo_action.setText(f"&Redo {doc.redo_text}" if doc.can_redo else "&Redo")
+
+    def _on_path_changed(self, path: Path | None, modified: bool) -> None:
+        name = path.name if path else "untitled"
+        self.setWindowTitle(
+            f"{name}{' *' if modified else ''} — {self.document.env.name or 'environment'} — Slot Workbench"
+        )
+        self.setWindowModified(modified)
+
+    # ------------------------------------------------------------ chart gestures
+
+    def _apply(self, edit: edits.Edit) -> bool:
+        try:
+            self.document.apply(edit)
+            return True
+        except ValidationError as exc:
+            self.statusBar().showMessage(f"Not applied ({edit.name}): {exc.path}: {exc.message}", 8000)
+            self.chart.set_data(self.document.env, self.document.result)
+            return False
+
+    def _on_task_changed(self, task_id: str, start: float, end: float, node: str) -> None:
+        self._apply(edits.Edit(f"move task {task_id}", edits.set_task(task_id, start=start, end=end, node=node).apply))
+
+    def _on_task_add_requested(self, node: str, at: float) -> None:
+        low, high = self.chart.view.viewRange()[0]
+        length = max(1.0, round((high - low) / 30))
+        self._apply(edits.add_task(node, at, at + length))
+
+    def _on_job_clicked(self, job_id: str) -> None:
+        row = self.document.env.job_index.get(job_id)
+        if row is not None:
+            self.jobs.raise_()
+            self.jobs.view.selectRow(row)
+
+    def _on_job_selection(self, *_: object) -> None:
+        row = self.jobs.selected_row()
+        self.chart.set_selected(self.document.env.jobs[row].id if row is not None else None)
+
+    # ------------------------------------------------------------ cycles
+
+    def _on_snapshot_shown(self, snapshot: Snapshot) -> None:
+        self.showing_snapshot = snapshot
+        self.chart.set_snapshot(self.document.env, snapshot)
+        self.metrics.show_schedule(self.document.env, snapshot.schedule)
+        self.statusBar().showMessage(f"Showing step {snapshot.step}: {snapshot.label}")
+
+    def _on_live_requested(self) -> None:
+        self.showing_snapshot = None
+        self.chart.set_data(self.document.env, self.document.result)
+        self.metrics.show_schedule(self.document.env, self.document.result)
+
+    # ------------------------------------------------------------ files
+
+    def error(self, title: str, text: str) -> None:
+        self.last_error = f"{title}: {text}"
+        self.statusBar().showMessage(self.last_error, 10000)
+        if not self.quiet:
+            QMessageBox.critical(self, title, text)
+
+    def confirm_discard(self) -> bool:
+        """True when there is nothing unsaved, or the user chose to save or discard it."""
+        if not self.document.modified or self.quiet:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            "Save the changes to this environment first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_document(self) -> None:
+        if self.confirm_discard():
+            self.document.replace_environment(empty_environment(), None)
+            self.chart.fit()
 
     def open_dialog(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Open environment", "", "Environments (*.json)")
+        if not self.confirm_discard():
+            return
+        name, _ = QFileDialog.getOpenFileName(self, "Open environment", self._folder(), "Environments (*.json)")
         if name:
             self.open_path(Path(name))
 
     def open_path(self, path: Path) -> bool:
         try:
-            env = load_environment(path)
+            self.document.open(path)
         except WorkbenchError as exc:
-            QMessageBox.critical(self, "Cannot open environment", f"{path}\n\n{exc}")
+            self.error("Cannot open environment", f"{path}\n\n{exc}")
             return False
-        self.env, self.path = env, path
-        self.strategy_combo.setCurrentText(env.strategy.name)
-        self.params = env.strategy.params_dict()
-        self._update_title()
-        self.run_strategy()
+        self._add_recent(path)
+        self.chart.fit()
+        self.clear_autosave()
         return True
 
-    def run_strategy(self) -> None:
-        began = time.perf_counter()
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self.save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        name, _ = QFileDialog.getSaveFileName(self, "Save environment", self._folder(), "Environments (*.json)")
+        return bool(name) and self.save_to(Path(name if name.endswith(".json") else name + ".json"))
+
+    def save_to(self, path: Path) -> bool:
         try:
-            self.schedule = registry.run(self.env, self.strategy, self.params)
+            self.document.save(path)
         except WorkbenchError as exc:
-            self.schedule = None
-            self.statusBar().showMessage(f"{self.strategy}: error: {exc}")
-            self._refresh()
+            self.error("Cannot save", str(exc))
+            return False
+        self._add_recent(path)
+        self.clear_autosave()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def import_swf_dialog(self) -> None:
+        from workbench.engine.io.swf import import_swf
+
+        if not self.confirm_discard():
             return
-        wall = (time.perf_counter() - began) * 1000.0
-        s = self.schedule
-        self.statusBar().showMessage(
-            f"{self.strategy}: {len(s.windows)} placed, {len(s.unscheduled)} failed — "
-            f"{s.elapsed_ms:.1f} ms compute ({wall:.1f} ms with diagnosis)"
-        )
-        self._refresh()
-
-    def _refresh(self) -> None:
-        self.chart.set_data(self.env, self.schedule)
-        self._fill_jobs()
-        self._fill_metrics()
-
-    def _fill_jobs(self) -> None:
-        table = self.jobs_table
-        table.blockSignals(True)
-        table.setRowCount(len(self.env.jobs))
-        schedule = self.schedule
-        for row, job in enumerate(self.env.jobs):
-            w = schedule.window_of(job.id) if schedule else None
-            status = "placed" if w else (schedule.reasons.get(job.id, "") if schedule else "")
-            values = [
-                job.id,
-                job.name,
-                str(job.node_count),
-                _fmt(job.min_performance),
-                _fmt(job.volume),
-                _fmt(job.budget),
-                _fmt(job.arrival),
-                _fmt(w.start) if w else "",
-                _fmt(w.end) if w else "",
-                _fmt(w.cost) if w else "",
-                status,
-            ]
-            for col, text in enumerate(values):
-                item = QTableWidgetItem(text)
-                if col == 0:
-                    item.setBackground(palette.job_colour(row))
-                    item.setForeground(palette.text_colour_on(palette.job_colour(row)))
-                if col == len(values) - 1 and not w:
-                    item.setToolTip(text)
-                table.setItem(row, col, item)
-        table.blockSignals(False)
-
-    def _fill_metrics(self) -> None:
-        if self.schedule is None:
-            self.metrics_label.setText("no result")
+        name, _ = QFileDialog.getOpenFileName(self, "Import SWF trace", self._folder(), "SWF traces (*.swf);;All (*)")
+        if not name:
             return
-        m = flow_metrics(self.env, self.schedule)
-        rows = [
-            ("jobs placed", f"{m.placed} of {m.jobs}"),
-            ("failed", str(m.failed)),
-            ("mean start", _fmt(m.mean_start)),
-            ("mean finish", _fmt(m.mean_finish)),
-            ("makespan", _fmt(m.makespan)),
-            ("total cost", _fmt(m.total_cost)),
-            ("utilisation", f"{100 * m.utilisation:.1f} %"),
-            ("compute time", f"{self.schedule.elapsed_ms:.1f} ms"),
-        ]
-        html = "".join(f"<tr><td>{k}</td><td align='right'><b>{v}</b></td></tr>" for k, v in rows)
-        self.metrics_label.setText(f"<table cellspacing='4'>{html}</table>")
-
-    def _update_title(self) -> None:
-        name = self.path.name if self.path else "untitled"
-        self.setWindowTitle(f"{name} — {self.env.name} — Slot Workbench")
-
-    # ------------------------------------------------------------ handlers
-
-    def _on_strategy_changed(self, name: str) -> None:
+        nodes, ok = QInputDialog.getInt(self, "Import SWF", "Number of identical nodes:", 128, 1, 100_000)
+        if not ok:
+            return
         try:
-            info = registry.get(name)
-        except WorkbenchError:
+            result = import_swf(name, nodes)
+        except WorkbenchError as exc:
+            self.error("Cannot import SWF", str(exc))
             return
-        if info.name != self.strategy:
-            self.params = {}
-        self.strategy = info.name
-        self.strategy_help.setText(f"<i>{info.family}</i>: {info.description}")
+        self.document.replace_environment(result.env, None)
+        if result.skipped and not self.quiet:
+            QMessageBox.information(self, "Jobs left out", "\n".join(result.skipped[:40]))
 
-    def _on_job_clicked(self, job_id: str) -> None:
-        row = self.env.job_index.get(job_id)
-        if row is not None:
-            self.jobs_table.selectRow(row)
+    def generate_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        dialog = GenerateDialog(self)
+        if dialog.exec() and dialog.result_env is not None:
+            self.document.replace_environment(dialog.result_env, None)
+            self.chart.fit()
 
-    def _on_table_selection(self) -> None:
-        rows = {index.row() for index in self.jobs_table.selectedIndexes()}
-        job_id = self.env.jobs[min(rows)].id if rows else None
-        self.chart.set_selected(job_id)
+    def export_chart(self, path: Path) -> None:
+        """The chart as PNG (pixels) or SVG (vectors, through Qt's own SVG painter)."""
+        from PySide6.QtCore import QRect, QSize
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        if path.suffix.lower() == ".svg":
+            generator = QSvgGenerator()
+            generator.setFileName(str(path))
+            size = self.chart.size()
+            generator.setSize(QSize(size.width(), size.height()))
+            generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+            generator.setTitle(self.document.env.name or "Slot Workbench chart")
+            painter = QPainter(generator)
+            self.chart.render(painter)
+            painter.end()
+        elif not self.chart.grab().save(str(path)):
+            raise WorkbenchError(f"{path}: cannot write the image")
+
+    def export_schedule(self, path: Path) -> None:
+        schedule = self.showing_snapshot.schedule if self.showing_snapshot else self.document.result
+        if schedule is None:
+            raise WorkbenchError("no result to export yet: run a strategy first")
+        env = self.document.env
+        if path.suffix.lower() == ".csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer)
+            writer.writerow(["job", "name", "start", "end", "length", "actual_end", "nodes", "cost"])
+            for w in schedule.windows:
+                writer.writerow(
+                    [
+                        w.job,
+                        env.job(w.job).name,
+                        w.start,
+                        w.end,
+                        w.length,
+                        schedule.actual_end(env, w),
+                        " ".join(w.nodes),
+                        w.cost,
+                    ]
+                )
+            for job_id in schedule.unscheduled:
+                writer.writerow([job_id, env.job(job_id).name, "", "", "", "", "", schedule.reasons.get(job_id, "")])
+            write_text_atomic(buffer.getvalue(), path)
+        else:
+            write_json_atomic(schedule_to_dict(env, schedule), path)
+
+    def export_chart_dialog(self, kind: str) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, f"Export chart as {kind.upper()}", self._folder(), f"*.{kind}")
+        if name:
+            try:
+                self.export_chart(Path(name if name.endswith(f".{kind}") else f"{name}.{kind}"))
+            except Exception as exc:
+                self.error("Cannot export the chart", str(exc))
+
+    def export_schedule_dialog(self, kind: str) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, f"Export schedule as {kind.upper()}", self._folder(), f"*.{kind}")
+        if name:
+            try:
+                self.export_schedule(Path(name if name.endswith(f".{kind}") else f"{name}.{kind}"))
+            except WorkbenchError as exc:
+                self.error("Cannot export the schedule", str(exc))
+
+    def open_compare(self) -> None:
+        if self.compare_dialog is None:
+            self.compare_dialog = CompareDialog(self.document, self)
+        self.compare_dialog.show()
+        self.compare_dialog.raise_()
+
+    def _folder(self) -> str:
+        return str(self.document.path.parent) if self.document.path else ""
+
+    # ------------------------------------------------------------ recent files, layout, autosave
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: Path) -> None:
+        items = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
+        self.settings.setValue("recent", items[:MAX_RECENT])
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for item in self.recent_files():
+            self.recent_menu.addAction(item, lambda p=item: self.confirm_discard() and self.open_path(Path(p)))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("geometry")
+        state = self.settings.value("state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def write_autosave(self) -> None:
+        if self.document.modified:
+            try:
+                self.document.write_autosave(autosave_path())
+            except WorkbenchError as exc:
+                self.statusBar().showMessage(f"Autosave failed: {exc}", 5000)
+
+    def clear_autosave(self) -> None:
+        self.autosave_timer.stop()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(autosave_path())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.confirm_discard():
+            event.ignore()
+            return
+        self.runner.cancel()
+        if not self.quiet:
+            self.settings.setValue("geometry", self.saveGeometry())
+            self.settings.setValue("state", self.saveState())
+        self.clear_autosave()
+        event.accept()

@@ -41,3 +41,13 @@ def text_colour_on(colour: QColor) -> QColor:
     """Black or white, whichever reads better on ``colour``."""
     luminance = 0.299 * colour.redF() + 0.587 * colour.greenF() + 0.114 * colour.blueF()
     return QColor("#000000") if luminance > 0.55 else QColor("#ffffff")
+
+
+RELEASED = QColor(255, 255, 255, 170)  # the released tail of a job that finished early
+
+
+def planned(colour: QColor) -> QColor:
+    """A lighter version for windows that are reserved but have not started."""
+    light = QColor(colour)
+    light.setAlpha(110)
+    return light

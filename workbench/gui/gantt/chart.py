@@ -1,13 +1,17 @@
 """The Gantt chart: a row per node, time left to right, one batched item per layer.
 
 Layers, bottom to top: free slots (faint), local tasks by kind, job windows
-coloured per job, the selection outline. Hovering shows a tooltip; clicking a
-window selects its job (``job_clicked``).
+coloured per job (planned ones lighter, the released tail of an early finish
+hatched), the selection outline and the drag preview. Hovering shows a
+tooltip; clicking a window selects its job; local tasks are moved and resized
+by dragging (snapped to whole units) and added by double-clicking an empty spot.
+The chart never edits anything itself: it emits what the user asked for.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -17,37 +21,109 @@ from PySide6.QtGui import QColor, QFont
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule
 from workbench.engine.selectors import slot_distances
+from workbench.engine.simulate import Snapshot
 from workbench.engine.slots import SlotTable
 from workbench.gui import palette
 from workbench.gui.gantt.layers import RectLayer
 
 ROW_HEIGHT = 0.8
 MAX_LABELS = 400
+EDGE_PIXELS = 6
+MIN_LABEL_PIXELS = 13
 
 
 class NodeAxis(pg.AxisItem):
-    """Left axis: one tick per node row, labelled with name, performance and price."""
+    """Left axis: node rows labelled with name, performance and price, thinned to stay legible."""
 
     def __init__(self) -> None:
         super().__init__("left")
         self._labels: list[str] = []
-        self.setStyle(tickTextOffset=6)
 
     def set_labels(self, labels: list[str]) -> None:
         self._labels = labels
-        self.setTicks([[(i + ROW_HEIGHT / 2, text) for i, text in enumerate(labels)], []])
         width = max((len(t) for t in labels), default=4)
-        self.setWidth(min(40 + 6.2 * width, 260))
+        self.setWidth(min(24 + 7.4 * width, 300))
+        self.picture = None
+        self.update()
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+        count = len(self._labels)
+        if count == 0 or size <= 0:
+            return []
+        minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # the chart's Y axis is inverted
+        lo, hi = max(0, math.floor(minVal)), min(count - 1, math.ceil(maxVal))
+        pixels_per_row = size / max(maxVal - minVal, 1e-9)
+        step = max(1, math.ceil(MIN_LABEL_PIXELS / max(pixels_per_row, 1e-9)))
+        rows = [r + ROW_HEIGHT / 2 for r in range(lo - lo % step, hi + 1, step) if 0 <= r < count]
+        return [(float(step), rows)]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out = []
+        for v in values:
+            row = round(v - ROW_HEIGHT / 2)
+            out.append(self._labels[row] if 0 <= row < len(self._labels) else "")
+        return out
+
+
+@dataclass
+class _Drag:
+    task: int
+    mode: str  # "move", "left", "right"
+    origin: QPointF
+    start: float
+    end: float
+    row: int
+
+
+class EditViewBox(pg.ViewBox):
+    """Pans and zooms as usual, except that a drag starting on a local task edits it."""
+
+    def __init__(self, chart: GanttChart) -> None:
+        super().__init__()
+        self.chart = chart
+
+    def mouseDragEvent(self, ev, axis=None):  # type: ignore[no-untyped-def]
+        chart = self.chart
+        if ev.button() == Qt.MouseButton.LeftButton and chart.editable:
+            if ev.isStart():
+                point = self.mapToView(ev.buttonDownPos())
+                if chart.begin_drag(point):
+                    ev.accept()
+                    return
+            if chart.dragging:
+                ev.accept()
+                point = self.mapToView(ev.pos())
+                if ev.isFinish():
+                    chart.finish_drag(point)
+                else:
+                    chart.update_drag(point)
+                return
+        super().mouseDragEvent(ev, axis)
+
+    def mouseClickEvent(self, ev):  # type: ignore[no-untyped-def]
+        if ev.button() == Qt.MouseButton.LeftButton:
+            point = self.mapToView(ev.pos())
+            if ev.double():
+                self.chart.double_clicked(point)
+            else:
+                self.chart.clicked(point)
+            ev.accept()
+            return
+        super().mouseClickEvent(ev)
 
 
 class GanttChart(pg.PlotWidget):
-    """Draws an environment and a schedule; emits the job under a click."""
+    """Draws an environment with a schedule or a snapshot; emits the user's gestures."""
 
     job_clicked = Signal(str)
+    task_changed = Signal(str, float, float, str)  # task id, start, end, node id (one gesture)
+    task_add_requested = Signal(str, float)  # node id, time
 
-    def __init__(self, parent: object = None) -> None:
+    def __init__(self, parent: object = None, editable: bool = True) -> None:
         self.node_axis = NodeAxis()
-        super().__init__(parent=parent, axisItems={"left": self.node_axis})
+        self.view = EditViewBox(self)
+        super().__init__(parent=parent, viewBox=self.view, axisItems={"left": self.node_axis})
+        self.editable = editable
         self.setBackground("w")
         plot = self.getPlotItem()
         plot.invertY(True)
@@ -55,33 +131,51 @@ class GanttChart(pg.PlotWidget):
         plot.setLabel("bottom", "time (model units)")
         plot.setMenuEnabled(False)
         plot.hideButtons()
-        self.getViewBox().setMouseEnabled(x=True, y=True)
         self.slots = RectLayer(z=0)
         self.tasks = RectLayer(z=1)
         self.windows = RectLayer(z=2)
+        self.released = RectLayer(z=2.5)
         self.selection = RectLayer(z=3)
-        for layer in (self.slots, self.tasks, self.windows, self.selection):
+        self.preview = RectLayer(z=6)
+        for layer in (self.slots, self.tasks, self.windows, self.released, self.selection, self.preview):
             self.addItem(layer)
         self._labels: list[pg.TextItem] = []
         self._lines: list[pg.InfiniteLine] = []
         self.env: Environment | None = None
-        self.schedule: Schedule | None = None
+        self.snapshot: Snapshot | None = None
         self._window_list: list[Window] = []
-        self._window_rect_job: np.ndarray = np.empty(0, dtype=np.int64)
+        self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
+        self._drag: _Drag | None = None
+        self.selected: str | None = None
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
     # ------------------------------------------------------------ drawing
 
-    def set_data(self, env: Environment, schedule: Schedule | None) -> None:
-        self.env, self.schedule = env, schedule
-        index = env.node_index
+    def set_data(self, env: Environment, schedule: Schedule | None, fit: bool = False) -> None:
+        """Draw ``env`` and a result (None: only the environment)."""
+        self._draw(env, list(schedule.windows) if schedule else [], None, fit)
+
+    def set_snapshot(self, env: Environment, snapshot: Snapshot) -> None:
+        """Draw one step of a simulation: what has run, what is planned, the current time."""
+        self._draw(env, list(snapshot.windows), snapshot, fit=False)
+
+    def _draw(self, env: Environment, windows: list[Window], snapshot: Snapshot | None, fit: bool) -> None:
+        first = self.env is None
+        self.env, self.snapshot = env, snapshot
         self.node_axis.set_labels([f"{n.name}  p={n.performance:g}  c={n.price:g}" for n in env.nodes])
-        windows = list(schedule.windows) if schedule else []
         self._window_list = windows
-        table = SlotTable.from_environment(env, windows)
-        self._table = SlotTable.from_environment(env)  # slots before any window: for L_left/L_right
+        self._table = SlotTable.from_environment(env)
+        self._draw_slots(env, windows)
+        self._draw_tasks(env)
+        self._draw_windows(env, windows, snapshot)
+        self._draw_lines(env, snapshot)
+        self.set_selected(self.selected)
+        if first or fit:
+            self.fit()
+
+    def _draw_slots(self, env: Environment, windows: list[Window]) -> None:
+        table = self._table.reserve(windows) if self._table is not None else SlotTable.from_environment(env)
         end = self._visible_end(env, windows)
         slot_end = np.minimum(table.end, end)
         self.slots.set_rects(
@@ -92,42 +186,53 @@ class GanttChart(pg.PlotWidget):
             np.zeros(table.size, dtype=np.int64),
             [QColor(palette.FREE_SLOT)],
         )
+
+    def _draw_tasks(self, env: Environment) -> None:
+        index = env.node_index
         kinds = list(palette.TASK_COLOURS)
         tasks = env.local_tasks
         self.tasks.set_rects(
-            np.array([t.start for t in tasks]),
-            np.array([index[t.node] for t in tasks], float),
-            np.array([t.end - t.start for t in tasks]),
+            np.fromiter((t.start for t in tasks), float, len(tasks)),
+            np.fromiter((index[t.node] for t in tasks), float, len(tasks)),
+            np.fromiter((t.end - t.start for t in tasks), float, len(tasks)),
             np.full(len(tasks), ROW_HEIGHT),
-            np.array([kinds.index(t.kind) for t in tasks], dtype=np.int64),
+            np.fromiter((kinds.index(t.kind) for t in tasks), np.int64, len(tasks)),
             [QColor(palette.TASK_COLOURS[k]) for k in kinds],
         )
-        self._draw_windows(env, windows)
-        self._draw_lines(env)
-        self.set_selected(None)
-        self.fit()
 
-    def _draw_windows(self, env: Environment, windows: list[Window]) -> None:
+    def _draw_windows(self, env: Environment, windows: list[Window], snapshot: Snapshot | None) -> None:
         index = env.node_index
         job_pos = env.job_index
-        xs, ys, ws, groups, owner = [], [], [], [], []
-        for k, w in enumerate(windows):
-            for node_id in w.nodes:
-                xs.append(w.start)
-                ys.append(index[node_id])
-                ws.append(w.length)
-                groups.append(job_pos[w.job] % len(palette.JOB_COLOURS))
-                owner.append(k)
-        self._window_rect_job = np.array(owner, dtype=np.int64)
-        colours = [QColor(c) for c in palette.JOB_COLOURS]
-        self.windows.set_rects(
-            np.array(xs),
-            np.array(ys, float),
-            np.array(ws),
-            np.full(len(xs), ROW_HEIGHT),
-            np.array(groups, dtype=np.int64),
-            colours,
-            [QColor("#202020")] * len(colours),
+        colours = len(palette.JOB_COLOURS)
+        parts = [(k, w, node_id) for k, w in enumerate(windows) for node_id in w.nodes]
+        x = np.fromiter((w.start for _, w, _ in parts), float, len(parts))
+        y = np.fromiter((index[n] for _, _, n in parts), float, len(parts))
+        width = np.fromiter((w.length for _, w, _ in parts), float, len(parts))
+        group = np.fromiter((job_pos[w.job] % colours for _, w, _ in parts), np.int64, len(parts))
+        self._window_rect_job = np.fromiter((k for k, _, _ in parts), np.int64, len(parts))
+        solid = [QColor(c) for c in palette.JOB_COLOURS]
+        light = [palette.planned(c) for c in solid]
+        edge = [QColor("#202020")] * colours + [QColor("#606060")] * colours
+        rel_x, rel_y, rel_w = [], [], []
+        if snapshot is not None:
+            planned = np.fromiter((w.start > snapshot.time + 1e-9 for _, w, _ in parts), bool, len(parts))
+            group = np.where(planned, group + colours, group)
+            for w in windows:
+                end = snapshot.actual_ends.get(w.job, w.end)
+                if end < w.end - 1e-9 and end <= snapshot.time + 1e-9:
+                    for node_id in w.nodes:
+                        rel_x.append(end)
+                        rel_y.append(index[node_id])
+                        rel_w.append(w.end - end)
+        self.windows.set_rects(x, y, width, np.full(x.size, ROW_HEIGHT), group, solid + light, edge)
+        self.released.set_rects(
+            np.array(rel_x),
+            np.array(rel_y, float) + 0.2,
+            np.array(rel_w),
+            np.full(len(rel_x), ROW_HEIGHT - 0.4),
+            np.zeros(len(rel_x), dtype=np.int64),
+            [palette.RELEASED],
+            [QColor("#808080")],
         )
         for item in self._labels:
             self.removeItem(item)
@@ -137,32 +242,33 @@ class GanttChart(pg.PlotWidget):
         font = QFont()
         font.setPointSize(8)
         for w in windows:
-            colour = QColor(palette.JOB_COLOURS[job_pos[w.job] % len(palette.JOB_COLOURS)])
-            rows = sorted(index[n] for n in w.nodes)
+            colour = QColor(palette.JOB_COLOURS[job_pos[w.job] % colours])
+            top = min(index[n] for n in w.nodes)
             label = pg.TextItem(env.job(w.job).name, color=palette.text_colour_on(colour), anchor=(0.5, 0.5))
             label.setFont(font)
-            label.setPos(w.start + w.length / 2, rows[0] + ROW_HEIGHT / 2)
+            label.setPos(w.start + w.length / 2, top + ROW_HEIGHT / 2)
             label.setZValue(4)
             self.addItem(label)
             self._labels.append(label)
 
-    def _draw_lines(self, env: Environment) -> None:
+    def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
         for line in self._lines:
             self.removeItem(line)
         self._lines = []
         t = env.time
         if t.cycle_length:
-            end = t.horizon if t.horizon is not None else t.start + 20 * t.cycle_length
+            end = t.horizon if t.horizon is not None else self._visible_end(env, self._window_list)
             k = 1
-            while t.start + k * t.cycle_length < end - 1e-9 and k < 200:
+            while t.start + k * t.cycle_length < end - 1e-9 and k < 500:
                 self._add_line(t.start + k * t.cycle_length, "#7f7f7f", Qt.PenStyle.DashLine)
                 k += 1
         if t.horizon is not None:
             self._add_line(t.horizon, "#404040", Qt.PenStyle.SolidLine)
-        self._add_line(t.start, "#d62728", Qt.PenStyle.SolidLine)
+        now = snapshot.time if snapshot is not None else t.start
+        self._add_line(now, "#d62728", Qt.PenStyle.SolidLine, width=2.0)
 
-    def _add_line(self, x: float, colour: str, style: Qt.PenStyle) -> None:
-        line = pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(colour, width=1.5, style=style))
+    def _add_line(self, x: float, colour: str, style: Qt.PenStyle, width: float = 1.5) -> None:
+        line = pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(colour, width=width, style=style))
         line.setZValue(5)
         self.addItem(line)
         self._lines.append(line)
@@ -179,20 +285,17 @@ class GanttChart(pg.PlotWidget):
         if self.env is None:
             return
         end = self._visible_end(self.env, self._window_list)
-        self.getViewBox().setRange(xRange=(self.env.time.start, end), yRange=(-0.2, len(self.env.nodes)), padding=0.02)
+        self.view.setRange(xRange=(self.env.time.start, end), yRange=(-0.2, len(self.env.nodes)), padding=0.02)
 
     def set_selected(self, job_id: str | None) -> None:
         """Outline every part of the job's window (or clear the outline)."""
-        if self.env is None or job_id is None:
-            self.selection.set_rects(np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0), [])
-            return
-        index = self.env.node_index
+        self.selected = job_id
+        index = self.env.node_index if self.env is not None else {}
         parts = [(w.start, index[n], w.length) for w in self._window_list if w.job == job_id for n in w.nodes]
         if not parts:
             self.selection.set_rects(np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0), [])
             return
         x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
-        pen = QColor(palette.HIGHLIGHT)
         self.selection.set_rects(
             x,
             y - 0.06,
@@ -200,14 +303,21 @@ class GanttChart(pg.PlotWidget):
             np.full(x.size, ROW_HEIGHT + 0.12),
             np.zeros(x.size, dtype=np.int64),
             [QColor(0, 0, 0, 0)],
-            [pen],
+            [QColor(palette.HIGHLIGHT)],
+            width=2.5,
         )
 
-    # ------------------------------------------------------------ interaction
+    # ------------------------------------------------------------ hit-testing and tooltips
 
     def window_at(self, point: QPointF) -> Window | None:
         hit = self.windows.index_at(point)
         return None if hit is None else self._window_list[int(self._window_rect_job[hit])]
+
+    def row_at(self, point: QPointF) -> int | None:
+        row = math.floor(point.y())
+        if self.env is None or not 0 <= row < len(self.env.nodes) or point.y() - row > ROW_HEIGHT:
+            return None
+        return row
 
     def tooltip_at(self, point: QPointF) -> str:
         """What is under a point: a window, a local task, or a free slot."""
@@ -216,39 +326,108 @@ class GanttChart(pg.PlotWidget):
             return ""
         window = self.window_at(point)
         if window is not None:
-            job = env.job(window.job)
-            lines = [
-                f"<b>{job.name}</b> ({job.id})",
-                f"start {window.start:g}, end {window.end:g}, length {window.length:.4g}",
-                f"cost {window.cost:.4g} of budget {'∞' if math.isinf(job.budget) else f'{job.budget:g}'}",
-            ]
-            if self._table is not None:
-                try:
-                    left, right = slot_distances(self._table, window)
-                except ValueError:
-                    left = right = None
-                names = {n.id: n.name for n in env.nodes}
-                for k, node_id in enumerate(window.nodes):
-                    extra = "" if left is None else f": L_left {left[k]:.4g}, L_right {right[k]:.4g}"
-                    lines.append(f"&nbsp;&nbsp;{names[node_id]}{extra}")
-            return "<br>".join(lines)
+            return self._window_tip(env, window)
         hit = self.tasks.index_at(point)
         if hit is not None:
             task = env.local_tasks[hit]
             label = f" — {task.label}" if task.label else ""
-            return f"<b>{task.kind} task {task.id}</b>{label}<br>[{task.start:g}, {task.end:g}) on {task.node}"
+            return f"<b>{task.kind} task {task.id}</b>{label}<br>[{task.start:g}, {task.end:g}) on {task.node}" + (
+                "<br><i>drag to move, drag an edge to resize</i>" if self.editable else ""
+            )
         hit = self.slots.index_at(point)
         if hit is not None:
             s, w = self.slots._x[hit], self.slots._w[hit]
-            return f"free slot [{s:g}, {s + w:g}), length {w:g}"
+            return f"free slot [{s:g}, {s + w:g}), length {w:g}" + (
+                "<br><i>double-click to add a local task</i>" if self.editable else ""
+            )
         return ""
 
+    def _window_tip(self, env: Environment, window: Window) -> str:
+        job = env.job(window.job)
+        budget = "∞" if math.isinf(job.budget) else f"{job.budget:g}"
+        lines = [
+            f"<b>{job.name}</b> ({job.id})",
+            f"start {window.start:g}, end {window.end:g}, length {window.length:.4g}",
+            f"cost {window.cost:.4g} of budget {budget}",
+        ]
+        if self.snapshot is not None and window.job in self.snapshot.actual_ends:
+            actual = self.snapshot.actual_ends[window.job]
+            if actual < window.end - 1e-9:
+                lines.append(f"finishes early at {actual:.4g}")
+        try:
+            left, right = slot_distances(self._table, window) if self._table is not None else (None, None)
+        except ValueError:
+            left = right = None
+        names = {n.id: n.name for n in env.nodes}
+        for k, node_id in enumerate(window.nodes):
+            extra = "" if left is None else f": L_left {left[k]:.4g}, L_right {right[k]:.4g}"
+            lines.append(f"&nbsp;&nbsp;{names[node_id]}{extra}")
+        return "<br>".join(lines)
+
     def _on_mouse_moved(self, pos: QPointF) -> None:
-        point = self.getViewBox().mapSceneToView(pos)
+        point = self.view.mapSceneToView(pos)
         self.setToolTip(self.tooltip_at(point))
 
-    def _on_mouse_clicked(self, event: object) -> None:
-        point = self.getViewBox().mapSceneToView(event.scenePos())  # type: ignore[attr-defined]
+    def clicked(self, point: QPointF) -> None:
         window = self.window_at(point)
         if window is not None:
             self.job_clicked.emit(window.job)
+
+    def double_clicked(self, point: QPointF) -> None:
+        row = self.row_at(point)
+        if not self.editable or row is None or self.env is None:
+            return
+        if self.tasks.index_at(point) is None and self.window_at(point) is None:
+            self.task_add_requested.emit(self.env.nodes[row].id, float(round(point.x())))
+
+    # ------------------------------------------------------------ dragging local tasks
+
+    @property
+    def dragging(self) -> bool:
+        return self._drag is not None
+
+    def begin_drag(self, point: QPointF) -> bool:
+        hit = self.tasks.index_at(point)
+        if hit is None or self.env is None:
+            return False
+        task = self.env.local_tasks[hit]
+        edge = EDGE_PIXELS * self.view.viewPixelSize()[0]
+        mode = "left" if point.x() - task.start < edge else "right" if task.end - point.x() < edge else "move"
+        self._drag = _Drag(hit, mode, point, task.start, task.end, self.env.node_index[task.node])
+        self.update_drag(point)
+        return True
+
+    def _dragged(self, point: QPointF) -> tuple[float, float, int]:
+        d = self._drag
+        assert d is not None and self.env is not None
+        dx = point.x() - d.origin.x()
+        if d.mode == "move":
+            start = float(round(d.start + dx))
+            row = min(max(math.floor(point.y()), 0), len(self.env.nodes) - 1)
+            return start, start + (d.end - d.start), row
+        if d.mode == "left":
+            return float(min(round(d.start + dx), d.end - 1)), d.end, d.row
+        return d.start, float(max(round(d.end + dx), d.start + 1)), d.row
+
+    def update_drag(self, point: QPointF) -> None:
+        start, end, row = self._dragged(point)
+        self.preview.set_rects(
+            np.array([start]),
+            np.array([float(row)]),
+            np.array([end - start]),
+            np.array([ROW_HEIGHT]),
+            np.zeros(1, dtype=np.int64),
+            [QColor(0, 0, 0, 40)],
+            [QColor("#d62728")],
+            width=2.0,
+        )
+
+    def finish_drag(self, point: QPointF) -> None:
+        start, end, row = self._dragged(point)
+        drag, self._drag = self._drag, None
+        self.preview.set_rects(np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0), [])
+        assert drag is not None and self.env is not None
+        task = self.env.local_tasks[drag.task]
+        node = self.env.nodes[row].id
+        if (start, end, node) != (task.start, task.end, task.node):
+            self.task_changed.emit(task.id, start, end, node)

@@ -36,6 +36,7 @@ class RectLayer(pg.GraphicsObject):
         group: np.ndarray,
         colours: list[QColor],
         outline: list[QColor | None] | None = None,
+        width: float = 1.0,
     ) -> None:
         """Replace every rectangle; ``group[i]`` indexes ``colours`` (and ``outline``)."""
         self.prepareGeometryChange()
@@ -48,7 +49,7 @@ class RectLayer(pg.GraphicsObject):
             line = outline[i] if outline is not None else None
             pen = QPen(line) if line is not None else QPen(pg.mkColor(0, 0, 0, 0))
             pen.setCosmetic(True)
-            pen.setWidthF(1.0)
+            pen.setWidthF(width)
             pens.append(pen)
         self._pens = pens
         self._picture = None

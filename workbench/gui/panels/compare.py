@@ -1,0 +1,173 @@
+"""Compare strategies side by side: stacked charts with linked time axes and a metrics table.
+
+The best value of each row is marked (bold, ★). Each strategy runs with its
+default parameters, except the document's own strategy, which keeps its own.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.engine import registry
+from workbench.engine.errors import WorkbenchError
+from workbench.engine.metrics import FlowMetrics, flow_metrics
+from workbench.engine.schedule import Schedule
+from workbench.gui.gantt.chart import GanttChart
+from workbench.session.document import Document
+
+# (label, attribute, better): better is min or max
+ROWS: list[tuple[str, str, str]] = [
+    ("mean start", "mean_start", "min"),
+    ("mean finish", "mean_finish", "min"),
+    ("makespan", "makespan", "min"),
+    ("total cost", "total_cost", "min"),
+    ("utilisation", "utilisation", "max"),
+    ("failures", "failed", "min"),
+    ("run time (ms)", "elapsed_ms", "min"),
+]
+DEFAULT_CHOICE = ("FirstFit", "MinCost", "CoP")
+
+
+def best_columns(values: list[float], better: str) -> set[int]:
+    """Indices holding the best value of a row (ties all marked; NaN never best)."""
+    finite = [(i, v) for i, v in enumerate(values) if not math.isnan(v)]
+    if not finite:
+        return set()
+    target = (min if better == "min" else max)(v for _, v in finite)
+    return {i for i, v in finite if abs(v - target) <= 1e-9 * max(1.0, abs(target))}
+
+
+class CompareDialog(QDialog):
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Compare strategies")
+        self.resize(1300, 850)
+        self.document = document
+        self.choices = QListWidget()
+        for info in registry.strategies():
+            item = QListWidgetItem(info.name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if info.name in DEFAULT_CHOICE else Qt.CheckState.Unchecked)
+            item.setToolTip(info.description)
+            self.choices.addItem(item)
+        run = QPushButton("Compare")
+        run.clicked.connect(self.compare)
+        self.note = QLabel("Tick two or more strategies.")
+        self.note.setWordWrap(True)
+        left = QVBoxLayout()
+        left.addWidget(QLabel("Strategies"))
+        left.addWidget(self.choices, 1)
+        left.addWidget(run)
+        left.addWidget(self.note)
+        self.charts_box = QSplitter(Qt.Orientation.Vertical)
+        self.table = QTableWidget(len(ROWS), 0)
+        self.table.setVerticalHeaderLabels([label for label, _, _ in ROWS])
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.charts_box)
+        right.addWidget(self.table)
+        right.setSizes([650, 200])
+        layout = QHBoxLayout(self)
+        side = QWidget()
+        side.setLayout(left)
+        side.setMaximumWidth(220)
+        layout.addWidget(side)
+        layout.addWidget(right, 1)
+        self.charts: list[GanttChart] = []
+        self.results: dict[str, Schedule] = {}
+        self.metrics: dict[str, FlowMetrics] = {}
+
+    def chosen(self) -> list[str]:
+        return [
+            self.choices.item(i).text()
+            for i in range(self.choices.count())
+            if self.choices.item(i).checkState() == Qt.CheckState.Checked
+        ]
+
+    def set_chosen(self, names: list[str]) -> None:
+        for i in range(self.choices.count()):
+            item = self.choices.item(i)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in names else Qt.CheckState.Unchecked)
+
+    def compare(self) -> None:
+        names = self.chosen()
+        if len(names) < 2:
+            self.note.setText("Tick two or more strategies.")
+            return
+        env = self.document.env
+        self.results, self.metrics, errors = {}, {}, []
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            for name in names:
+                params = env.strategy.params_dict() if name == env.strategy.name else {}
+                began = time.perf_counter()
+                try:
+                    result = registry.run(env, name, params)
+                except WorkbenchError as exc:
+                    errors.append(f"{name}: {exc}")
+                    continue
+                self.results[name] = result
+                self.metrics[name] = flow_metrics(env, result)
+                del began
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.note.setText("\n".join(errors) or f"{len(self.results)} strategies compared.")
+        self._draw_charts()
+        self._fill_table()
+
+    def _draw_charts(self) -> None:
+        for chart in self.charts:
+            chart.setParent(None)
+            chart.deleteLater()
+        self.charts = []
+        env = self.document.env
+        for name, result in self.results.items():
+            chart = GanttChart(editable=False)
+            chart.getPlotItem().setTitle(name)
+            chart.set_data(env, result, fit=True)
+            if self.charts:
+                chart.setXLink(self.charts[0])
+            self.charts_box.addWidget(chart)
+            self.charts.append(chart)
+
+    def _fill_table(self) -> None:
+        names = list(self.results)
+        self.table.setColumnCount(len(names))
+        self.table.setHorizontalHeaderLabels(names)
+        bold = QFont()
+        bold.setBold(True)
+        for row, (_label, key, better) in enumerate(ROWS):
+            values = [self._value(name, key) for name in names]
+            best = best_columns(values, better)
+            for col, value in enumerate(values):
+                text = (
+                    "—" if math.isnan(value) else (f"{100 * value:.1f} %" if key == "utilisation" else f"{value:.4g}")
+                )
+                item = QTableWidgetItem(("★ " if col in best else "") + text)
+                if col in best:
+                    item.setFont(bold)
+                    item.setBackground(QBrush(QColor("#d9f2d9")))
+                self.table.setItem(row, col, item)
+
+    def _value(self, name: str, key: str) -> float:
+        if key == "elapsed_ms":
+            return self.results[name].elapsed_ms
+        return float(getattr(self.metrics[name], key))

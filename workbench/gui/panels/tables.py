@@ -1,0 +1,433 @@
+"""Editable tables of nodes, local tasks and jobs.
+
+A table is a list of ``Column`` records over the document's environment. A cell
+edit becomes one document edit; a value the edit refuses (out of range, an
+overlap, not a number) never reaches the model: the cell keeps its old value
+and the message appears at the cell.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QStyledItemDelegate,
+    QTableView,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.engine.errors import ValidationError
+from workbench.engine.model import JOB_CRITERIA, TASK_KINDS, Environment
+from workbench.gui import palette
+from workbench.session import edits
+from workbench.session.document import Document
+from workbench.session.edits import Edit
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def fmt(value: float) -> str:
+    if isinstance(value, float) and math.isinf(value):
+        return "∞"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def parse_float(text: str, field: str, allow_inf: bool = False) -> float:
+    cleaned = text.strip().replace(",", ".")
+    if allow_inf and cleaned.lower() in ("", "inf", "∞", "infinity", "none"):
+        return math.inf
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise ValidationError(field, f"expected a number, got {text!r}") from None
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise ValidationError(field, "expected a finite number")
+    return value
+
+
+def parse_int(text: str, field: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise ValidationError(field, f"expected a whole number, got {text!r}") from None
+
+
+def parse_attributes(text: str) -> tuple[tuple[str, float], ...]:
+    pairs = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError("attributes", f"expected name=number, got {part!r}")
+        pairs.append((key.strip(), parse_float(value, f"attributes.{key.strip()}")))
+    return tuple(pairs)
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    get: Callable[[Document, int], Any]
+    set: Callable[[Environment, int, str], Edit] | None = None
+    choices: Callable[[Environment], list[str]] | None = None
+    tip: str = ""
+
+
+class EnvTableModel(QAbstractTableModel):
+    """Rows of the document's environment; edits go through the document."""
+
+    refused = Signal(int, int, str)
+
+    def __init__(self, document: Document, count: Callable[[Environment], int], columns: list[Column]) -> None:
+        super().__init__()
+        self.document = document
+        self.count = count
+        self.columns = columns
+        self.colour_rows = False
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self.count(self.document.env)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.columns[section].header
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self.columns[section].tip or None
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        column = self.columns[index.column()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return fmt(column.get(self.document, index.row()))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            text = fmt(column.get(self.document, index.row()))
+            return text if len(text) > 18 else None
+        if self.colour_rows and index.column() == 0:
+            colour = palette.job_colour(index.row())
+            if role == Qt.ItemDataRole.BackgroundRole:
+                return colour
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return palette.text_colour_on(colour)
+        if role == Qt.ItemDataRole.ForegroundRole and column.set is None:
+            return QColor("#555555")
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return base | Qt.ItemFlag.ItemIsEditable if self.columns[index.column()].set else base
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        column = self.columns[index.column()]
+        if role != Qt.ItemDataRole.EditRole or column.set is None:
+            return False
+        if str(value) == fmt(column.get(self.document, index.row())):
+            return False
+        try:
+            self.document.apply(column.set(self.document.env, index.row(), str(value)))
+        except ValidationError as exc:
+            self.refused.emit(index.row(), index.column(), f"{column.header}: {exc.message}")
+            return False
+        return True
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self.endResetModel()
+
+
+class ChoiceDelegate(QStyledItemDelegate):
+    """A combo box for columns with a fixed set of values."""
+
+    def __init__(self, model: EnvTableModel) -> None:
+        super().__init__()
+        self.model = model
+
+    def createEditor(self, parent: QWidget, option: Any, index: Index) -> QWidget:
+        column = self.model.columns[index.column()]
+        if column.choices is None:
+            return super().createEditor(parent, option, index)
+        combo = QComboBox(parent)
+        combo.addItems(column.choices(self.model.document.env))
+        return combo
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:
+        if isinstance(editor, QComboBox):
+            editor.setCurrentText(str(index.data()))
+        else:
+            super().setEditorData(editor, index)
+
+    def setModelData(self, editor: QWidget, model: Any, index: Index) -> None:
+        if isinstance(editor, QComboBox):
+            model.setData(index, editor.currentText())
+        else:
+            super().setModelData(editor, model, index)
+
+
+class TableDock(QDockWidget):
+    """A dock with an editable table, add/delete buttons and a message line."""
+
+    def __init__(self, title: str, model: EnvTableModel, buttons: list[tuple[str, str, Callable[[], None]]]) -> None:
+        super().__init__(title)
+        self.setObjectName(title.lower().replace(" ", "_"))
+        self.model = model
+        self.view = QTableView()
+        self.view.setModel(model)
+        self.view.setItemDelegate(ChoiceDelegate(model))
+        self.view.verticalHeader().setVisible(False)
+        self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b00020")
+        bar = QHBoxLayout()
+        for text, tip, action in buttons:
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            button.clicked.connect(action)
+            bar.addWidget(button)
+        bar.addStretch(1)
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(bar)
+        layout.addWidget(self.view)
+        layout.addWidget(self.message)
+        self.setWidget(box)
+        model.refused.connect(self._on_refused)
+        model.modelReset.connect(lambda: self.view.resizeColumnsToContents())
+
+    def _on_refused(self, row: int, column: int, message: str) -> None:
+        self.message.setText(message)
+        rect = self.view.visualRect(self.model.index(row, column))
+        QToolTip.showText(self.view.viewport().mapToGlobal(rect.bottomLeft()), message, self.view)
+
+    def selected_row(self) -> int | None:
+        rows = {i.row() for i in self.view.selectionModel().selectedRows()} or {
+            i.row() for i in self.view.selectionModel().selectedIndexes()
+        }
+        return min(rows) if rows else None
+
+
+def _apply(document: Document, dock_message: Callable[[str], None], edit: Edit) -> None:
+    try:
+        document.apply(edit)
+        dock_message("")
+    except ValidationError as exc:
+        dock_message(f"{exc.path}: {exc.message}")
+
+
+# ------------------------------------------------------------------ the three tables
+
+
+def nodes_dock(document: Document) -> TableDock:
+    node = lambda d, r: d.env.nodes[r]  # noqa: E731
+    columns = [
+        Column("id", lambda d, r: node(d, r).id),
+        Column("name", lambda d, r: node(d, r).name, lambda e, r, v: edits.set_node(e.nodes[r].id, name=v)),
+        Column(
+            "performance",
+            lambda d, r: node(d, r).performance,
+            lambda e, r, v: edits.set_node(e.nodes[r].id, performance=parse_float(v, "performance")),
+        ),
+        Column(
+            "price",
+            lambda d, r: node(d, r).price,
+            lambda e, r, v: edits.set_node(e.nodes[r].id, price=parse_float(v, "price")),
+            tip="per time unit",
+        ),
+        Column(
+            "attributes",
+            lambda d, r: ", ".join(f"{k}={v:g}" for k, v in node(d, r).attributes),
+            lambda e, r, v: edits.set_node(e.nodes[r].id, attributes=parse_attributes(v)),
+            tip="name=number, … (q is what MaxQ maximises)",
+        ),
+    ]
+    model = EnvTableModel(document, lambda env: len(env.nodes), columns)
+    dock: TableDock
+
+    def add() -> None:
+        _apply(document, dock.message.setText, edits.add_node())
+
+    def delete() -> None:
+        row = dock.selected_row()
+        if row is not None:
+            _apply(document, dock.message.setText, edits.delete_node(document.env.nodes[row].id))
+
+    dock = TableDock("Nodes", model, [("Add", "add a node", add), ("Delete", "delete the selected node", delete)])
+    return dock
+
+
+def tasks_dock(document: Document) -> TableDock:
+    task = lambda d, r: d.env.local_tasks[r]  # noqa: E731
+    columns = [
+        Column("id", lambda d, r: task(d, r).id),
+        Column(
+            "node",
+            lambda d, r: task(d, r).node,
+            lambda e, r, v: edits.set_task(e.local_tasks[r].id, node=v),
+            choices=lambda env: [n.id for n in env.nodes],
+        ),
+        Column(
+            "start",
+            lambda d, r: task(d, r).start,
+            lambda e, r, v: edits.set_task(e.local_tasks[r].id, start=parse_float(v, "start")),
+        ),
+        Column(
+            "end",
+            lambda d, r: task(d, r).end,
+            lambda e, r, v: edits.set_task(e.local_tasks[r].id, end=parse_float(v, "end")),
+        ),
+        Column(
+            "kind",
+            lambda d, r: task(d, r).kind,
+            lambda e, r, v: edits.set_task(e.local_tasks[r].id, kind=v),
+            choices=lambda env: list(TASK_KINDS),
+        ),
+        Column("label", lambda d, r: task(d, r).label, lambda e, r, v: edits.set_task(e.local_tasks[r].id, label=v)),
+    ]
+    model = EnvTableModel(document, lambda env: len(env.local_tasks), columns)
+    dock: TableDock
+
+    def add() -> None:
+        env = document.env
+        start = env.time.start
+        _apply(document, dock.message.setText, _free_task(env, start))
+
+    def delete() -> None:
+        row = dock.selected_row()
+        if row is not None:
+            _apply(document, dock.message.setText, edits.delete_task(document.env.local_tasks[row].id))
+
+    dock = TableDock(
+        "Local tasks", model, [("Add", "add a local task", add), ("Delete", "delete the selected task", delete)]
+    )
+    return dock
+
+
+def _free_task(env: Environment, start: float) -> Edit:
+    """A new 10-unit local task at the first free spot of the first node that has one."""
+    for node in env.nodes:
+        t = start
+        for task in sorted((x for x in env.local_tasks if x.node == node.id), key=lambda x: x.start):
+            if task.start - t >= 10:
+                break
+            t = max(t, task.end)
+        if env.time.horizon is None or t + 10 <= env.time.horizon:
+            return edits.add_task(node.id, t, t + 10)
+    return edits.add_task(env.nodes[0].id, start, start + 10)
+
+
+def jobs_dock(document: Document) -> TableDock:
+    job = lambda d, r: d.env.jobs[r]  # noqa: E731
+
+    def window(d: Document, r: int) -> Any:
+        return d.result.window_of(d.env.jobs[r].id) if d.result else None
+
+    def setter(field: str, parse: Callable[[str], Any]) -> Callable[[Environment, int, str], Edit]:
+        return lambda e, r, v: edits.set_job(e.jobs[r].id, **{field: parse(v)})
+
+    def status(d: Document, r: int) -> str:
+        if d.result is None:
+            return ""
+        w = window(d, r)
+        return "placed" if w else d.result.reasons.get(d.env.jobs[r].id, "")
+
+    columns = [
+        Column("id", lambda d, r: job(d, r).id),
+        Column("name", lambda d, r: job(d, r).name, setter("name", str)),
+        Column(
+            "n",
+            lambda d, r: job(d, r).node_count,
+            setter("node_count", lambda v: parse_int(v, "node_count")),
+            tip="nodes needed at once",
+        ),
+        Column(
+            "p",
+            lambda d, r: job(d, r).min_performance,
+            setter("min_performance", lambda v: parse_float(v, "min_performance")),
+            tip="minimum performance",
+        ),
+        Column(
+            "V",
+            lambda d, r: job(d, r).volume,
+            setter("volume", lambda v: parse_float(v, "volume")),
+            tip="volume of each part: T = V / P",
+        ),
+        Column(
+            "budget",
+            lambda d, r: job(d, r).budget,
+            setter("budget", lambda v: parse_float(v, "budget", allow_inf=True)),
+            tip="C; ∞ for no limit",
+        ),
+        Column(
+            "criterion",
+            lambda d, r: job(d, r).criterion,
+            setter("criterion", str),
+            choices=lambda env: list(JOB_CRITERIA),
+            tip="the user's own criterion (CSS alternatives)",
+        ),
+        Column("arrival", lambda d, r: job(d, r).arrival, setter("arrival", lambda v: parse_float(v, "arrival"))),
+        Column(
+            "priority",
+            lambda d, r: job(d, r).priority,
+            setter("priority", lambda v: parse_float(v, "priority")),
+            tip="lower runs first",
+        ),
+        Column(
+            "actual",
+            lambda d, r: job(d, r).actual_fraction,
+            setter("actual_fraction", lambda v: parse_float(v, "actual_fraction")),
+            tip="real runtime / reserved runtime, in (0, 1]",
+        ),
+        Column("start", lambda d, r: window(d, r).start if window(d, r) else ""),
+        Column("end", lambda d, r: window(d, r).end if window(d, r) else ""),
+        Column("cost", lambda d, r: round(window(d, r).cost, 3) if window(d, r) else ""),
+        Column("status", status),
+    ]
+    model = EnvTableModel(document, lambda env: len(env.jobs), columns)
+    model.colour_rows = True
+    dock: TableDock
+
+    def add() -> None:
+        _apply(document, dock.message.setText, edits.add_job())
+
+    def delete() -> None:
+        row = dock.selected_row()
+        if row is not None:
+            _apply(document, dock.message.setText, edits.delete_job(document.env.jobs[row].id))
+
+    def move(step: int) -> Callable[[], None]:
+        def go() -> None:
+            row = dock.selected_row()
+            if row is not None and 0 <= row + step < len(document.env.jobs):
+                _apply(document, dock.message.setText, edits.reorder_job(document.env.jobs[row].id, row + step))
+                dock.view.selectRow(row + step)
+
+        return go
+
+    dock = TableDock(
+        "Jobs",
+        model,
+        [
+            ("Add", "add a job", add),
+            ("Delete", "delete the selected job", delete),
+            ("Up", "earlier in the job list (breaks queue-order ties)", move(-1)),
+            ("Down", "later in the job list", move(1)),
+        ],
+    )
+    return dock

@@ -1,0 +1,91 @@
+"""Background runs: debounced, cancellable, results delivered as Qt signals.
+
+After an edit the strategy runs again in a worker thread. A newer request
+cancels the older run through its ``should_stop`` callback (the engine checks
+it between searches), and a result that arrives for an outdated version of the
+document is dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from workbench.engine import registry
+from workbench.engine.errors import Cancelled, WorkbenchError
+from workbench.engine.model import Environment
+from workbench.engine.schedule import Schedule
+from workbench.session.document import Document
+
+
+class Token:
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def __call__(self) -> bool:
+        return self.cancelled
+
+
+def run_strategy(env: Environment, should_stop: Callable[[], bool] | None = None) -> tuple[Schedule | None, str | None]:
+    """The environment's own strategy to the end: (schedule, None) or (None, error message)."""
+    try:
+        return registry.run(env, env.strategy.name, env.strategy.params_dict(), should_stop=should_stop), None
+    except Cancelled:
+        raise
+    except WorkbenchError as exc:
+        return None, str(exc)
+    except Exception as exc:
+        return None, f"internal error in {env.strategy.name}: {exc!r}"
+
+
+class LiveRunner(QObject):
+    """Runs the document's strategy after edits, in the background."""
+
+    started = Signal()
+    finished = Signal(int, object, object, float)  # version, schedule, error, wall-clock ms
+
+    def __init__(self, document: Document, delay_ms: int = 10) -> None:
+        super().__init__()
+        self.document = document
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(delay_ms)
+        self.timer.timeout.connect(self._launch)
+        self._token: Token | None = None
+        self.busy = False
+        self.finished.connect(self._deliver)
+
+    def request(self) -> None:
+        """Run soon (edits within the delay are folded into one run)."""
+        self.timer.start()
+
+    def cancel(self) -> None:
+        self.timer.stop()
+        if self._token is not None:
+            self._token.cancelled = True
+
+    def _launch(self) -> None:
+        self.cancel()
+        token = Token()
+        self._token = token
+        env, version = self.document.env, self.document.version
+        self.busy = True
+        self.started.emit()
+        threading.Thread(target=self._work, args=(env, version, token), daemon=True).start()
+
+    def _work(self, env: Environment, version: int, token: Token) -> None:
+        began = time.perf_counter()
+        try:
+            schedule, error = run_strategy(env, token)
+        except Cancelled:
+            return
+        if not token.cancelled:
+            self.finished.emit(version, schedule, error, (time.perf_counter() - began) * 1000.0)
+
+    def _deliver(self, version: int, schedule: Any, error: Any, _ms: float) -> None:
+        self.busy = False
+        self.document.set_result(version, schedule, error)
