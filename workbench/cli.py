@@ -130,6 +130,11 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    if args.gui:
+        from workbench.gui.bench import run_gui_bench
+
+        run_gui_bench(out=print)
+        return 0
     from workbench.lab.bench import run_bench
 
     run_bench(runs=args.runs, only=args.only, out=print)
@@ -192,6 +197,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p = sub.add_parser("bench", parents=[common], help="time the strategies on the papers' set-ups")
     p.add_argument("--runs", type=int, default=50, help="generated environments per figure")
     p.add_argument("--only", action="append", default=[], help="only the named benchmark(s)")
+    p.add_argument("--gui", action="store_true", help="time the chart and the live runs instead")
     p.set_defaults(func=_cmd_bench)
     return gui, cli
 

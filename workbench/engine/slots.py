@@ -17,6 +17,7 @@ import numpy as np
 
 from workbench.engine.model import EPS, Environment, Window
 
+SPLIT_LIMIT = 64  # window parts above which reserve() rebuilds instead of splitting
 FloatArray = np.ndarray
 IntArray = np.ndarray
 
@@ -151,7 +152,8 @@ class SlotTable:
         busy_node = np.concatenate([self.busy_node, add_n])
         busy_start = np.concatenate([self.busy_start, add_s])
         busy_end = np.concatenate([self.busy_end, add_e])
-        split = self._split(add_n, add_s, add_e)
+        # Splitting is the quick way for a few windows; many at once are cheaper to rebuild.
+        split = self._split(add_n, add_s, add_e) if add_n.size <= SPLIT_LIMIT else None
         if split is None:
             return SlotTable.build(
                 self.node_ids,

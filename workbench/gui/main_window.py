@@ -193,11 +193,12 @@ class MainWindow(QMainWindow):
 
     def wait_for_result(self, timeout_ms: int = 60_000) -> None:
         """Block (processing events) until the pending run has delivered (screenshots, scripts)."""
-        from PySide6.QtCore import QCoreApplication, QDeadlineTimer
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop
 
         deadline = QDeadlineTimer(timeout_ms)
         while (self.runner.timer.isActive() or self.runner.busy) and not deadline.hasExpired():
-            QCoreApplication.processEvents()
+            # Sleep until something happens: spinning would starve the worker of the GIL.
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
 
     def _on_run_finished(self, version: int, schedule: object, error: object, wall_ms: float) -> None:
         self.last_wall_ms = wall_ms
@@ -224,11 +225,11 @@ class MainWindow(QMainWindow):
     def _on_environment_changed(self, env: Environment) -> None:
         self.showing_snapshot = None
         self.cycles.on_environment_changed()
-        previous = self.chart._window_list
-        self.chart.set_data(env, None)
-        if previous:  # keep the old windows on screen until the new result arrives
-            kept = [w for w in previous if w.job in env.job_index and all(n in env.node_index for n in w.nodes)]
-            self.chart._draw_windows(env, kept, None)
+        # Keep the old windows on screen until the new result arrives.
+        kept = [
+            w for w in self.chart._window_list if w.job in env.job_index and all(n in env.node_index for n in w.nodes)
+        ]
+        self.chart.set_data(env, None, windows=kept)
         self.refresh_tables()
         self._update_undo()
         if self.strategy.auto.isChecked():

@@ -38,6 +38,8 @@ class NodeAxis(pg.AxisItem):
     def __init__(self) -> None:
         super().__init__("left")
         self._labels: list[str] = []
+        # Panning along time leaves this axis as it was: let Qt keep it as a pixmap.
+        self.setCacheMode(self.CacheMode.DeviceCoordinateCache)
 
     def set_labels(self, labels: list[str]) -> None:
         self._labels = labels
@@ -127,7 +129,7 @@ class GanttChart(pg.PlotWidget):
         self.setBackground("w")
         plot = self.getPlotItem()
         plot.invertY(True)
-        plot.showGrid(x=True, y=False, alpha=0.25)
+        plot.showGrid(x=False, y=False)
         plot.setLabel("bottom", "time (model units)")
         plot.setMenuEnabled(False)
         plot.hideButtons()
@@ -152,9 +154,11 @@ class GanttChart(pg.PlotWidget):
 
     # ------------------------------------------------------------ drawing
 
-    def set_data(self, env: Environment, schedule: Schedule | None, fit: bool = False) -> None:
-        """Draw ``env`` and a result (None: only the environment)."""
-        self._draw(env, list(schedule.windows) if schedule else [], None, fit)
+    def set_data(
+        self, env: Environment, schedule: Schedule | None, fit: bool = False, windows: list[Window] | None = None
+    ) -> None:
+        """Draw ``env`` and a result (None: only the environment, or the ``windows`` given)."""
+        self._draw(env, list(schedule.windows) if schedule else list(windows or []), None, fit)
 
     def set_snapshot(self, env: Environment, snapshot: Snapshot) -> None:
         """Draw one step of a simulation: what has run, what is planned, the current time."""
@@ -234,24 +238,34 @@ class GanttChart(pg.PlotWidget):
             [palette.RELEASED],
             [QColor("#808080")],
         )
-        for item in self._labels:
-            self.removeItem(item)
-        self._labels = []
-        if len(windows) > MAX_LABELS:
-            return
-        font = QFont()
-        font.setPointSize(8)
-        for w in windows:
-            colour = QColor(palette.JOB_COLOURS[job_pos[w.job] % colours])
-            top = min(index[n] for n in w.nodes)
-            label = pg.TextItem(env.job(w.job).name, color=palette.text_colour_on(colour), anchor=(0.5, 0.5))
+        self._draw_labels(env, windows)
+
+    def _draw_labels(self, env: Environment, windows: list[Window]) -> None:
+        """Job names on the windows, reusing the text items (creating them is the slow part)."""
+        shown = windows if len(windows) <= MAX_LABELS else []
+        while len(self._labels) < len(shown):
+            label = pg.TextItem("", anchor=(0.5, 0.5))
+            font = QFont()
+            font.setPointSize(8)
             label.setFont(font)
-            label.setPos(w.start + w.length / 2, top + ROW_HEIGHT / 2)
             label.setZValue(4)
             self.addItem(label)
             self._labels.append(label)
+        index, job_pos = env.node_index, env.job_index
+        for label, w in zip(self._labels, shown, strict=False):
+            colour = QColor(palette.JOB_COLOURS[job_pos[w.job] % len(palette.JOB_COLOURS)])
+            label.setText(env.job(w.job).name, color=palette.text_colour_on(colour))
+            label.setPos(w.start + w.length / 2, min(index[n] for n in w.nodes) + ROW_HEIGHT / 2)
+            label.setVisible(True)
+        for label in self._labels[len(shown) :]:
+            label.setVisible(False)
 
     def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
+        now = snapshot.time if snapshot is not None else env.time.start
+        key = (env.time, now, self._visible_end(env, self._window_list) if env.time.horizon is None else None)
+        if key == getattr(self, "_lines_key", None):
+            return
+        self._lines_key = key
         for line in self._lines:
             self.removeItem(line)
         self._lines = []
@@ -264,7 +278,6 @@ class GanttChart(pg.PlotWidget):
                 k += 1
         if t.horizon is not None:
             self._add_line(t.horizon, "#404040", Qt.PenStyle.SolidLine)
-        now = snapshot.time if snapshot is not None else t.start
         self._add_line(now, "#d62728", Qt.PenStyle.SolidLine, width=2.0)
 
     def _add_line(self, x: float, colour: str, style: Qt.PenStyle, width: float = 1.5) -> None:

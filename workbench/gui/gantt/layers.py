@@ -1,17 +1,23 @@
 """One graphics item per layer of rectangles (STYLE.md point 6).
 
-A ``RectLayer`` keeps parallel numpy arrays (x, y, width, height, colour
-group) and records them once into a ``QPicture`` with one ``drawRects`` call
-per colour group, as pyqtgraph's ``BarGraphItem`` does. Panning and zooming
-only replay the picture. Hit-testing is done with numpy on the same arrays.
+A ``RectLayer`` keeps parallel numpy arrays (x, y, width, height, colour group).
+Painting fills a QRectF buffer backed by numpy memory (pyqtgraph's
+``PrimitiveArray``, as its ``BarGraphItem`` does) with only the rectangles that
+intersect the exposed area, and calls ``drawRects`` once per colour group: no
+Python object per rectangle. Outlines are dropped when rows are only a few
+pixels high, where they would only darken the picture. Hit-testing is numpy on
+the same arrays; the bounds are computed once per update.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPicture
+from pyqtgraph.Qt import internals
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+
+OUTLINE_MIN_PIXELS = 4.0
 
 
 class RectLayer(pg.GraphicsObject):
@@ -22,10 +28,14 @@ class RectLayer(pg.GraphicsObject):
         self.setZValue(z)
         self._x = self._y = self._w = self._h = np.empty(0)
         self._group = np.empty(0, dtype=np.int64)
+        self._order = np.empty(0, dtype=np.int64)
+        self._sorted = np.empty((4, 0))
+        self._starts = np.zeros(1, dtype=np.int64)
         self._brushes: list[QBrush] = []
         self._pens: list[QPen] = []
-        self._picture: QPicture | None = None
+        self._buffer = internals.PrimitiveArray(QRectF, 4)
         self._bounds = QRectF()
+        self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption)
 
     def set_rects(
         self,
@@ -43,16 +53,18 @@ class RectLayer(pg.GraphicsObject):
         self._x, self._y = np.asarray(x, float), np.asarray(y, float)
         self._w, self._h = np.asarray(w, float), np.asarray(h, float)
         self._group = np.asarray(group, dtype=np.int64)
+        # Rectangles sorted by group, so each group is one contiguous run.
+        self._order = np.argsort(self._group, kind="stable")
+        self._sorted = np.stack([a[self._order] for a in (self._x, self._y, self._w, self._h)])
+        self._starts = np.searchsorted(self._group[self._order], np.arange(len(colours) + 1))
         self._brushes = [QBrush(c) for c in colours]
-        pens = []
+        self._pens = []
         for i in range(len(colours)):
             line = outline[i] if outline is not None else None
-            pen = QPen(line) if line is not None else QPen(pg.mkColor(0, 0, 0, 0))
+            pen = QPen(line) if line is not None else QPen(Qt.PenStyle.NoPen)
             pen.setCosmetic(True)
             pen.setWidthF(width)
-            pens.append(pen)
-        self._pens = pens
-        self._picture = None
+            self._pens.append(pen)
         if self._x.size:
             left, right = float(self._x.min()), float((self._x + self._w).max())
             top, bottom = float(self._y.min()), float((self._y + self._h).max())
@@ -65,27 +77,28 @@ class RectLayer(pg.GraphicsObject):
     def count(self) -> int:
         return int(self._x.size)
 
-    def _record(self) -> QPicture:
-        picture = QPicture()
-        painter = QPainter(picture)
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        if self._x.size == 0:
+            return
+        exposed = option.exposedRect  # type: ignore[attr-defined]
+        x, y, w, h = self._sorted
+        visible = (
+            (x <= exposed.right()) & (x + w >= exposed.left()) & (y <= exposed.bottom()) & (y + h >= exposed.top())
+        )
+        row_pixels = abs(painter.transform().m22()) * float(np.median(self._h))
+        outlines = row_pixels >= OUTLINE_MIN_PIXELS
+        no_pen = QPen(Qt.PenStyle.NoPen)
         for g in range(len(self._brushes)):
-            idx = np.nonzero(self._group == g)[0]
-            if idx.size == 0:
+            lo, hi = self._starts[g], self._starts[g + 1]
+            pick = np.nonzero(visible[lo:hi])[0] + lo
+            if pick.size == 0:
                 continue
+            self._buffer.resize(pick.size)
+            memory = self._buffer.ndarray()
+            memory[:, 0], memory[:, 1], memory[:, 2], memory[:, 3] = x[pick], y[pick], w[pick], h[pick]
             painter.setBrush(self._brushes[g])
-            painter.setPen(self._pens[g])
-            rects = [
-                QRectF(float(a), float(b), float(c), float(d))
-                for a, b, c, d in zip(self._x[idx], self._y[idx], self._w[idx], self._h[idx], strict=True)
-            ]
-            painter.drawRects(rects)
-        painter.end()
-        return picture
-
-    def paint(self, painter: QPainter, *args: object) -> None:
-        if self._picture is None:
-            self._picture = self._record()
-        self._picture.play(painter)
+            painter.setPen(self._pens[g] if outlines else no_pen)
+            painter.drawRects(*self._buffer.drawargs())
 
     def boundingRect(self) -> QRectF:
         return self._bounds

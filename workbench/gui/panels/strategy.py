@@ -76,7 +76,10 @@ class StrategyPanel(QWidget):
         for widget in (self.family, self.name):
             widget.blockSignals(False)
         self.help.setText(info.description)
-        self._build_form(info.params, info.resolve(ref.params_dict()))
+        shown = (info.name, ref.params)
+        if shown != getattr(self, "_shown", None):  # rebuilding the form is slow: only when it changed
+            self._shown = shown
+            self._build_form(info.params, info.resolve(ref.params_dict()))
 
     def _fill_names(self, family: str) -> None:
         self.name.clear()

@@ -209,7 +209,14 @@ class TableDock(QDockWidget):
         layout.addWidget(self.message)
         self.setWidget(box)
         model.refused.connect(self._on_refused)
-        model.modelReset.connect(lambda: self.view.resizeColumnsToContents())
+        model.modelReset.connect(self._on_reset)
+        self._sized = False
+
+    def _on_reset(self) -> None:
+        # Fit the columns once there is something to fit; later resets keep the user's widths.
+        if not self._sized and self.model.rowCount() > 0:
+            self.view.resizeColumnsToContents()
+            self._sized = True
 
     def _on_refused(self, row: int, column: int, message: str) -> None:
         self.message.setText(message)
