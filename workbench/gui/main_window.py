@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self.autosave_timer.timeout.connect(self.write_autosave)
         self.compare_dialog: CompareDialog | None = None
         self.showing_snapshot: Snapshot | None = None
+        self._jobs_sized = False
         self.last_wall_ms = 0.0
         self._build_actions()
         self._connect()
@@ -219,11 +220,16 @@ class MainWindow(QMainWindow):
             self.chart.set_data(env, schedule)
             self.metrics.show_schedule(env, schedule)
         self.jobs.model.refresh()
+        if schedule is not None and not self._jobs_sized:
+            self.jobs.view.resizeColumnsToContents()  # once per document: the result columns now have content
+            self._jobs_sized = True
 
     # ------------------------------------------------------------ document events
 
     def _on_environment_changed(self, env: Environment) -> None:
         self.showing_snapshot = None
+        if not self.document.can_undo:  # a new or opened document
+            self._jobs_sized = False
         self.cycles.on_environment_changed()
         # Keep the old windows on screen until the new result arrives.
         kept = [

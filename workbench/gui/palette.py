@@ -51,3 +51,19 @@ def planned(colour: QColor) -> QColor:
     light = QColor(colour)
     light.setAlpha(110)
     return light
+
+
+def legend_html() -> str:
+    """A one-line key to the chart's colours and lines."""
+    sw = "<span style='color:{}'>&#9632;</span>"
+    parts = [
+        f"{sw.format(TASK_COLOURS['local'])} local task",
+        f"{sw.format(TASK_COLOURS['reserved'])} reserved",
+        f"{sw.format(TASK_COLOURS['maintenance'])} maintenance",
+        f"{sw.format('#c9d6e0')} free",
+        f"{sw.format(JOB_COLOURS[0])}{sw.format(JOB_COLOURS[1])} jobs",
+        "<span style='color:#d62728'>|</span> now",
+        "<span style='color:#7f7f7f'>¦</span> cycle",
+        "<span style='color:#404040'>|</span> horizon",
+    ]
+    return "<span style='color:#333'>" + "  ".join(parts) + "</span>"

@@ -133,6 +133,7 @@ class GanttChart(pg.PlotWidget):
         plot.setLabel("bottom", "time (model units)")
         plot.setMenuEnabled(False)
         plot.hideButtons()
+        plot.setTitle(palette.legend_html(), size="8pt")
         self.slots = RectLayer(z=0)
         self.tasks = RectLayer(z=1)
         self.windows = RectLayer(z=2)
@@ -150,7 +151,9 @@ class GanttChart(pg.PlotWidget):
         self._table: SlotTable | None = None
         self._drag: _Drag | None = None
         self.selected: str | None = None
+        self._needs_fit = True  # fit again once there is something to fit (an open horizon starts empty)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.view.sigRangeChanged.connect(self._update_label_visibility)
 
     # ------------------------------------------------------------ drawing
 
@@ -165,7 +168,8 @@ class GanttChart(pg.PlotWidget):
         self._draw(env, list(snapshot.windows), snapshot, fit=False)
 
     def _draw(self, env: Environment, windows: list[Window], snapshot: Snapshot | None, fit: bool) -> None:
-        first = self.env is None
+        if self.env is not None and self.env.nodes != env.nodes:
+            self._needs_fit = True
         self.env, self.snapshot = env, snapshot
         self.node_axis.set_labels([f"{n.name}  p={n.performance:g}  c={n.price:g}" for n in env.nodes])
         self._window_list = windows
@@ -175,8 +179,9 @@ class GanttChart(pg.PlotWidget):
         self._draw_windows(env, windows, snapshot)
         self._draw_lines(env, snapshot)
         self.set_selected(self.selected)
-        if first or fit:
+        if fit or self._needs_fit:
             self.fit()
+            self._needs_fit = env.time.horizon is None and not windows
 
     def _draw_slots(self, env: Environment, windows: list[Window]) -> None:
         table = self._table.reserve(windows) if self._table is not None else SlotTable.from_environment(env)
@@ -252,6 +257,7 @@ class GanttChart(pg.PlotWidget):
             self.addItem(label)
             self._labels.append(label)
         index, job_pos = env.node_index, env.job_index
+        self._label_fit = [(w.length, len(env.job(w.job).name)) for w in shown]
         for label, w in zip(self._labels, shown, strict=False):
             colour = QColor(palette.JOB_COLOURS[job_pos[w.job] % len(palette.JOB_COLOURS)])
             label.setText(env.job(w.job).name, color=palette.text_colour_on(colour))
@@ -259,6 +265,18 @@ class GanttChart(pg.PlotWidget):
             label.setVisible(True)
         for label in self._labels[len(shown) :]:
             label.setVisible(False)
+        self._shown_labels = len(shown)
+        self._update_label_visibility()
+
+    def _update_label_visibility(self, *_: object) -> None:
+        """Job names only where a row is tall enough to read them."""
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        readable = self.view.height() / max(y1 - y0, 1e-9) * ROW_HEIGHT >= 11
+        per_unit = self.view.width() / max(x1 - x0, 1e-9)
+        fits = getattr(self, "_label_fit", [])
+        for k, label in enumerate(self._labels):
+            wide = k < len(fits) and fits[k][0] * per_unit >= 6.5 * fits[k][1] + 4
+            label.setVisible(readable and wide and k < getattr(self, "_shown_labels", 0))
 
     def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else env.time.start

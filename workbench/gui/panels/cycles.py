@@ -33,7 +33,7 @@ class CyclesPanel(QWidget):
         self.document = document
         self.sim: Simulator | None = None
         self.position = -1
-        self.reset_button = QPushButton("⏮ Reset")
+        self.reset_button = QPushButton("|◀ Reset")
         self.back_button = QPushButton("◀ Step back")
         self.step_button = QPushButton("Step ▶")
         self.play_button = QPushButton("▶▶ Play")
