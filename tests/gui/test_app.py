@@ -253,3 +253,33 @@ def test_screenshot_error_is_one_line_exit_2(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "not valid JSON" in result.stderr
+
+
+def test_a_strategy_error_is_marked_and_never_fatal(qtbot, window):
+    """BSF with more high-priority jobs than the batch: the panel and status bar say so."""
+    win = window(TINY)
+    win.strategy.family.setCurrentText("flow")
+    win.strategy.name.setCurrentText("BSF")
+    wait_result(qtbot, win)
+    win.strategy._set("n_high", 99)
+    qtbot.waitUntil(lambda: win.document.error is not None, timeout=30_000)
+    assert "n_high" in win.strategy.error.text() and win.strategy.error.text().startswith("⚠")
+    assert "BSF: error" in win.run_status.text()
+    win.undo_action.trigger()
+    wait_result(qtbot, win)
+    assert win.document.error is None and win.strategy.error.text() == ""
+
+
+def test_generate_dialog_builds_the_preset(qtbot):
+    from workbench.engine.generate import generate
+    from workbench.gui.panels.generate import GenerateDialog
+
+    dialog = GenerateDialog()
+    qtbot.addWidget(dialog)
+    dialog.preset.setCurrentText("backfill32")
+    dialog.seed.setValue(3)
+    dialog.fields["jobs"].setText("12")
+    assert dialog.build() == generate("backfill32", 3, jobs=12)
+    dialog.fields["jobs"].setText("many")
+    dialog._accept()
+    assert "jobs" in dialog.error.text() and dialog.result_env is None
