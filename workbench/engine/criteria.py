@@ -96,7 +96,7 @@ class StartTime(Criterion):
     def z(self, ctx: SlotContext) -> np.ndarray:
         return np.broadcast_to(-ctx.t[:, None], ctx.sstart.shape)
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return -t
 
 
@@ -109,7 +109,7 @@ class FinishTime(Criterion):
     def z(self, ctx: SlotContext) -> np.ndarray:
         return np.broadcast_to(-(ctx.t + ctx.T)[:, None], ctx.sstart.shape)
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return -(t + T)
 
 
@@ -123,7 +123,7 @@ class Cost(Criterion):
     def z(self, ctx: SlotContext) -> np.ndarray:
         return -ctx.price * ctx.T[:, None]
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return -ctx_env.min_price_at_level * T
 
 
@@ -137,7 +137,7 @@ class RunTime(Criterion):
     def z(self, ctx: SlotContext) -> np.ndarray:
         return np.broadcast_to(-ctx.T[:, None], ctx.sstart.shape)
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return -T
 
 
@@ -166,7 +166,7 @@ class Attribute(Criterion):
             values = np.zeros(ctx.perf.shape)
         return np.broadcast_to(values, ctx.sstart.shape)
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return np.full(t.shape, ctx_env.max_attr.get(self.attribute, 0.0))
 
 
@@ -178,9 +178,9 @@ class Dependable(Criterion):
     def z(self, ctx: SlotContext) -> np.ndarray:
         return np.minimum(ctx.l_left(), ctx.l_right())
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         left = t - ctx_env.istart
-        right = np.full(t.shape, 0.0) if np.isinf(ctx_env.iend) else ctx_env.iend - (t + T)
+        right = np.zeros(t.shape) if np.isinf(ctx_env.iend) else ctx_env.iend - (t + T)
         return np.maximum(np.minimum(left, right), 0.0)
 
 
@@ -192,7 +192,7 @@ class Coordinated(Criterion):
     def z(self, ctx: SlotContext) -> np.ndarray:
         return -np.maximum(ctx.l_left(), ctx.l_right())
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return np.zeros(t.shape)
 
 
@@ -221,7 +221,7 @@ class Past(Criterion):
         z = z + k["delta1"] * (np.abs(right) <= 1e-9) + k["delta1"] * (np.abs(left) <= 1e-9)
         return z - k["alpha2"] * right
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         k = self.k
         if k["alpha2"] < 0:
             return np.full(t.shape, np.inf)  # a reward for long gaps has no useful bound
@@ -250,7 +250,7 @@ class CoordinatedPlacement(Criterion):
             z = z + d2 * (side > T)
         return z
 
-    def slot_bound(self, t, T, P, ctx_env):  # type: ignore[no-untyped-def]
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         k = self.k
         per_side = abs(k["delta1"]) + max(k["delta2"], 0.0)
         return -(t + T) + _perf_term(k["alpha1"], P, ctx_env) + 2 * per_side

@@ -222,6 +222,18 @@ def make_batch_former(params: dict[str, object]) -> BatchFormer:
         return RandomBatch(size, int(params.get("seed", 0)))  # type: ignore[call-overload]
     if method not in METHODS:
         raise ParameterError("batching", f"expected one of {', '.join(METHODS)}, got {method!r}")
-    keys = {key: float(params[key]) for key in DQ_DEFAULTS if key in params}  # type: ignore[arg-type]
+    constants = {key: float(params.get(key, default)) for key, default in DQ_DEFAULTS.items()}  # type: ignore[arg-type]
     limit = float(params.get("limit_coefficient", 0.5))  # type: ignore[arg-type]
-    return DqBatch(method, limit, **keys)
+    return DqBatch(
+        method,
+        limit,
+        k_q=constants["k_q"],
+        k_n=constants["k_n"],
+        k_l=constants["k_l"],
+        k_v=constants["k_v"],
+        c_q=constants["c_q"],
+        c_n=constants["c_n"],
+        c_l=constants["c_l"],
+        c_v=constants["c_v"],
+        q_cap=constants["q_cap"],
+    )

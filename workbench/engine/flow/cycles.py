@@ -44,22 +44,23 @@ def run_cycles(
     batching = batching or AllJobs()
     t = env.time
     single = t.cycle_length is None
+    length = t.cycle_length if t.cycle_length is not None else math.inf
     pending = list(env.queue())
     for job in [j for j in pending if not capable(env, j)]:
         pending.remove(job)
         rec.fail(job.id, explain_failure(SlotTable.from_environment(env), job, max(job.arrival, t.start)))
     waiting: list[Job] = []
     last_task_end = max((task.end for task in env.local_tasks), default=t.start)
-    first_end = t.end if single else t.start + t.cycle_length
+    first_end = t.end if single else t.start + length
     rec.queue = tuple(j.id for j in pending if j.arrival < first_end - EPS)
     yield rec.snap(t.start, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
     k = 0
     cs = ce = t.start
     while True:
-        cs = t.start if single else t.start + k * t.cycle_length
+        cs = t.start if single else t.start + k * length
         if cs >= t.end - EPS:
             break
-        ce = t.end if single else min(cs + t.cycle_length, t.end)
+        ce = t.end if single else min(cs + length, t.end)
         arrived = pending if single else [j for j in pending if j.arrival < ce - EPS]
         pending = [] if single else [j for j in pending if j.arrival >= ce - EPS]
         waiting = _in_queue_order(env, waiting + arrived)
@@ -68,7 +69,7 @@ def run_cycles(
                 break
             # Nothing to do until the next arrival: jump to the cycle it arrives in.
             first = min(j.arrival for j in pending)
-            k = max(k + 1, math.floor((first - t.start) / t.cycle_length + EPS))
+            k = max(k + 1, math.floor((first - t.start) / length + EPS))
             continue
         table = SlotTable.from_environment(env, istart=cs, iend=ce)
         batch = batching.form(waiting, table, env, k)

@@ -76,7 +76,7 @@ class _Obj:
     def has(self, key: str) -> bool:
         return key in self.data
 
-    def str(self, key: str, default: str | None = None, nonempty: bool = False) -> str:
+    def text(self, key: str, default: str | None = None, nonempty: bool = False) -> str:
         value = self._get(key, default)
         if not isinstance(value, str):
             raise ValidationError(self.at(key), f"expected a string, got {_kind(value)}")
@@ -113,7 +113,7 @@ class _Obj:
             raise ValidationError(self.at(key), "missing required field")
         return default
 
-    def list(self, key: str) -> list[Any]:
+    def items(self, key: str) -> list[Any]:
         value = self.data.get(key, [])
         if not isinstance(value, list):
             raise ValidationError(self.at(key), f"expected a list, got {_kind(value)}")
@@ -129,11 +129,15 @@ def _kind(value: Any) -> str:
         return f"number {value!r}"
     if isinstance(value, str):
         return f"string {value!r}"
-    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
 
 
 def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
-    ident = obj.str("id", nonempty=True)
+    ident = obj.text("id", nonempty=True)
     if ident in seen:
         raise ValidationError(obj.at("id"), f"duplicate {what} id {ident!r}")
     seen.add(ident)
@@ -145,7 +149,7 @@ def environment_from_dict(data: Any) -> Environment:
     top = _Obj(
         data, "$", ("format", "version", "name", "description", "time", "nodes", "local_tasks", "jobs", "strategy")
     )
-    fmt = top.str("format")
+    fmt = top.text("format")
     if fmt != FORMAT:
         raise ValidationError("$.format", f"expected {FORMAT!r}, got {fmt!r}")
     version = top._get("version", None)
@@ -162,8 +166,8 @@ def environment_from_dict(data: Any) -> Environment:
         local_tasks=tuple(tasks),
         jobs=tuple(jobs),
         time=time,
-        name=top.str("name", ""),
-        description=top.str("description", ""),
+        name=top.text("name", ""),
+        description=top.text("description", ""),
         strategy=strategy,
     )
 
@@ -182,7 +186,7 @@ def _time_from(data: Any) -> TimeSettings:
 def _nodes_from(top: _Obj) -> list[Node]:
     nodes = []
     seen: set[str] = set()
-    for i, item in enumerate(top.list("nodes")):
+    for i, item in enumerate(top.items("nodes")):
         obj = _Obj(item, f"$.nodes[{i}]", ("id", "name", "performance", "price", "attributes"))
         ident = _unique_id(obj, seen, "node")
         attrs = obj.data.get("attributes", {})
@@ -193,7 +197,7 @@ def _nodes_from(top: _Obj) -> list[Node]:
         nodes.append(
             Node(
                 id=ident,
-                name=obj.str("name", ident),
+                name=obj.text("name", ident),
                 performance=float(obj.num("performance", low=0.0, low_open=True) or 0.0),
                 price=float(obj.num("price", low=0.0) or 0.0),
                 attributes=pairs,
@@ -207,10 +211,10 @@ def _nodes_from(top: _Obj) -> list[Node]:
 def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
     tasks = []
     seen: set[str] = set()
-    for i, item in enumerate(top.list("local_tasks")):
+    for i, item in enumerate(top.items("local_tasks")):
         obj = _Obj(item, f"$.local_tasks[{i}]", ("id", "node", "start", "end", "kind", "label"))
         ident = _unique_id(obj, seen, "local task")
-        node = obj.str("node")
+        node = obj.text("node")
         if node not in node_ids:
             raise ValidationError(obj.at("node"), f"no node has id {node!r}")
         start = float(obj.num("start") or 0.0)
@@ -218,10 +222,10 @@ def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
         assert end is not None
         if end <= start:
             raise ValidationError(obj.at("end"), f"expected a number > start ({start:g}), got {end:g}")
-        kind = obj.str("kind", "local")
+        kind = obj.text("kind", "local")
         if kind not in TASK_KINDS:
             raise ValidationError(obj.at("kind"), f"expected one of {', '.join(TASK_KINDS)}, got {kind!r}")
-        tasks.append(LocalTask(ident, node, start, end, kind, obj.str("label", "")))
+        tasks.append(LocalTask(ident, node, start, end, kind, obj.text("label", "")))
     _check_overlaps(tasks)
     return tasks
 
@@ -245,7 +249,7 @@ def _check_overlaps(tasks: list[LocalTask]) -> None:
 def _jobs_from(top: _Obj) -> list[Job]:
     jobs = []
     seen: set[str] = set()
-    for i, item in enumerate(top.list("jobs")):
+    for i, item in enumerate(top.items("jobs")):
         obj = _Obj(
             item,
             f"$.jobs[{i}]",
@@ -270,13 +274,13 @@ def _jobs_from(top: _Obj) -> list[Job]:
             else:
                 raise ValidationError(obj.at("node_count"), f"expected a whole number ≥ 1, got {_kind(count)}")
         budget = obj.num("budget", nullable=True, low=0.0, low_open=True)
-        criterion = obj.str("criterion", "finish")
+        criterion = obj.text("criterion", "finish")
         if criterion not in JOB_CRITERIA:
             raise ValidationError(obj.at("criterion"), f"expected one of {', '.join(JOB_CRITERIA)}, got {criterion!r}")
         jobs.append(
             Job(
                 id=ident,
-                name=obj.str("name", ident),
+                name=obj.text("name", ident),
                 node_count=count,
                 min_performance=float(obj.num("min_performance", 0.0, low=0.0) or 0.0),
                 volume=float(obj.num("volume", low=0.0, low_open=True) or 0.0),
@@ -294,7 +298,7 @@ def _strategy_from(data: Any) -> StrategyRef:
     if data is None:
         return StrategyRef()
     obj = _Obj(data, "$.strategy", ("name", "params"))
-    name = obj.str("name", nonempty=True)
+    name = obj.text("name", nonempty=True)
     params = obj.data.get("params", {})
     if not isinstance(params, dict):
         raise ValidationError(obj.at("params"), f"expected an object, got {_kind(params)}")
