@@ -87,30 +87,47 @@ class BoundEnv:
     max_perf: float = 0.0
 
 
-class StartTime(Criterion):
+class WindowWide(Criterion):
+    """A criterion with the same value for every slot of a window: z = value(t, T), exactly its bound."""
+
+    monotone_in_t = True
+
+    def value(self, t: np.ndarray, T: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return np.broadcast_to(self.value(ctx.t, ctx.T)[:, None], ctx.sstart.shape)
+
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
+        return self.value(t, T)
+
+
+class StartTime(WindowWide):
     """FirstFit / BFstart / AMP: z = -t."""
 
     name = "start"
-    monotone_in_t = True
 
-    def z(self, ctx: SlotContext) -> np.ndarray:
-        return np.broadcast_to(-ctx.t[:, None], ctx.sstart.shape)
-
-    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
+    def value(self, t: np.ndarray, T: np.ndarray) -> np.ndarray:
         return -t
 
 
-class FinishTime(Criterion):
+class FinishTime(WindowWide):
     """BFfinish / MinFinish (and BFshort with its shortened T): z = -(t + T)."""
 
     name = "finish"
-    monotone_in_t = True
 
-    def z(self, ctx: SlotContext) -> np.ndarray:
-        return np.broadcast_to(-(ctx.t + ctx.T)[:, None], ctx.sstart.shape)
-
-    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
+    def value(self, t: np.ndarray, T: np.ndarray) -> np.ndarray:
         return -(t + T)
+
+
+class RunTime(WindowWide):
+    """MinRunTime: z = -T."""
+
+    name = "runtime"
+    time_invariant = True
+
+    def value(self, t: np.ndarray, T: np.ndarray) -> np.ndarray:
+        return -T
 
 
 class Cost(Criterion):
@@ -125,20 +142,6 @@ class Cost(Criterion):
 
     def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return -ctx_env.min_price_at_level * T
-
-
-class RunTime(Criterion):
-    """MinRunTime: z = -T."""
-
-    name = "runtime"
-    monotone_in_t = True
-    time_invariant = True
-
-    def z(self, ctx: SlotContext) -> np.ndarray:
-        return np.broadcast_to(-ctx.T[:, None], ctx.sstart.shape)
-
-    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
-        return -T
 
 
 class ProcTime(Criterion):

@@ -155,17 +155,7 @@ class SlotTable:
         # Splitting is the quick way for a few windows; many at once are cheaper to rebuild.
         split = self._split(add_n, add_s, add_e) if add_n.size <= SPLIT_LIMIT else None
         if split is None:
-            return SlotTable.build(
-                self.node_ids,
-                self.perf,
-                self.price,
-                self.istart,
-                self.iend,
-                busy_node,
-                busy_start,
-                busy_end,
-                self.attrs,
-            )
+            return self._rebuilt(busy_node, busy_start, busy_end)
         node, start, end = split
         return SlotTable(
             self.node_ids,
@@ -221,16 +211,12 @@ class SlotTable:
                 )[0]
                 if hit.size:
                     keep[hit[0]] = False
+        return self._rebuilt(self.busy_node[keep], self.busy_start[keep], self.busy_end[keep])
+
+    def _rebuilt(self, busy_node: IntArray, busy_start: FloatArray, busy_end: FloatArray) -> SlotTable:
+        """The same nodes and interval with other busy intervals."""
         return SlotTable.build(
-            self.node_ids,
-            self.perf,
-            self.price,
-            self.istart,
-            self.iend,
-            self.busy_node[keep],
-            self.busy_start[keep],
-            self.busy_end[keep],
-            self.attrs,
+            self.node_ids, self.perf, self.price, self.istart, self.iend, busy_node, busy_start, busy_end, self.attrs
         )
 
     def with_interval(self, istart: float, iend: float) -> SlotTable:

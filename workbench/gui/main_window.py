@@ -11,6 +11,7 @@ import contextlib
 import csv
 import io
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer
@@ -445,20 +446,19 @@ class MainWindow(QMainWindow):
             write_json_atomic(schedule_to_dict(env, schedule), path)
 
     def export_chart_dialog(self, kind: str) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, f"Export chart as {kind.upper()}", self._folder(), f"*.{kind}")
-        if name:
-            try:
-                self.export_chart(Path(name if name.endswith(f".{kind}") else f"{name}.{kind}"))
-            except Exception as exc:
-                self.error("Cannot export the chart", str(exc))
+        self._export_dialog("chart", kind, self.export_chart)
 
     def export_schedule_dialog(self, kind: str) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, f"Export schedule as {kind.upper()}", self._folder(), f"*.{kind}")
-        if name:
-            try:
-                self.export_schedule(Path(name if name.endswith(f".{kind}") else f"{name}.{kind}"))
-            except WorkbenchError as exc:
-                self.error("Cannot export the schedule", str(exc))
+        self._export_dialog("schedule", kind, self.export_schedule)
+
+    def _export_dialog(self, what: str, kind: str, export: Callable[[Path], None]) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, f"Export {what} as {kind.upper()}", self._folder(), f"*.{kind}")
+        if not name:
+            return
+        try:
+            export(Path(name if name.endswith(f".{kind}") else f"{name}.{kind}"))
+        except Exception as exc:
+            self.error(f"Cannot export the {what}", str(exc))
 
     def open_compare(self) -> None:
         if self.compare_dialog is None:

@@ -17,6 +17,7 @@ import numpy as np
 from workbench.engine import registry
 from workbench.engine.generate import generate
 from workbench.engine.metrics import flow_metrics
+from workbench.engine.model import Environment
 from workbench.engine.selectors import slot_distances
 from workbench.engine.slots import SlotTable
 
@@ -135,8 +136,8 @@ def bench_backfill(runs: int, out: Out) -> None:
         out(f"{name:12s} {statistics.median(times):10.1f} {np.mean(finishes):12.1f} {np.mean(spans):9.1f}   {paper}")
 
 
-def bench_easy(out: Out, jobs: int = 10_000, nodes: int = 128) -> None:
-    """EASY on a synthetic SWF trace on identical nodes (seed 004 §3's scheduler)."""
+def swf_environment(seed: int, jobs: int, nodes: int, load: float = 0.9) -> Environment:
+    """A synthetic SWF trace written to disk and imported back, as a user would."""
     import tempfile
     from pathlib import Path
 
@@ -145,8 +146,13 @@ def bench_easy(out: Out, jobs: int = 10_000, nodes: int = 128) -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "trace.swf"
-        write_swf(path, swf_rows(1, jobs, nodes, 0.9), "workbench bench trace")
-        env = import_swf(path, nodes).env
+        write_swf(path, swf_rows(seed, jobs, nodes, load), "workbench bench trace")
+        return import_swf(path, nodes).env
+
+
+def bench_easy(out: Out, jobs: int = 10_000, nodes: int = 128) -> None:
+    """EASY on a synthetic SWF trace on identical nodes (seed 004 §3's scheduler)."""
+    env = swf_environment(1, jobs, nodes)
     ms, result = _timed(lambda: registry.run(env, "EASY"), repeats=3)
     m = flow_metrics(env, result)  # type: ignore[arg-type]
     out(f"\nEASY, {jobs} synthetic SWF jobs on {nodes} identical nodes (load 0.9)")
@@ -155,16 +161,7 @@ def bench_easy(out: Out, jobs: int = 10_000, nodes: int = 128) -> None:
 
 def bench_easy_general(out: Out, jobs: int = 1000, nodes: int = 32) -> None:
     """The same on the general (window-search) path, on a smaller trace."""
-    import tempfile
-    from pathlib import Path
-
-    from workbench.engine.generate import swf_rows
-    from workbench.engine.io.swf import import_swf, write_swf
-
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "trace.swf"
-        write_swf(path, swf_rows(2, jobs, nodes, 0.9), "workbench bench trace")
-        env = import_swf(path, nodes).env
+    env = swf_environment(2, jobs, nodes)
     fast, a = _timed(lambda: registry.run(env, "EASY"))
     slow, b = _timed(lambda: registry.run(env, "EASY", {"fast_path": False}))
     same = a.windows == b.windows  # type: ignore[union-attr]

@@ -238,6 +238,32 @@ def _apply(document: Document, dock_message: Callable[[str], None], edit: Edit) 
         dock_message(f"{exc.path}: {exc.message}")
 
 
+def _editing_dock(
+    title: str,
+    model: EnvTableModel,
+    what: str,
+    add: Callable[[Environment], Edit],
+    delete: Callable[[Environment, int], Edit],
+    extra: list[tuple[str, str, Callable[[TableDock], None]]] = (),  # type: ignore[assignment]
+) -> TableDock:
+    """A table dock with Add and Delete (of the selected row) buttons, plus ``extra`` ones."""
+    document = model.document
+    holder: list[TableDock] = []
+
+    def on_add() -> None:
+        _apply(document, holder[0].message.setText, add(document.env))
+
+    def on_delete() -> None:
+        row = holder[0].selected_row()
+        if row is not None:
+            _apply(document, holder[0].message.setText, delete(document.env, row))
+
+    buttons = [("Add", f"add a {what}", on_add), ("Delete", f"delete the selected {what}", on_delete)]
+    buttons += [(text, tip, (lambda act=act: act(holder[0]))) for text, tip, act in extra]
+    holder.append(TableDock(title, model, buttons))
+    return holder[0]
+
+
 # ------------------------------------------------------------------ the three tables
 
 
@@ -265,18 +291,9 @@ def nodes_dock(document: Document) -> TableDock:
         ),
     ]
     model = EnvTableModel(document, lambda env: len(env.nodes), columns)
-    dock: TableDock
-
-    def add() -> None:
-        _apply(document, dock.message.setText, edits.add_node())
-
-    def delete() -> None:
-        row = dock.selected_row()
-        if row is not None:
-            _apply(document, dock.message.setText, edits.delete_node(document.env.nodes[row].id))
-
-    dock = TableDock("Nodes", model, [("Add", "add a node", add), ("Delete", "delete the selected node", delete)])
-    return dock
+    return _editing_dock(
+        "Nodes", model, "node", lambda env: edits.add_node(), lambda env, row: edits.delete_node(env.nodes[row].id)
+    )
 
 
 def tasks_dock(document: Document) -> TableDock:
@@ -308,22 +325,13 @@ def tasks_dock(document: Document) -> TableDock:
         Column("label", lambda d, r: task(d, r).label, lambda e, r, v: edits.set_task(e.local_tasks[r].id, label=v)),
     ]
     model = EnvTableModel(document, lambda env: len(env.local_tasks), columns)
-    dock: TableDock
-
-    def add() -> None:
-        env = document.env
-        start = env.time.start
-        _apply(document, dock.message.setText, _free_task(env, start))
-
-    def delete() -> None:
-        row = dock.selected_row()
-        if row is not None:
-            _apply(document, dock.message.setText, edits.delete_task(document.env.local_tasks[row].id))
-
-    dock = TableDock(
-        "Local tasks", model, [("Add", "add a local task", add), ("Delete", "delete the selected task", delete)]
+    return _editing_dock(
+        "Local tasks",
+        model,
+        "local task",
+        lambda env: _free_task(env, env.time.start),
+        lambda env, row: edits.delete_task(env.local_tasks[row].id),
     )
-    return dock
 
 
 def _free_task(env: Environment, start: float) -> Edit:
@@ -408,18 +416,9 @@ def jobs_dock(document: Document) -> TableDock:
     ]
     model = EnvTableModel(document, lambda env: len(env.jobs), columns)
     model.colour_rows = True
-    dock: TableDock
 
-    def add() -> None:
-        _apply(document, dock.message.setText, edits.add_job())
-
-    def delete() -> None:
-        row = dock.selected_row()
-        if row is not None:
-            _apply(document, dock.message.setText, edits.delete_job(document.env.jobs[row].id))
-
-    def move(step: int) -> Callable[[], None]:
-        def go() -> None:
+    def move(step: int) -> Callable[[TableDock], None]:
+        def go(dock: TableDock) -> None:
             row = dock.selected_row()
             if row is not None and 0 <= row + step < len(document.env.jobs):
                 _apply(document, dock.message.setText, edits.reorder_job(document.env.jobs[row].id, row + step))
@@ -427,14 +426,14 @@ def jobs_dock(document: Document) -> TableDock:
 
         return go
 
-    dock = TableDock(
+    return _editing_dock(
         "Jobs",
         model,
+        "job",
+        lambda env: edits.add_job(),
+        lambda env, row: edits.delete_job(env.jobs[row].id),
         [
-            ("Add", "add a job", add),
-            ("Delete", "delete the selected job", delete),
             ("Up", "earlier in the job list (breaks queue-order ties)", move(-1)),
             ("Down", "later in the job list", move(1)),
         ],
     )
-    return dock
