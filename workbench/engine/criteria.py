@@ -208,20 +208,27 @@ def _constants(params: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
-class Past(Criterion):
-    """PAST-like rules, seed 001 §4.1 item 2 (a)-(e)."""
+class _Placement(Criterion):
+    """Finish time with a node-performance amendment, items (a)-(b) of PAST and CoP (seed 001 §4.1)."""
 
-    name = "past"
     monotone_in_t = True
 
     def __init__(self, **params: float) -> None:
         self.k = _constants(params)
 
+    def base(self, ctx: SlotContext) -> np.ndarray:
+        return -(ctx.t + ctx.T)[:, None] - self.k["alpha1"] * ctx.perf
+
+
+class Past(_Placement):
+    """PAST-like rules, seed 001 §4.1 item 2 (a)-(e)."""
+
+    name = "past"
+
     def z(self, ctx: SlotContext) -> np.ndarray:
         k = self.k
         left, right = ctx.l_left(), ctx.l_right()
-        z = -(ctx.t + ctx.T)[:, None] - k["alpha1"] * ctx.perf
-        z = z + k["delta1"] * (np.abs(right) <= 1e-9) + k["delta1"] * (np.abs(left) <= 1e-9)
+        z = self.base(ctx) + k["delta1"] * (np.abs(right) <= 1e-9) + k["delta1"] * (np.abs(left) <= 1e-9)
         return z - k["alpha2"] * right
 
     def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
@@ -232,20 +239,16 @@ class Past(Criterion):
         return -(t + T) + _perf_term(k["alpha1"], P, ctx_env) + bonus
 
 
-class CoordinatedPlacement(Criterion):
+class CoordinatedPlacement(_Placement):
     """CoP rules, seed 001 §4.1 item 3 (a)-(h)."""
 
     name = "cop"
-    monotone_in_t = True
-
-    def __init__(self, **params: float) -> None:
-        self.k = _constants(params)
 
     def z(self, ctx: SlotContext) -> np.ndarray:
         k = self.k
         left, right = ctx.l_left(), ctx.l_right()
         T = ctx.T[:, None]
-        z = -(ctx.t + ctx.T)[:, None] - k["alpha1"] * ctx.perf
+        z = self.base(ctx)
         d1, d2 = k["delta1"], k["delta2"]
         for side in (right, left):
             z = z + d1 * (side < k["eps1"] * T)
