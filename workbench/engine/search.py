@@ -143,10 +143,13 @@ class _Prepared:
     def _min_price_per_level(self) -> np.ndarray:
         """Cheapest price among the nodes that may serve each level (performance >= P_k)."""
         L = self.levels.size
-        per_level = np.full(L, np.inf)
         eligible = self.lvl_col < L
-        np.minimum.at(per_level, self.lvl_col[eligible], self.price_c[eligible])
-        return np.minimum.accumulate(per_level)
+        # The cheapest of levels 0..k: a running minimum over the nodes sorted by level.
+        order = np.argsort(self.lvl_col[eligible], kind="stable")
+        lvl, price = self.lvl_col[eligible][order], self.price_c[eligible][order]
+        running = np.minimum.accumulate(price)
+        last_of_level = np.searchsorted(lvl, np.arange(L), "right") - 1
+        return running[last_of_level]
 
     def chunk(self, a: int, b: int) -> _Chunk | None:
         """Matrices and candidates for candidate times tau[a:b]."""
@@ -191,9 +194,12 @@ class _Prepared:
         member = z = units = None
         if self.spec.exact:
             member = self._members(ch, row, k, self.perf_c.size)
-            sel_cols = _first_members(member, self.n)
             z = self._z(t, T, ch.SS[row], ch.SE[row], np.arange(self.perf_c.size)[None, :])
             units = cost_units(self.price_c[None, :], T[:, None], self.spec.resolution)
+            if self.bu is None:  # no budget: the n best are the answer, lite has nothing to add
+                empty = np.zeros((idx.size, self.n), dtype=np.int64)
+                return _Block(t, T, k, member, empty, np.zeros(idx.size), np.ones(idx.size, bool), z, units)
+            sel_cols = _first_members(member, self.n)
             z_sel = np.take_along_axis(z, sel_cols, axis=1)
             units_sel = np.take_along_axis(units, sel_cols, axis=1)
         else:
@@ -276,10 +282,8 @@ def _first_covered_row(tau: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int) 
     shortest window from; a node's slots are disjoint, so covering slots are distinct
     nodes. No window of any level can start before the first row covered n times.
     """
-    delta = np.zeros(tau.size + 1, dtype=np.int64)
-    np.add.at(delta, lo, 1)
-    np.add.at(delta, hi, -1)
-    covered = np.cumsum(delta[:-1]) >= n
+    delta = np.bincount(lo, minlength=tau.size + 1) - np.bincount(hi, minlength=tau.size + 1)
+    covered = np.cumsum(delta[: tau.size]) >= n
     return int(np.argmax(covered)) if covered.any() else tau.size
 
 
