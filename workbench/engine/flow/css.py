@@ -40,6 +40,9 @@ from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
 
 VO_CRITERIA = ("cpu_time", "cost", "profit", "idle")
+# For start, finish, runtime and cost the best subset of S_W is its n cheapest slots,
+# which is what the lite choice takes; only proc_time (z = -V/p_i) needs the exact DP.
+EXACT_AEP = frozenset({"proc_time"})
 
 # AEP: each job's own criterion (seed 000 §6.1).
 AEP = {
@@ -71,7 +74,7 @@ def find_alternatives(
             if len(alternatives[job.id]) >= max_alternatives:
                 active.remove(job)
                 continue
-            spec = SearchSpec(AEP[job.criterion](), exact=True, resolution=resolution)
+            spec = SearchSpec(AEP[job.criterion](), exact=job.criterion in EXACT_AEP, resolution=resolution)
             found = find_window(work, job, spec, max(job.arrival, cs))
             if found is None:
                 active.remove(job)  # slots only shrink: it will find none later either
