@@ -283,3 +283,24 @@ def test_generate_dialog_builds_the_preset(qtbot):
     dialog.fields["jobs"].setText("many")
     dialog._accept()
     assert "jobs" in dialog.error.text() and dialog.result_env is None
+
+
+def test_dragging_an_edge_resizes_and_tooltips_describe_what_is_under_the_mouse(qtbot, window):
+    win = window(TINY)
+    chart = win.chart
+    chart.view.setRange(xRange=(0, 100), yRange=(-0.2, 6), padding=0)
+    qtbot.wait(20)
+    task, _ = _task_point(win, "t2")  # alpha, [60, 75)
+    edge = QPointF(task.end - 0.05, 0.4)
+    assert chart.begin_drag(edge) and chart._drag.mode == "right"
+    chart.finish_drag(QPointF(task.end + 4.6, 0.4))
+    resized = next(t for t in win.document.env.local_tasks if t.id == "t2")
+    assert (resized.start, resized.end) == (60.0, 80.0)
+    assert "local task t2" in chart.tooltip_at(QPointF(70, 0.4)) and "[60, 80)" in chart.tooltip_at(QPointF(70, 0.4))
+    wait_result(qtbot, win)
+    w = win.document.result.windows[0]
+    row = win.document.env.node_index[w.nodes[0]]
+    tip = chart.tooltip_at(QPointF(w.start + w.length / 2, row + 0.4))
+    assert win.document.env.job(w.job).name in tip and "L_left" in tip and "cost" in tip
+    free = chart.tooltip_at(QPointF(99.5, 5.4))
+    assert free.startswith("free slot") or "task" in free
