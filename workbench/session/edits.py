@@ -122,6 +122,23 @@ def _index(items: tuple[Any, ...], ident: str, what: str) -> int:
     raise ValidationError("id", f"no {what} has id {ident!r}")
 
 
+def _updated(
+    env: Environment, field: str, ident: str, what: str, check: Callable[[Any, Environment], None], **fields: Any
+) -> Environment:
+    """``env`` with one node, task or job changed (and checked)."""
+    items = getattr(env, field)
+    i = _index(items, ident, what)
+    item = replace(items[i], **fields)
+    check(item, env)
+    return replace(env, **{field: (*items[:i], item, *items[i + 1 :])})
+
+
+def _without(env: Environment, field: str, ident: str, what: str) -> Environment:
+    items = getattr(env, field)
+    i = _index(items, ident, what)
+    return replace(env, **{field: items[:i] + items[i + 1 :]})
+
+
 # ------------------------------------------------------------------ local tasks
 
 
@@ -138,10 +155,7 @@ def set_task(task_id: str, **fields: Any) -> Edit:
     """Change fields of a local task (start, end, node, kind, label)."""
 
     def apply(env: Environment) -> Environment:
-        i = _index(env.local_tasks, task_id, "local task")
-        task = replace(env.local_tasks[i], **fields)
-        check_task(task, env)
-        return replace(env, local_tasks=(*env.local_tasks[:i], task, *env.local_tasks[i + 1 :]))
+        return _updated(env, "local_tasks", task_id, "local task", check_task, **fields)
 
     what = "move" if set(fields) <= {"start", "end", "node"} else "edit"
     return Edit(f"{what} task {task_id}", apply)
@@ -164,8 +178,7 @@ def resize_task(task_id: str, start: float, end: float) -> Edit:
 
 def delete_task(task_id: str) -> Edit:
     def apply(env: Environment) -> Environment:
-        i = _index(env.local_tasks, task_id, "local task")
-        return replace(env, local_tasks=env.local_tasks[:i] + env.local_tasks[i + 1 :])
+        return _without(env, "local_tasks", task_id, "local task")
 
     return Edit(f"delete task {task_id}", apply)
 
@@ -185,10 +198,7 @@ def add_node(performance: float = 4.0, price: float = 1.0, name: str | None = No
 
 def set_node(node_id: str, **fields: Any) -> Edit:
     def apply(env: Environment) -> Environment:
-        i = _index(env.nodes, node_id, "node")
-        node = replace(env.nodes[i], **fields)
-        check_node(node, env)
-        return replace(env, nodes=(*env.nodes[:i], node, *env.nodes[i + 1 :]))
+        return _updated(env, "nodes", node_id, "node", check_node, **fields)
 
     return Edit(f"edit node {node_id}", apply)
 
@@ -230,10 +240,7 @@ def add_job(node_count: int = 1, volume: float = 100.0, budget: float = math.inf
 
 def set_job(job_id: str, **fields: Any) -> Edit:
     def apply(env: Environment) -> Environment:
-        i = _index(env.jobs, job_id, "job")
-        job = replace(env.jobs[i], **fields)
-        check_job(job, env)
-        return replace(env, jobs=(*env.jobs[:i], job, *env.jobs[i + 1 :]))
+        return _updated(env, "jobs", job_id, "job", check_job, **fields)
 
     names = ", ".join(sorted(fields))
     return Edit(f"set {names} of {job_id}", apply)
@@ -241,8 +248,7 @@ def set_job(job_id: str, **fields: Any) -> Edit:
 
 def delete_job(job_id: str) -> Edit:
     def apply(env: Environment) -> Environment:
-        i = _index(env.jobs, job_id, "job")
-        return replace(env, jobs=env.jobs[:i] + env.jobs[i + 1 :])
+        return _without(env, "jobs", job_id, "job")
 
     return Edit(f"delete job {job_id}", apply)
 
