@@ -130,13 +130,15 @@ def _updated(
     i = _index(items, ident, what)
     item = replace(items[i], **fields)
     check(item, env)
-    return replace(env, **{field: (*items[:i], item, *items[i + 1 :])})
+    changes: dict[str, Any] = {field: (*items[:i], item, *items[i + 1 :])}
+    return replace(env, **changes)
 
 
 def _without(env: Environment, field: str, ident: str, what: str) -> Environment:
     items = getattr(env, field)
     i = _index(items, ident, what)
-    return replace(env, **{field: items[:i] + items[i + 1 :]})
+    changes: dict[str, Any] = {field: items[:i] + items[i + 1 :]}
+    return replace(env, **changes)
 
 
 # ------------------------------------------------------------------ local tasks
