@@ -54,9 +54,8 @@ class SlotContext:
 
     def l_right(self) -> np.ndarray:
         # An open-ended slot (unbounded horizon) leaves no gap behind the window.
-        with np.errstate(invalid="ignore"):
-            right = self.send - (self.t + self.T)[:, None]
-        return np.where(np.isinf(self.send), 0.0, right)
+        right = self.send - (self.t + self.T)[:, None]
+        return np.where(right == np.inf, 0.0, right)
 
 
 class Criterion:
@@ -248,13 +247,12 @@ class CoordinatedPlacement(_Placement):
         k = self.k
         left, right = ctx.l_left(), ctx.l_right()
         T = ctx.T[:, None]
-        z = self.base(ctx)
-        d1, d2 = k["delta1"], k["delta2"]
-        for side in (right, left):
-            z = z + d1 * (side < k["eps1"] * T)
-            z = z - d1 * ((side > k["eps2"] * T) & (side < k["eps3"] * T))
-            z = z + d2 * (side > T)
-        return z
+        # How many sides meet each rule (0, 1 or 2), then one multiply per constant.
+        snug = (right < k["eps1"] * T).astype(np.int8) + (left < k["eps1"] * T)
+        awkward = ((right > k["eps2"] * T) & (right < k["eps3"] * T)).astype(np.int8)
+        awkward += (left > k["eps2"] * T) & (left < k["eps3"] * T)
+        roomy = (right > T).astype(np.int8) + (left > T)
+        return self.base(ctx) + k["delta1"] * (snug - awkward) + k["delta2"] * roomy
 
     def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         k = self.k
