@@ -287,6 +287,27 @@ def _first_covered_row(tau: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int) 
     return int(np.argmax(covered)) if covered.any() else tau.size
 
 
+def _n_best(zm: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
+    """Per row, the columns of the n largest z; ties: fewer cost units, then lower node position.
+
+    A partition finds the n-th largest value; where it is not tied, the n best are
+    simply every value at least that large. Only rows with a tie at that boundary
+    pay for the full tie-aware sort (the same order as the DP's).
+    """
+    neg = -zm
+    kth = np.partition(neg, n - 1, axis=1)[:, n - 1 : n]
+    upto = neg <= kth
+    clean = upto.sum(axis=1) == n
+    top = np.empty((zm.shape[0], n), dtype=np.int64)
+    if clean.any():
+        top[clean] = np.nonzero(upto[clean])[1].reshape(-1, n)
+    tied = ~clean
+    if tied.any():
+        pos = np.broadcast_to(positions[None, :], (int(tied.sum()), zm.shape[1]))
+        top[tied] = np.lexsort((pos, units[tied], neg[tied]), axis=1)[:, :n]
+    return top
+
+
 def _first_members(member: np.ndarray, n: int) -> np.ndarray:
     """Column indices of the first n True entries of each row (every row has at least n)."""
     sel = member & (np.cumsum(member, axis=1) <= n)
@@ -405,9 +426,7 @@ def _take_block_best(prep: _Prepared, blk: _Block, best: _Best | None, pending: 
         assert blk.z is not None and blk.units is not None and blk.member is not None
         n = prep.n
         zm = np.where(blk.member, blk.z, -np.inf)
-        # The n best by z; ties: fewer cost units, then lower node position (as the DP).
-        pos = np.broadcast_to(prep.porder[None, :], zm.shape)
-        top = np.lexsort((pos, blk.units, -zm), axis=1)[:, :n]
+        top = _n_best(zm, blk.units, prep.porder, n)
         rows = np.arange(blk.t.size)[:, None]
         top_val = zm[rows, top].sum(axis=1)
         if prep.bu is None:
