@@ -228,12 +228,14 @@ class _Prepared:
         assert self.level_columns is not None
         cand = self.level_columns[k]  # (C, W) eligible columns, cheapest first; N = padding
         km = np.concatenate([ch.KM, np.full((ch.KM.shape[0], 1), -1, dtype=np.int64)], axis=1)
-        narrow = km[row[:, None], cand] >= k[:, None]
-        short = narrow.sum(axis=1) < n
-        cols = np.empty((row.size, n), dtype=np.int64)
-        ok = np.nonzero(~short)[0]
-        if ok.size:
-            cols[ok] = cand[ok[:, None], _first_members(narrow[ok], n)]
+        width = cand.shape[1]
+        # n always-true columns after the W real ones: every row has n picks, and a row
+        # whose last pick falls there did not have n members among its W cheapest.
+        narrow = np.ones((row.size, width + n), dtype=bool)
+        np.greater_equal(km[row[:, None], cand], k[:, None], out=narrow[:, :width])
+        picks = _first_members(narrow, n)
+        cols = np.take_along_axis(cand, np.minimum(picks, width - 1), axis=1)
+        short = picks[:, -1] >= width
         if short.any():
             cols[short] = _first_members(self._members(ch, row[short], k[short], self.perf_c.size), n)
         return cols
@@ -310,8 +312,9 @@ def _n_best(zm: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) ->
 
 def _first_members(member: np.ndarray, n: int) -> np.ndarray:
     """Column indices of the first n True entries of each row (every row has at least n)."""
-    sel = member & (np.cumsum(member, axis=1) <= n)
-    return np.nonzero(sel)[1].reshape(member.shape[0], n)
+    small = member.shape[1] < 32_000
+    counts: np.ndarray = np.cumsum(member, axis=1, dtype=np.int16 if small else np.int64)
+    return np.nonzero(member & (counts <= n))[1].reshape(member.shape[0], n)
 
 
 def _first_of_equal_rows(keyed: np.ndarray) -> np.ndarray:
