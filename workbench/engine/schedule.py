@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from workbench.engine.model import Environment, Window
 
@@ -23,11 +24,12 @@ class Schedule:
     actual_ends: dict[str, float] = field(default_factory=dict)
     alternatives: dict[str, int] = field(default_factory=dict)  # CSS: alternatives found per job
 
+    @cached_property
+    def _by_job(self) -> dict[str, Window]:
+        return {w.job: w for w in self.windows}
+
     def window_of(self, job_id: str) -> Window | None:
-        for window in self.windows:
-            if window.job == job_id:
-                return window
-        return None
+        return self._by_job.get(job_id)
 
     def actual_end(self, env: Environment, window: Window) -> float:
         if window.job in self.actual_ends:

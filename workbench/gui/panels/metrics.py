@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QTabWidget
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QHeaderView, QTableView, QTableWidget, QTableWidgetItem, QTabWidget
 
-from workbench.engine.metrics import FlowMetrics, flow_metrics, job_metrics
+from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 
@@ -33,6 +35,38 @@ def format_metric(key: str, value: float) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
+class JobMetricsModel(QAbstractTableModel):
+    """One row per placed job, read on demand (a flow may have tens of thousands)."""
+
+    FIELDS = ("job", "start", "finish", "actual_finish", "wait", "runtime", "cost", "cpu_time", "slowdown")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[JobMetrics] = []
+
+    def set_rows(self, rows: list[JobMetrics]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return len(JOB_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return JOB_COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        value = getattr(self.rows[index.row()], self.FIELDS[index.column()])
+        return value if isinstance(value, str) else f"{value:.4g}"
+
+
 class MetricsPanel(QTabWidget):
     def __init__(self) -> None:
         super().__init__()
@@ -41,10 +75,10 @@ class MetricsPanel(QTabWidget):
         self.flow.setVerticalHeaderLabels([label for label, _ in FLOW_ROWS])
         self.flow.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.flow.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.jobs = QTableWidget(0, len(JOB_COLUMNS))
-        self.jobs.setHorizontalHeaderLabels(JOB_COLUMNS)
+        self.job_model = JobMetricsModel()
+        self.jobs = QTableView()
+        self.jobs.setModel(self.job_model)
         self.jobs.verticalHeader().setVisible(False)
-        self.jobs.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.addTab(self.flow, "Flow")
         self.addTab(self.jobs, "Jobs")
         self.current: FlowMetrics | None = None
@@ -54,15 +88,10 @@ class MetricsPanel(QTabWidget):
             self.current = None
             for row in range(len(FLOW_ROWS)):
                 self.flow.setItem(row, 0, QTableWidgetItem("—"))
-            self.jobs.setRowCount(0)
+            self.job_model.set_rows([])
             return
         metrics = flow_metrics(env, schedule)
         self.current = metrics
         for row, (_, key) in enumerate(FLOW_ROWS):
             self.flow.setItem(row, 0, QTableWidgetItem(format_metric(key, getattr(metrics, key))))
-        per_job = job_metrics(env, schedule)
-        self.jobs.setRowCount(len(per_job))
-        for row, m in enumerate(per_job):
-            values = [m.job, m.start, m.finish, m.actual_finish, m.wait, m.runtime, m.cost, m.cpu_time, m.slowdown]
-            for col, value in enumerate(values):
-                self.jobs.setItem(row, col, QTableWidgetItem(value if isinstance(value, str) else f"{value:.4g}"))
+        self.job_model.set_rows(job_metrics(env, schedule))
