@@ -296,6 +296,7 @@ def test_dragging_an_edge_resizes_and_tooltips_describe_what_is_under_the_mouse(
     chart.finish_drag(QPointF(task.end + 4.6, 0.4))
     resized = next(t for t in win.document.env.local_tasks if t.id == "t2")
     assert (resized.start, resized.end) == (60.0, 80.0)
+    assert win.document.undo_text == "resize task t2"
     assert "local task t2" in chart.tooltip_at(QPointF(70, 0.4)) and "[60, 80)" in chart.tooltip_at(QPointF(70, 0.4))
     wait_result(qtbot, win)
     w = win.document.result.windows[0]

@@ -10,14 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
 
 EPS = 1e-9
 
-TaskKind = Literal["local", "reserved", "maintenance"]
 TASK_KINDS: tuple[str, ...] = ("local", "reserved", "maintenance")
 
-JobCriterion = Literal["start", "finish", "runtime", "cost", "proc_time"]
 JOB_CRITERIA: tuple[str, ...] = ("start", "finish", "runtime", "cost", "proc_time")
 
 

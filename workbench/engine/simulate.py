@@ -11,7 +11,6 @@ earlier one. ``Simulator`` drives the generator: ``step()`` for the GUI,
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
@@ -30,9 +29,9 @@ Progress = Callable[[int, int], None] | None
 
 @dataclass
 class _Log:
-    """Append-only history of a run: (job, window or None to withdraw it, actual end)."""
+    """Append-only history of a run: (job, window, actual end) placements, failures, alternatives."""
 
-    placements: list[tuple[str, Window | None, float]] = field(default_factory=list)
+    placements: list[tuple[str, Window, float]] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)
     alternatives: list[tuple[str, int]] = field(default_factory=list)
 
@@ -58,12 +57,8 @@ class Snapshot:
         windows: dict[str, Window] = {}
         ends: dict[str, float] = {}
         for job, window, end in self._log.placements[: self._placed]:
-            if window is None:
-                windows.pop(job, None)
-                ends.pop(job, None)
-            else:
-                windows[job] = window
-                ends[job] = end
+            windows[job] = window  # a later placement of the same job replaces the earlier one
+            ends[job] = end
         return windows, ends
 
     @cached_property
@@ -110,7 +105,7 @@ class Snapshot:
 
 
 class Recorder:
-    """The mutable side of a run: what a strategy placed, withdrew and gave up on."""
+    """The mutable side of a run: what a strategy placed (or moved) and gave up on."""
 
     def __init__(self, env: Environment, history: bool = True, should_stop: StopFn = None) -> None:
         self.env = env
@@ -137,12 +132,6 @@ class Recorder:
         self.actual[window.job] = end
         self._log.placements.append((window.job, window, end))
         self.failed.pop(window.job, None)
-
-    def withdraw(self, job_id: str) -> None:
-        if job_id in self.windows:
-            del self.windows[job_id]
-            del self.actual[job_id]
-            self._log.placements.append((job_id, None, math.nan))
 
     def fail(self, job_id: str, reason: str) -> None:
         self.failed[job_id] = reason

@@ -249,10 +249,6 @@ class SlotTable:
             ends[k] = self.end[hit[0]]
         return starts, ends
 
-    def is_free(self, node_pos: int, t: float, length: float) -> bool:
-        mask = (self.node == node_pos) & (self.start <= t + EPS) & (self.end >= t + length - EPS)
-        return bool(mask.any())
-
 
 def node_attributes(env: Environment) -> dict[str, FloatArray]:
     """Every attribute name used by any node, as an (N,) array (0 where a node lacks it)."""

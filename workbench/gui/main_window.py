@@ -89,7 +89,6 @@ class MainWindow(QMainWindow):
         self.compare_dialog: CompareDialog | None = None
         self.showing_snapshot: Snapshot | None = None
         self._jobs_sized = False
-        self.last_wall_ms = 0.0
         self._build_actions()
         self._connect()
         self.resize(1500, 920)
@@ -177,7 +176,6 @@ class MainWindow(QMainWindow):
         self.bridge.environment_changed.connect(self._on_environment_changed)
         self.bridge.result_changed.connect(self._on_result_changed)
         self.bridge.path_changed.connect(self._on_path_changed)
-        self.runner.finished.connect(self._on_run_finished)
         self.runner.started.connect(lambda: self.run_status.setText(f"running {self.document.env.strategy.name}…"))
         self.strategy.run_requested.connect(self.run_now)
         self.chart.job_clicked.connect(self._on_job_clicked)
@@ -201,9 +199,6 @@ class MainWindow(QMainWindow):
         while (self.runner.timer.isActive() or self.runner.busy) and not deadline.hasExpired():
             # Sleep until something happens: spinning would starve the worker of the GIL.
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
-
-    def _on_run_finished(self, version: int, schedule: object, error: object, wall_ms: float) -> None:
-        self.last_wall_ms = wall_ms
 
     def _on_result_changed(self, schedule: Schedule | None, error: str | None) -> None:
         env = self.document.env
@@ -275,7 +270,11 @@ class MainWindow(QMainWindow):
             return False
 
     def _on_task_changed(self, task_id: str, start: float, end: float, node: str) -> None:
-        self._apply(edits.Edit(f"move task {task_id}", edits.set_task(task_id, start=start, end=end, node=node).apply))
+        task = next(t for t in self.document.env.local_tasks if t.id == task_id)
+        if node == task.node and end - start != task.end - task.start:
+            self._apply(edits.resize_task(task_id, start, end))
+        else:
+            self._apply(edits.set_task(task_id, start=start, end=end, node=node))
 
     def _on_task_add_requested(self, node: str, at: float) -> None:
         low, high = self.chart.view.viewRange()[0]

@@ -292,7 +292,3 @@ def set_strategy(name: str, params: Mapping[str, Any] | None = None) -> Edit:
         return replace(env, strategy=StrategyRef(info.name, tuple((params or {}).items())))
 
     return Edit(f"strategy {name}", apply)
-
-
-def set_description(name: str, description: str) -> Edit:
-    return Edit("edit description", lambda env: replace(env, name=name, description=description))

@@ -73,9 +73,6 @@ class _Obj:
     def at(self, key: str) -> str:
         return f"{self.path}.{key}"
 
-    def has(self, key: str) -> bool:
-        return key in self.data
-
     def text(self, key: str, default: str | None = None, nonempty: bool = False) -> str:
         value = self._get(key, default)
         if not isinstance(value, str):

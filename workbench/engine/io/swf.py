@@ -27,8 +27,8 @@ from workbench.engine.io.envfile import read_text
 from workbench.engine.model import Environment, Job, Node, StrategyRef, TimeSettings
 
 FIELDS = 18
-# 1-based SWF field numbers
-JOB, SUBMIT, WAIT, RUN, ALLOC, _CPU, _MEM, REQ_PROCS, REQ_TIME = 1, 2, 3, 4, 5, 6, 7, 8, 9
+# 1-based SWF field numbers of the fields the import reads
+JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME = 1, 2, 4, 5, 8, 9
 
 
 @dataclass
