@@ -13,10 +13,15 @@ from workbench.engine.search import budget_units, cost_units
 from workbench.engine.slots import SlotTable
 
 
-def brute_subset(z, units, n, budget, positions):
-    """max sum z, then min sum units, then lexicographically smallest sorted positions."""
+def brute_subset(z, units, n, budget, positions, required=None):
+    """max sum z, then min sum units, then lexicographically smallest sorted positions.
+
+    With ``required``, only subsets holding at least one required item count.
+    """
     best = None
     for combo in itertools.combinations(range(len(z)), n):
+        if required is not None and not any(required[i] for i in combo):
+            continue
         u = sum(units[i] for i in combo)
         if u > budget:
             continue
@@ -65,15 +70,21 @@ def brute_window(
             pos = table.node[sw]
             z = _z_one(table, crit, job, t, T, sw)
             units = cost_units(price[pos], T, res)
+            # DESIGN.md "Window length": the subset holds a node of performance exactly P.
+            at_level = [perf[p] == P for p in pos]
             if exact:
-                pick = brute_subset(list(z), list(units), job.node_count, math.inf if bu is None else bu, list(pos))
+                budget = math.inf if bu is None else bu
+                pick = brute_subset(list(z), list(units), job.node_count, budget, list(pos), at_level)
                 if pick is None:
                     continue
             else:
-                order = sorted(range(len(sw)), key=lambda i: (price[pos[i]], pos[i]))[: job.node_count]
-                if bu is not None and sum(units[i] for i in order) > bu:
+                by_price = sorted(range(len(sw)), key=lambda i: (price[pos[i]], pos[i]))
+                pick = by_price[: job.node_count]
+                if not any(at_level[i] for i in pick):
+                    # The dearest of the n cheapest gives way to the cheapest slot of level P.
+                    pick[-1] = next(i for i in by_price if at_level[i])
+                if bu is not None and sum(units[i] for i in pick) > bu:
                     continue
-                pick = order
             value = float(sum(z[i] for i in pick))
             cost = T * float(sum(price[pos[i]] for i in pick))
             cand = (value, t, T, cost, tuple(sorted(int(pos[i]) for i in pick)))

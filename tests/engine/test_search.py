@@ -67,17 +67,23 @@ def test_search_equals_brute_force(env, name, exact, earliest, factor):
 
 @settings(max_examples=examples(300), deadline=None)
 @given(
-    data=st.lists(st.tuples(st.integers(-5, 9), st.integers(0, 6)), min_size=1, max_size=9),
+    data=st.lists(st.tuples(st.integers(-5, 9), st.integers(0, 6), st.booleans()), min_size=1, max_size=9),
     n=st.integers(1, 4),
     budget=st.integers(0, 30),
+    constrained=st.booleans(),
 )
-def test_knapsack_equals_enumeration(data, n, budget):
-    """The DP of seed 002 eq. 2 picks the same subset as enumeration, ties included."""
-    z = np.array([float(a) for a, _ in data])
-    units = np.array([u for _, u in data], dtype=np.int64)
+def test_knapsack_equals_enumeration(data, n, budget, constrained):
+    """The DP of seed 002 eq. 2 picks the same subset as enumeration, ties included.
+
+    With ``constrained`` the subset must hold one of the required items (a node of
+    performance exactly P, DESIGN.md "Window length").
+    """
+    z = np.array([float(a) for a, _, _ in data])
+    units = np.array([u for _, u, _ in data], dtype=np.int64)
+    required = np.array([r for _, _, r in data]) if constrained else None
     positions = np.arange(len(data))[::-1].copy()  # not the item order: positions matter
-    got = knapsack_count(z, units, n, budget, positions)
-    want = brute_subset(list(z), list(units), n, budget, list(positions))
+    got = knapsack_count(z, units, n, budget, positions, required)
+    want = brute_subset(list(z), list(units), n, budget, list(positions), required)
     if want is None:
         assert got is None
     else:
@@ -141,6 +147,48 @@ def test_window_is_square_and_sized_by_the_slowest_level():
     assert found.window.start == 10.0
     assert found.window.length == 10.0
     assert found.window.nodes == ("n1", "n2")
+
+
+@pytest.mark.parametrize("name", ["COORD", "COORD Lite", "DEP", "DEP Lite", "MaxQ", "CoP", "FirstFit"])
+def test_window_never_reserves_longer_than_its_slowest_node_needs(name):
+    """At level P the subset holds a node of performance exactly P, so T = V / its slowest node.
+
+    Four fast nodes (p=8) and one slow (p=2, listed last) are free over [0, 50]. At level 2
+    (T=50) the four fast ones fit the gap exactly, which COORD would love; but they would be
+    reserved 4x longer than they need, so a level-2 window must include the slow node.
+    """
+    from workbench.engine import registry
+
+    env = _env(
+        [(8.0, 1.0, 0), (8.0, 1.0, 0), (8.0, 1.0, 0), (8.0, 1.0, 0), (2.0, 1.0, 0)],
+        [(k, 50, 100) for k in range(5)],
+        horizon=100.0,
+    )
+    job = Job("j", "j", 4, 2.0, 100.0)
+    found = registry.selector(name).select(SlotTable.from_environment(env), job, 0.0)
+    assert found is not None
+    slowest = min(env.nodes[env.node_index[n]].performance for n in found.window.nodes)
+    assert found.window.length == job.volume / slowest
+    if name.startswith("COORD"):  # a snug level-2 window exists only with the slow node in it
+        assert found.window.length == 50.0
+        assert "n4" in found.window.nodes
+
+
+def test_a_dp_too_large_for_the_cap_is_one_clear_error():
+    """A tiny resolution would need a huge table: the run stops with the parameter and the size."""
+    from workbench.engine import registry
+    from workbench.engine.errors import ParameterError
+
+    env = _env([(1.0, 1.0 + k, k) for k in range(12)], [], horizon=1000.0)  # best q is dearest
+    env = Environment(env.nodes, (), (Job("j", "j", 4, 1.0, 100.0, budget=1500.0),), env.time)
+    with pytest.raises(ParameterError) as info:
+        registry.run(env, "MaxQ", {"resolution": 1e-6})
+    message = str(info.value)
+    assert message.startswith("resolution: ")
+    assert "GiB" in message and "limit is 128.0 MiB" in message and "\n" not in message
+    # The coarser resolution the message names really is enough.
+    coarser = float(message.rsplit("resolution ≥ ", 1)[1])
+    assert registry.run(env, "MaxQ", {"resolution": coarser}).windows
 
 
 def test_budget_is_respected_and_unmeetable_budget_gives_none():

@@ -10,9 +10,16 @@ from workbench.engine.schedule import Schedule
 
 
 def assert_valid_schedule(
-    env: Environment, schedule: Schedule, earliest: float | None = None, executed: bool = False
+    env: Environment,
+    schedule: Schedule,
+    earliest: float | None = None,
+    executed: bool = False,
+    length_factor: float = 1.0,
 ) -> None:
     """Every window valid (DESIGN.md "Window"); no two windows share a node at once.
+
+    A window's length is V divided by the lowest performance among its own nodes,
+    times ``length_factor`` (0.99 for BFshort): DESIGN.md "Window length".
 
     With ``executed`` a window holds its nodes only until its actual end (a dynamic
     run reuses what early completions free); otherwise for its whole reserved length.
@@ -34,8 +41,8 @@ def assert_valid_schedule(
             assert w.end <= env.time.horizon + EPS, w
         slowest = min(nodes[n].performance for n in w.nodes)
         assert all(nodes[n].performance >= job.min_performance - EPS for n in w.nodes), w
-        # Square window: T = V / P for a level P no faster than the slowest chosen node.
-        assert w.length >= job.volume / slowest * 0.99 - 1e-6, w
+        # Square window sized by its own slowest node, never longer.
+        assert math.isclose(w.length, job.volume / slowest * length_factor, rel_tol=1e-12), w
         cost = sum(nodes[n].price for n in w.nodes) * w.length
         assert math.isclose(w.cost, cost, rel_tol=1e-9, abs_tol=1e-9)
         assert w.cost <= job.budget + 1.0 + 1e-6  # within budget up to the cost resolution

@@ -104,9 +104,8 @@ RESOLUTION = Param(
     "resolution",
     float,
     1.0,
-    "cost resolution of the exact choice (DESIGN.md cost units)",
-    minimum=0.0,
-    exclusive_minimum=True,
+    "cost resolution of the exact choice (DESIGN.md cost units); a DP over 128 MiB stops with an error",
+    minimum=1e-6,  # finer steps drown in the 1e-9 rounding tolerance of the units
 )
 ATTRIBUTE = Param("attribute", str, "q", "node attribute to maximise")
 PAST_COP = tuple(

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.engine.criteria import BoundEnv, Criterion, SlotContext
-from workbench.engine.errors import Cancelled
+from workbench.engine.errors import Cancelled, check_dp_size
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.slots import SlotTable
 
@@ -238,6 +238,13 @@ class _Prepared:
         short = picks[:, -1] >= width
         if short.any():
             cols[short] = _first_members(self._members(ch, row[short], k[short], self.perf_c.size), n)
+        # DESIGN.md "Window length": with no slot of performance exactly P among them, the
+        # dearest gives way to the cheapest of level P (a later column: columns are in price order).
+        lacking = ~(self.lvl_col[cols] == k[:, None]).any(axis=1)
+        if lacking.any():
+            at_level = self._members(ch, row[lacking], k[lacking], self.perf_c.size)
+            at_level &= self.lvl_col[None, :] == k[lacking, None]
+            cols[lacking, -1] = np.argmax(at_level, axis=1)
         return cols
 
     def _z(self, t: np.ndarray, T: np.ndarray, sstart: np.ndarray, send: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -307,6 +314,32 @@ def _n_best(zm: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) ->
     if tied.any():
         pos = np.broadcast_to(positions[None, :], (int(tied.sum()), zm.shape[1]))
         top[tied] = np.lexsort((pos, units[tied], neg[tied]), axis=1)[:, :n]
+    return top
+
+
+def _with_level_item(
+    top: np.ndarray, zm: np.ndarray, units: np.ndarray, positions: np.ndarray, level: np.ndarray
+) -> np.ndarray:
+    """The n best with at least one item of level P (DESIGN.md "Window length"), budget aside.
+
+    Where the n best hold none, the best such subset is the n - 1 best of them plus
+    the best item of level P, all in the order (larger z, fewer units, lower position).
+    """
+    rows = np.arange(top.shape[0])[:, None]
+    lacking = np.nonzero(~level[rows, top].any(axis=1))[0]
+    if lacking.size == 0:
+        return top
+    top = top.copy()
+    sub = top[lacking]
+    r = lacking[:, None]
+    # The last of the n best in that order gives way.
+    order = np.lexsort((positions[sub], units[r, sub], -zm[r, sub]), axis=1)
+    worst = order[:, -1]
+    neg = np.where(level[lacking], -zm[lacking], np.inf)
+    pos = np.broadcast_to(positions[None, :], neg.shape)
+    best_level = np.lexsort((pos, units[lacking], neg), axis=1)[:, 0]
+    sub[np.arange(lacking.size), worst] = best_level
+    top[lacking] = sub
     return top
 
 
@@ -429,7 +462,8 @@ def _take_block_best(prep: _Prepared, blk: _Block, best: _Best | None, pending: 
         assert blk.z is not None and blk.units is not None and blk.member is not None
         n = prep.n
         zm = np.where(blk.member, blk.z, -np.inf)
-        top = _n_best(zm, blk.units, prep.porder, n)
+        level = blk.member & (prep.lvl_col[None, :] == blk.k[:, None])
+        top = _with_level_item(_n_best(zm, blk.units, prep.porder, n), zm, blk.units, prep.porder, level)
         rows = np.arange(blk.t.size)[:, None]
         top_val = zm[rows, top].sum(axis=1)
         if prep.bu is None:
@@ -448,6 +482,7 @@ def _take_block_best(prep: _Prepared, blk: _Block, best: _Best | None, pending: 
                     blk.T[need_dp],
                     blk.k[need_dp],
                     blk.member[need_dp],
+                    level[need_dp],
                     zm[need_dp],
                     blk.units[need_dp],
                     top_val[need_dp],
@@ -473,9 +508,10 @@ class _Pending:
     T: np.ndarray
     k: np.ndarray
     member: np.ndarray
+    level: np.ndarray  # members on nodes of performance exactly P
     zm: np.ndarray  # z, -inf outside S_W
     units: np.ndarray
-    top: np.ndarray  # sum of the n best z: a bound that ignores the budget
+    top: np.ndarray  # the best value with no budget: a bound
 
 
 def _run_pending(
@@ -496,6 +532,7 @@ def _run_pending(
     T = np.concatenate([p.T for p in pending])
     k = np.concatenate([p.k for p in pending])
     member = np.concatenate([p.member for p in pending])
+    level = np.concatenate([p.level for p in pending])
     zm = np.concatenate([p.zm for p in pending])
     units = np.concatenate([p.units for p in pending])
     top = np.concatenate([p.top for p in pending])
@@ -516,7 +553,9 @@ def _run_pending(
         if should_stop is not None and should_stop():
             raise Cancelled("search cancelled")
         cols = np.nonzero(member[i])[0]
-        chosen = knapsack_count(zm[i, cols], units[i, cols], prep.n, bu, prep.porder[cols])
+        chosen = knapsack_count(
+            zm[i, cols], units[i, cols], prep.n, bu, prep.porder[cols], level[i, cols], prep.spec.resolution
+        )
         if chosen is None:
             return
         sel_cols = cols[chosen]
@@ -606,59 +645,111 @@ def _to_found(prep: _Prepared, best: _Best) -> Found:
     return Found(window, best.value)
 
 
-def knapsack_count(z: np.ndarray, units: np.ndarray, n: int, budget: int, positions: np.ndarray) -> np.ndarray | None:
+def knapsack_count(
+    z: np.ndarray,
+    units: np.ndarray,
+    n: int,
+    budget: int,
+    positions: np.ndarray,
+    required: np.ndarray | None = None,
+    resolution: float = 1.0,
+) -> np.ndarray | None:
     """Exact subset choice, seed 002 §3.3 eq. 2: max sum z over n items with sum units <= budget.
 
     f_i(c, k) = max(f_{i-1}(c, k), f_{i-1}(c - u_i, k - 1) + z_i), then backward
-    induction. Among optimal subsets it returns the cheapest, and among those
-    the one whose node positions come first lexicographically. Returns the
+    induction. With ``required`` the subset must hold at least one of those items
+    (DESIGN.md "Window length": a node of performance exactly P), a flag carried as
+    one more axis of f. Among optimal subsets it returns the cheapest, and among
+    those the one whose node positions come first lexicographically. Returns the
     indices into ``z`` of the chosen items, or None when no n items fit.
+    Raises ``DPTooLarge`` (naming ``resolution``) rather than exhaust the memory.
     """
     if z.size < n:
         return None
+    if required is not None and (required.all() or not required.any()):
+        if not required.any():
+            return None
+        required = None  # every item qualifies: the plain problem
     cheapest = np.sort(units)[:n].sum()
     if cheapest > budget:
         return None
     # An item beaten (value >=, cost <=, and better in one of value, cost, position)
-    # by n others is never needed: swap it for one of them that is left out.
+    # by n others is never needed: swap it for one of them that is left out. A
+    # required item may be the only one in the subset, so one of its n must be required.
     zi, ui, pi = z[:, None], units[:, None], positions[:, None]
     beats = (z[None, :] >= zi) & (units[None, :] <= ui)
     beats &= (z[None, :] > zi) | (units[None, :] < ui) | (positions[None, :] < pi)
-    keep = np.nonzero(beats.sum(axis=1) < n)[0]
-    chosen = _knapsack_dp(z[keep], units[keep], n, budget, positions[keep])
+    drop = beats.sum(axis=1) >= n
+    if required is not None:
+        drop &= ~required | (beats & required[None, :]).any(axis=1)
+    keep = np.nonzero(~drop)[0]
+    chosen = _knapsack_dp(
+        z[keep], units[keep], n, budget, positions[keep], None if required is None else required[keep], resolution
+    )
     return None if chosen is None else keep[chosen]
 
 
-def _knapsack_dp(z: np.ndarray, units: np.ndarray, n: int, budget: int, positions: np.ndarray) -> np.ndarray | None:
+def _knapsack_dp(
+    z: np.ndarray,
+    units: np.ndarray,
+    n: int,
+    budget: int,
+    positions: np.ndarray,
+    required: np.ndarray | None,
+    resolution: float,
+) -> np.ndarray | None:
     m = z.size
     cap = int(min(budget, np.sort(units)[-n:].sum()))
+    flags = 1 if required is None else 2
+    check_dp_size((m + 1) * flags * (n + 1), cap, resolution, "the exact choice", f"{m} slots × {n} nodes")
     # Process the highest positions first so that backtracking meets the lowest first.
     order = np.argsort(-positions, kind="stable")
     zz, uu = z[order], units[order]
-    f = np.full((m + 1, n + 1, cap + 1), -np.inf)
-    f[0, 0, :] = 0.0
+    need = np.ones(m, dtype=bool) if required is None else required[order]
+    # f[i, g, k, c]: best value of k of the first i items within c units; g = 1 when
+    # one of them is required (always 1 with no requirement).
+    f = np.full((m + 1, flags, n + 1, cap + 1), -np.inf)
+    f[0, 0, 0, :] = 0.0
+    top = flags - 1
     for i in range(m):
         prev, cur = f[i], f[i + 1]
         cur[:] = prev
         u = int(uu[i])
         if u > cap:
             continue
-        cand = prev[:-1, : cap + 1 - u] + zz[i]
-        np.maximum(cur[1:, u:], cand, out=cur[1:, u:])
-    last = f[m, n]
+        # Taking item i: from g = 1 stays 1; from g = 0 moves to 1 if it is required.
+        to = top if need[i] else 0
+        for g in range(flags):
+            dest = top if g == top else to
+            cand = prev[g, :-1, : cap + 1 - u] + zz[i]
+            np.maximum(cur[dest, 1:, u:], cand, out=cur[dest, 1:, u:])
+    last = f[m, top, n]
     if not np.isfinite(last[cap]):
         return None
     c = int(np.argmax(last >= last[cap]))  # the cheapest budget level reaching the optimum
     k = n
+    states = {top}  # every flag from which an optimal completion exists
     chosen: list[int] = []
     for i in range(m, 0, -1):
         if k == 0:
             break
         u = int(uu[i - 1])
-        if u <= c and f[i - 1, k - 1, c - u] + zz[i - 1] == f[i, k, c]:
+        to = top if need[i - 1] else 0
+        taken: set[int] = set()
+        if u <= c:
+            for g in range(flags):
+                for dest in states:
+                    if (dest == top if g == top else dest == to) and f[i - 1, g, k - 1, c - u] + zz[
+                        i - 1
+                    ] == f[i, dest, k, c]:
+                        taken.add(g)
+        if taken:
             chosen.append(i - 1)
             k -= 1
             c -= u
-    if k != 0:  # pragma: no cover - the forward pass guarantees a path
+            states = taken
+        else:
+            states = {g for g in states if f[i - 1, g, k, c] == f[i, g, k, c]}
+    if k != 0 or not states:  # pragma: no cover - the forward pass guarantees a path
         raise AssertionError("knapsack backtracking lost its path")
     return np.sort(order[np.array(chosen, dtype=np.int64)])

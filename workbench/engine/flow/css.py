@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.engine import criteria as cr
-from workbench.engine.errors import ParameterError
+from workbench.engine.errors import ParameterError, check_dp_size
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import Job, Window
 from workbench.engine.search import SearchSpec, find_window
@@ -132,6 +132,9 @@ def choose_combination(
         return None
     sign = 1.0 if maximise else -1.0
     units = [[math.ceil(g / resolution - 1e-9) for g in row] for row in expenses]
+    # A limit beyond the dearest combination binds nothing: the table stops there.
+    cap = min(cap, sum(max(row, default=0) for row in units))
+    check_dp_size(m + 1, cap, resolution, "the combination", f"{m} jobs")
     F = np.full((m + 1, cap + 1), -np.inf)
     F[m] = 0.0
     for i in range(m - 1, -1, -1):
