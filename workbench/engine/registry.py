@@ -142,11 +142,12 @@ def simulator(
     params: Mapping[str, Any] | None = None,
     should_stop: StopFn = None,
     history: bool = True,
+    progress: Progress = None,
 ) -> Simulator:
     """A simulator of the named strategy on ``env``, ready to step (parameters already checked)."""
     info = get(name)
     resolved = info.resolve(params)
-    return Simulator(env, info.name, info.flow, resolved, should_stop, history)
+    return Simulator(env, info.name, info.flow, resolved, should_stop, history, progress)
 
 
 def run(
@@ -156,8 +157,12 @@ def run(
     progress: Progress = None,
     should_stop: StopFn = None,
 ) -> Schedule:
-    """Run the named strategy on ``env`` to the end and return its schedule."""
-    return simulator(env, name, params, should_stop, history=False).run(progress)
+    """Run the named strategy on ``env`` to the end and return its schedule.
+
+    ``progress(done, total)`` is called as the run goes (at most every 50 ms), and
+    ``should_stop()`` is honoured between searches: it raises ``Cancelled``.
+    """
+    return simulator(env, name, params, should_stop, history=False, progress=progress).run()
 
 
 def _selector_flow(build: Callable[[dict[str, Any]], Selector]) -> Flow:

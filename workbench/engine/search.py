@@ -34,6 +34,7 @@ import numpy as np
 from workbench.engine.criteria import BoundEnv, Criterion, SlotContext
 from workbench.engine.errors import Cancelled, check_dp_size
 from workbench.engine.model import EPS, Job, Window
+from workbench.engine.profile import Profile
 from workbench.engine.slots import SlotTable
 
 BLOCK = 1024
@@ -397,9 +398,26 @@ def find_window(
     should_stop: Callable[[], bool] | None = None,
 ) -> Found | None:
     """The best window for ``job`` on ``table`` starting at or after ``earliest``, or None."""
+    return _search(table, job, spec, earliest, should_stop, math.inf)[0]
+
+
+def _search(
+    table: SlotTable,
+    job: Job,
+    spec: SearchSpec,
+    earliest: float,
+    should_stop: Callable[[], bool] | None,
+    limit: float,
+) -> tuple[Found | None, bool]:
+    """The best window among the candidates of ``table``, and whether it is the best of all.
+
+    ``table`` holds every slot that starts by ``limit`` (a ``Profile.table``), so every
+    candidate up to ``limit`` is here; the answer is *proven* when ``limit`` is infinite,
+    or when the criterion's bound says no candidate after ``limit`` can beat it.
+    """
     prep = _Prepared(table, job, spec, earliest)
     if not prep.ok:
-        return None
+        return None, math.isinf(limit)
     crit = spec.criterion
     K = prep.tau.size
     # Criteria whose bound falls with t are searched in growing chunks of times,
@@ -407,12 +425,11 @@ def find_window(
     step = max(16, FIRST_CHUNK_CELLS // prep.perf_c.size) if crit.monotone_in_t else K
     best: _Best | None = None
     a = prep.first_row
+    proven = math.isinf(limit)
     while a < K:
-        if best is not None and crit.monotone_in_t:
-            t_a = np.full(prep.levels.size, prep.tau[a])
-            later = prep.n * crit.slot_bound(t_a, prep.T, prep.levels, prep.benv).max()
-            if later <= best.value + EPS:
-                break
+        if best is not None and crit.monotone_in_t and _later_bound(prep, prep.tau[a]) <= best.value + EPS:
+            proven = True
+            break
         b = min(K, a + step)
         step *= 2
         ch = prep.chunk(a, b)
@@ -420,8 +437,48 @@ def find_window(
         if ch is not None:
             best = _search_chunk(prep, ch, best, should_stop)
     if best is None:
+        return None, proven
+    if not proven and crit.monotone_in_t:
+        proven = _later_bound(prep, limit) <= best.value + EPS
+    return _to_found(prep, best), proven
+
+
+def _later_bound(prep: _Prepared, t: float) -> float:
+    """An upper bound of the value of every candidate starting at ``t`` or later (monotone criteria)."""
+    t_a = np.full(prep.levels.size, t)
+    return float(prep.n * prep.spec.criterion.slot_bound(t_a, prep.T, prep.levels, prep.benv).max())
+
+
+def search_profile(
+    profile: Profile,
+    job: Job,
+    spec: SearchSpec,
+    earliest: float,
+    should_stop: Callable[[], bool] | None = None,
+    before: float = math.inf,
+) -> Found | None:
+    """``find_window`` on the profile's full table, looking at no more of it than it must.
+
+    For a criterion whose bound falls with t the search reads the slots of
+    [earliest, earliest + span] and widens the span fourfold until the answer is
+    proven. With ``before`` (FirstFit-like criteria) it gives up at that time: the
+    caller only asks whether a window starts earlier.
+    """
+    if not spec.criterion.monotone_in_t:
+        return find_window(profile.table(earliest), job, spec, earliest, should_stop)
+    capable = profile.perf[profile.perf >= job.min_performance - EPS]
+    if capable.size < job.node_count:
         return None
-    return _to_found(prep, best)
+    span = 4.0 * job.volume / float(capable.min()) * spec.length_factor
+    end = min(before, profile.iend)
+    while True:
+        limit = earliest + span
+        if limit >= end:
+            limit = before if before < profile.iend else math.inf
+        found, proven = _search(profile.table(earliest, limit), job, spec, earliest, should_stop, limit)
+        if proven or limit >= end:
+            return found
+        span *= 4.0
 
 
 def _search_chunk(
@@ -739,9 +796,9 @@ def _knapsack_dp(
         if u <= c:
             for g in range(flags):
                 for dest in states:
-                    if (dest == top if g == top else dest == to) and f[i - 1, g, k - 1, c - u] + zz[
-                        i - 1
-                    ] == f[i, dest, k, c]:
+                    if (dest == top if g == top else dest == to) and f[i - 1, g, k - 1, c - u] + zz[i - 1] == f[
+                        i, dest, k, c
+                    ]:
                         taken.add(g)
         if taken:
             chosen.append(i - 1)

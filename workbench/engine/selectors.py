@@ -15,7 +15,8 @@ import numpy as np
 from workbench.engine import criteria as cr
 from workbench.engine.errors import ParameterError
 from workbench.engine.model import Job, Window
-from workbench.engine.search import Found, SearchSpec, find_window
+from workbench.engine.profile import Profile
+from workbench.engine.search import Found, SearchSpec, find_window, search_profile
 from workbench.engine.slots import SlotTable
 
 StopFn = Callable[[], bool] | None
@@ -29,6 +30,20 @@ class Selector:
     def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
         raise NotImplementedError
 
+    def select_in(self, profile: Profile, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
+        """The same choice on a profile's slots (long flows keep a profile, not a table)."""
+        return self.select(profile.table(earliest), job, earliest, should_stop)
+
+    @property
+    def feasibility(self) -> SearchSpec:
+        """FirstFit with this selector's window lengths and cost units: the earliest feasible window."""
+        return SearchSpec(cr.StartTime())
+
+    @property
+    def picks_earliest(self) -> bool:
+        """Is the chosen window always one of the earliest feasible ones?"""
+        return False
+
 
 @dataclass
 class SearchSelector(Selector):
@@ -39,6 +54,17 @@ class SearchSelector(Selector):
 
     def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
         return find_window(table, job, self.spec, earliest, should_stop)
+
+    def select_in(self, profile: Profile, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
+        return search_profile(profile, job, self.spec, earliest, should_stop)
+
+    @property
+    def feasibility(self) -> SearchSpec:
+        return SearchSpec(cr.StartTime(), False, self.spec.length_factor, self.spec.resolution)
+
+    @property
+    def picks_earliest(self) -> bool:
+        return isinstance(self.spec.criterion, cr.StartTime)
 
 
 # Criteria by the short names that parameters use (MultipleBest's ``by``, CSS's AEP).
@@ -105,6 +131,10 @@ class MultipleBest(Selector):
             found.append(hit.window)
             work = work.reserve([hit.window])
         return found
+
+    @property
+    def feasibility(self) -> SearchSpec:
+        return SearchSpec(cr.StartTime(), resolution=self.resolution)
 
     def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
         best: Found | None = None

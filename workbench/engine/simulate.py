@@ -25,6 +25,7 @@ from workbench.engine.schedule import Schedule
 
 StopFn = Callable[[], bool] | None
 Progress = Callable[[int, int], None] | None
+REPORT_EVERY = 0.05  # seconds between progress reports
 
 
 @dataclass
@@ -107,10 +108,14 @@ class Snapshot:
 class Recorder:
     """The mutable side of a run: what a strategy placed (or moved) and gave up on."""
 
-    def __init__(self, env: Environment, history: bool = True, should_stop: StopFn = None) -> None:
+    def __init__(
+        self, env: Environment, history: bool = True, should_stop: StopFn = None, progress: Progress = None
+    ) -> None:
         self.env = env
         self.history = history
         self.should_stop = should_stop
+        self.progress = progress
+        self._reported = 0.0
         self._log = _Log()
         self.windows: dict[str, Window] = {}
         self.actual: dict[str, float] = {}
@@ -143,6 +148,15 @@ class Recorder:
 
     def note_reservation(self, job_id: str, start: float) -> None:
         self.reservations.setdefault(job_id, start)
+
+    def report(self, done: int, total: int) -> None:
+        """Progress of the run: ``done`` of ``total`` units of work (at most every 50 ms)."""
+        if self.progress is None:
+            return
+        now = time.perf_counter()
+        if now - self._reported >= REPORT_EVERY or done >= total:
+            self._reported = now
+            self.progress(done, total)
 
     def check_stop(self) -> None:
         if self.should_stop is not None and self.should_stop():
@@ -203,10 +217,11 @@ class Simulator:
         params: dict[str, Any],
         should_stop: StopFn = None,
         history: bool = True,
+        progress: Progress = None,
     ) -> None:
         self.env = env
         self.name = name
-        self.recorder = Recorder(env, history, should_stop)
+        self.recorder = Recorder(env, history, should_stop, progress)
         self._gen = factory(env, params, self.recorder)
         self.snapshots: list[Snapshot] = []
         self.done = False
@@ -227,12 +242,10 @@ class Simulator:
             self.snapshots.append(snap)
         return snap
 
-    def run(self, progress: Progress = None) -> Schedule:
-        """Run to the end; ``progress(steps, 0)`` after each step (the total is unknown)."""
+    def run(self) -> Schedule:
+        """Run to the end (the strategy reports its progress through the recorder)."""
         while not self.done:
             self.step()
-            if progress is not None:
-                progress(self.recorder.steps, 0)
         return self.result()
 
     def result(self) -> Schedule:

@@ -5,15 +5,34 @@ the slots left by the local tasks and the earlier reservations, and keeps it.
 With ``dynamic`` (the default), every early completion (actual_fraction < 1)
 plans the jobs that have not started again, in queue order, on the freed slots:
 a job moves only to an earlier start, never later, and a started job never moves.
+
+How it scales to long flows (the semantics are exactly those of the plain
+implementation kept in ``tests/engine/reference_backfill.py``):
+
+* The slots live in a mutable ``Profile``; a search reads only the time range it
+  needs (``search_profile``), never the whole plan.
+* A waiting job is *verified* once a search showed that no feasible window starts
+  before its reservation. It can only move earlier after slots are freed (an early
+  completion, or another job moving away), and then only if a freed gap, merged with
+  its neighbours, could hold its window before its start; each freed gap is tested
+  against every verified job at once, and only the jobs it could help are searched
+  again. The search asks FirstFit first (is there an earlier feasible window at all?),
+  so most re-checks stop after a cheap search.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections.abc import Sequence
+
+import numpy as np
 
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import EPS, Job, Window
-from workbench.engine.selectors import Selector
+from workbench.engine.profile import NO_OWNER, Profile, windows_profile
+from workbench.engine.search import SearchSpec, search_profile
+from workbench.engine.selectors import SearchSelector, Selector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
 
@@ -22,57 +41,200 @@ def backfill_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[Wi
     """A placer for the cycle driver; ``fixed`` windows are already placed and never move."""
 
     def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
+        profile = windows_profile(table, fixed)
         plan: dict[str, Window] = {}
-        current = table.reserve(fixed)
-        for job in jobs:
+        early = sum(1 for job in jobs if job.actual_fraction < 1.0) + len(fixed) if dynamic else 0
+        total = len(jobs) + early
+        for i, job in enumerate(jobs):
             rec.check_stop()
-            found = selector.select(current, job, max(job.arrival, cs), rec.should_stop)
+            rec.report(i, total)
+            found = selector.select_in(profile, job, max(job.arrival, cs), rec.should_stop)
             if found is not None:
                 plan[job.id] = found.window
                 rec.place(found.window)
-                current = current.reserve([found.window])
+                profile.add(found.window, i)
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         yield rec.snap(cs, f"{where}{selector.name} planned {len(plan)} of {len(jobs)} jobs")
         if dynamic:
-            yield from replan_on_completions(rec, jobs, plan, list(fixed), table, ce, selector)
+            replan = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs)
+            yield from replan.run(len(jobs), total)
+        rec.report(total, total)
 
     return place
 
 
-def replan_on_completions(
-    rec: Recorder,
-    jobs: list[Job],
-    plan: dict[str, Window],
-    fixed: list[Window],
-    table: SlotTable,
-    ce: float,
-    selector: Selector,
-) -> PlaceRun:
-    """At each early completion, move the jobs that have not started to earlier windows."""
-    now = table.istart
-    while True:
-        windows = fixed + list(plan.values())
-        early = [rec.actual[w.job] for w in windows if rec.actual[w.job] < w.end - EPS]
-        later = [end for end in early if end > now + EPS]
-        if not later:
+def _same_spec(a: SearchSpec, b: SearchSpec) -> bool:
+    return (type(a.criterion), a.exact, a.length_factor, a.resolution) == (
+        type(b.criterion),
+        b.exact,
+        b.length_factor,
+        b.resolution,
+    )
+
+
+class _Replanner:
+    """Dynamic conservative backfilling: the event loop over early completions."""
+
+    def __init__(
+        self,
+        rec: Recorder,
+        selector: Selector,
+        jobs: list[Job],
+        plan: dict[str, Window],
+        fixed: list[Window],
+        profile: Profile,
+        now: float,
+    ) -> None:
+        self.rec = rec
+        self.selector = selector
+        self.jobs = jobs
+        self.plan = plan
+        self.profile = profile
+        self.now = now
+        self.feasibility = selector.feasibility
+        # FirstFit itself: the feasibility search already is the selector's answer.
+        self.same_search = isinstance(selector, SearchSelector) and _same_spec(selector.spec, self.feasibility)
+        self.factor = self.feasibility.length_factor
+        m = len(jobs)
+        self.arrival = np.array([j.arrival for j in jobs], dtype=np.float64)
+        self.min_perf = np.array([j.min_performance for j in jobs], dtype=np.float64)
+        self.volume = np.array([j.volume for j in jobs], dtype=np.float64)
+        self.start = np.full(m, math.inf)
+        for i, job in enumerate(jobs):
+            if job.id in plan:
+                self.start[i] = plan[job.id].start
+        # A static search proved there is no earlier window for the earliest-picking
+        # selectors, and none at all for a job it could not place.
+        self.verified = np.isinf(self.start) | selector.picks_earliest
+        self.active = np.ones(m, dtype=bool)
+        self._seq = 0
+        self.ends: list[tuple[float, int, str, Window]] = []  # every window by actual end
+        self.early: list[tuple[float, int, str, Window]] = []  # early completions to come
+        self.current: dict[str, Window] = {}
+        for window in [*fixed, *plan.values()]:
+            self._track(window)
+
+    def _track(self, window: Window) -> None:
+        self.current[window.job] = window
+        end = self.rec.actual[window.job]
+        self._seq += 1
+        heapq.heappush(self.ends, (end, self._seq, window.job, window))
+        if end < window.end - EPS:
+            heapq.heappush(self.early, (end, self._seq, window.job, window))
+
+    def _valid(self, entry: tuple[float, int, str, Window]) -> bool:
+        return self.current.get(entry[2]) is entry[3]
+
+    def run(self, placed: int, total: int) -> PlaceRun:
+        done = placed
+        while True:
+            while self.early and (not self._valid(self.early[0]) or self.early[0][0] <= self.now + EPS):
+                heapq.heappop(self.early)
+            if not self.early:
+                return
+            self.now = self.early[0][0]
+            self.rec.check_stop()
+            finished = self._expire()
+            done += len(finished)
+            self.rec.report(min(done, total), total)
+            moved = self._pass()
+            what = f"moved {', '.join(moved)} earlier" if moved else "nothing could move earlier"
+            yield self.rec.snap(self.now, f"t={self.now:g}: {', '.join(finished)} finished early; {what}")
+
+    def _expire(self) -> list[str]:
+        """Take out every window that is over by now; test the gaps the early ones free."""
+        now, profile = self.now, self.profile
+        finished: list[str] = []
+        freed: list[tuple[int, float, float]] = []
+        while self.ends and self.ends[0][0] <= now + EPS:
+            entry = heapq.heappop(self.ends)
+            if not self._valid(entry):
+                continue
+            window = entry[3]
+            del self.current[window.job]
+            profile.remove(window)
+            if abs(entry[0] - now) <= EPS and entry[0] < window.end:
+                finished.append(window.job)
+                freed.extend((profile.index[node], now, window.end) for node in window.nodes)
+        profile.istart = now
+        profile.drop_before(now)
+        # Jobs that started, or can start no earlier, never move again.
+        self.active &= self.start > np.maximum(self.arrival, now) + EPS
+        self._unverify(freed, NO_OWNER)
+        return sorted(finished)
+
+    def _unverify(self, freed: list[tuple[int, float, float]], mover: int) -> None:
+        """Clear the certificate of every waiting job a freed gap [a, b) on node x could help.
+
+        A new feasible window must overlap a freed gap and fit in it merged with its
+        free neighbours: start s >= max(A, e_j), s < min(S_j, b), s + T <= B, with
+        T >= V_j / p_x. A job whose own window bounds the gap may also use that part.
+        """
+        if not freed:
             return
-        now = min(later)
-        done = sorted(w.job for w in windows if abs(rec.actual[w.job] - now) <= EPS and rec.actual[w.job] < w.end)
-        # What is busy from now on: every window as planned, except those already over.
-        live = [w for w in windows if rec.actual[w.job] > now + EPS]
-        current = table.with_interval(now, ce).reserve(live)
-        moved = []
-        for job in jobs:
-            old = plan.get(job.id)
-            if old is not None and (old.start < now - EPS or old.start <= max(job.arrival, now) + EPS):
-                continue  # started, or already as early as it can be
-            rec.check_stop()
-            trial = current.release([old]) if old is not None else current
-            found = selector.select(trial, job, max(job.arrival, now), rec.should_stop)
-            if found is not None and (old is None or found.window.start < old.start - EPS):
-                plan[job.id] = found.window
-                rec.place(found.window)
-                current = trial.reserve([found.window])
-                moved.append(job.id)
-        what = f"moved {', '.join(moved)} earlier" if moved else "nothing could move earlier"
-        yield rec.snap(now, f"t={now:g}: {', '.join(done)} finished early; {what}")
+        idx = np.flatnonzero(self.active & self.verified)
+        idx = idx[idx != mover]
+        if idx.size == 0:
+            return
+        e = np.maximum(self.arrival[idx], self.now)
+        S = self.start[idx]
+        hit = np.zeros(idx.size, dtype=bool)
+        for x, a, b in freed:
+            A, B, lo_owner, hi_owner, A2, B2 = self.profile.gap_around(x, a, b)
+            px = float(self.profile.perf[x])
+            lo = np.where(idx == lo_owner, A2, A)
+            hi = np.where(idx == hi_owner, B2, B)
+            s0 = np.maximum(lo, e)
+            T = self.volume[idx] / px * self.factor
+            hit |= (self.min_perf[idx] <= px + EPS) & (s0 < np.minimum(S, b) + EPS) & (s0 + T <= hi + EPS)
+        self.verified[idx[hit]] = False
+
+    def _pass(self) -> list[str]:
+        """Every job not verified, in queue order, gets its chance to move earlier."""
+        moved: list[str] = []
+        cursor = -1
+        while True:
+            todo = np.flatnonzero(self.active & ~self.verified)
+            todo = todo[todo > cursor]
+            for i in todo:
+                cursor = int(i)
+                if self._check(cursor):
+                    moved.append(self.jobs[cursor].id)
+                    break  # a move may have cleared later certificates: look again
+            else:
+                return moved
+
+    def _check(self, i: int) -> bool:
+        """Search job i again on the slots as they are now; move it if it can start earlier."""
+        rec, profile, job = self.rec, self.profile, self.jobs[i]
+        rec.check_stop()
+        old = self.plan.get(job.id)
+        before = old.start if old is not None else math.inf
+        earliest = max(job.arrival, self.now)
+        if old is not None:
+            profile.remove(old)
+        first = search_profile(profile, job, self.feasibility, earliest, rec.should_stop, before)
+        if first is None or first.window.start >= before - EPS:
+            self.verified[i] = True  # no feasible window starts earlier
+            if old is not None:
+                profile.add(old, i)
+            return False
+        found = first if self.same_search else self.selector.select_in(profile, job, earliest, rec.should_stop)
+        if found is None or found.window.start >= before - EPS:
+            self.verified[i] = False  # an earlier window exists but the criterion prefers this one
+            if old is not None:
+                profile.add(old, i)
+            return False
+        window = found.window
+        if old is not None:
+            # Test the freed gaps before the new window takes any of them: a superset is safe.
+            del self.current[job.id]
+            self._unverify([(profile.index[node], old.start, old.end) for node in old.nodes], i)
+        profile.add(window, i)
+        self.plan[job.id] = window
+        rec.place(window)
+        self._track(window)
+        self.start[i] = window.start
+        self.verified[i] = self.selector.picks_earliest
+        self.active[i] = window.start > earliest + EPS
+        return True

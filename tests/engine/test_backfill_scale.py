@@ -1,0 +1,83 @@
+"""The scalable backfilling against the plain reference, and the profile-limited search."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engine.reference_backfill import reference_placer
+from tests.engine.strategies import environments, examples, flows
+from workbench.engine import registry
+from workbench.engine.flow.backfill import backfill_placer
+from workbench.engine.flow.batching import AllJobs
+from workbench.engine.flow.cycles import run_cycles
+from workbench.engine.profile import Profile
+from workbench.engine.search import SearchSpec, find_window, search_profile
+from workbench.engine.simulate import Recorder
+from workbench.engine.slots import SlotTable
+
+SELECTORS = ["FirstFit", "CoP", "PAST", "BFstart", "BFshort", "MinCost", "DEP", "COORD Lite", "MaxQ", "MultipleBest"]
+
+
+def _run(env, placer):
+    rec = Recorder(env, history=True)
+    snaps = [s for s in run_cycles(env, rec, placer, AllJobs()) if s is not None]
+    return rec.schedule("x", 0.0), [(s.time, s.windows) for s in snaps]
+
+
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=14, max_nodes=6), name=st.sampled_from(SELECTORS), dynamic=st.booleans())
+def test_fast_backfilling_equals_the_reference(env, name, dynamic):
+    """Identical windows, failures and snapshots, step by step, on flows with early ends and arrivals."""
+    selector = registry.selector(name)
+    fast, fast_steps = _run(env, backfill_placer(selector, dynamic))
+    ref, ref_steps = _run(env, reference_placer(selector, dynamic))
+    assert fast.windows == ref.windows
+    assert fast.unscheduled == ref.unscheduled
+    assert fast.actual_ends == ref.actual_ends
+    assert [t for t, _ in fast_steps] == [t for t, _ in ref_steps]
+    assert [w for _, w in fast_steps] == [w for _, w in ref_steps]
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=4),
+    name=st.sampled_from(["FirstFit", "CoP", "PAST", "MinFinish", "MinCost", "BFshort", "DEP", "MaxQ"]),
+    earliest=st.sampled_from([0.0, 3.0, 10.0, 30.0]),
+    reserve=st.integers(0, 3),
+)
+def test_profile_search_equals_the_full_table_search(env, name, earliest, reserve):
+    """A search that reads only the time range it needs finds the full table's window."""
+    table = SlotTable.from_environment(env)
+    profile = Profile(table)
+    # Take some windows out first, so the profile holds reservations as well as tasks.
+    spec_ff = SearchSpec(registry.selector("FirstFit").feasibility.criterion)
+    for job in env.jobs[1 : 1 + reserve]:
+        hit = find_window(table, job, spec_ff, 0.0)
+        if hit is not None:
+            table = table.reserve([hit.window])
+            profile.add(hit.window)
+    spec = registry.selector(name).spec
+    job = env.jobs[0]
+    want = find_window(table, job, spec, earliest)
+    got = search_profile(profile, job, spec, earliest)
+    assert got == want
+
+
+def test_profile_table_is_the_full_table_cut_to_the_range():
+    """Every slot of the full table that ends after lo and starts by hi, with its true bounds."""
+    from workbench.engine.model import Environment, LocalTask, Node, TimeSettings
+
+    nodes = tuple(Node(f"n{i}", f"n{i}", 1.0, 1.0) for i in range(3))
+    tasks = tuple(LocalTask(f"t{k}", f"n{k % 3}", float(s), float(s + 5)) for k, s in enumerate(range(0, 120, 7)))
+    env = Environment(nodes, tasks, (), TimeSettings(0.0, None, 130.0))
+    full = SlotTable.from_environment(env)
+    profile = Profile(full)
+    for lo, hi in [(0.0, 20.0), (13.0, 13.0), (40.5, 77.0), (-math.inf, math.inf), (125.0, math.inf)]:
+        part = profile.table(lo, hi)
+        keep = (full.end > lo) & (full.start <= hi)
+        assert part.node.tolist() == full.node[keep].tolist()
+        assert part.start.tolist() == full.start[keep].tolist()
+        assert part.end.tolist() == full.end[keep].tolist()

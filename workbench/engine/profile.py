@@ -1,0 +1,167 @@
+"""A mutable busy profile: every node's occupied intervals, and slot tables of a time range.
+
+A ``SlotTable`` is immutable and covers the whole interval, which is right for one
+search but costs O(everything) to rebuild after each reservation. Long flows
+(thousands of jobs) instead keep one ``Profile``: per node, the busy intervals
+(local tasks and windows) sorted by start in a padded numpy row, each tagged with
+its owner. ``table(lo, hi)`` builds the slot table of just the slots that end after
+``lo`` and start no later than ``hi``, with their true bounds, so a window search on
+it sees exactly the candidates of the full table that start in [lo, hi].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from workbench.engine.model import EPS, Window
+from workbench.engine.slots import SlotTable
+
+NO_OWNER = -1  # local tasks and windows that never move
+
+
+class Profile:
+    """Busy intervals per node over the interval [istart, iend]; ``istart`` may advance."""
+
+    def __init__(self, table: SlotTable) -> None:
+        self.node_ids = table.node_ids
+        self.index = {node_id: i for i, node_id in enumerate(table.node_ids)}
+        self.perf = table.perf
+        self.price = table.price
+        self.attrs: Mapping[str, np.ndarray] = table.attrs
+        self.istart = table.istart
+        self.iend = table.iend
+        n = len(table.node_ids)
+        counts = np.bincount(table.busy_node, minlength=n) if table.busy_node.size else np.zeros(n, np.int64)
+        width = max(8, int(counts.max(initial=0)) * 2)
+        self.bs = np.full((n, width), math.inf)
+        self.be = np.full((n, width), math.inf)
+        self.owner = np.full((n, width), NO_OWNER, dtype=np.int64)
+        self.count = np.zeros(n, dtype=np.int64)
+        order = np.lexsort((table.busy_start, table.busy_node))
+        node, start, end = table.busy_node[order], table.busy_start[order], table.busy_end[order]
+        first = np.searchsorted(node, np.arange(n))
+        col = np.arange(node.size) - first[node]
+        self.bs[node, col] = start
+        self.be[node, col] = end
+        self.count[:] = counts
+
+    # -- changes ------------------------------------------------------------------
+
+    def add(self, window: Window, owner: int = NO_OWNER) -> None:
+        """Take the window's nodes over [start, end)."""
+        for node_id in window.nodes:
+            x = self.index[node_id]
+            c = int(self.count[x])
+            if c == self.bs.shape[1]:
+                self._widen()
+            at = int(np.searchsorted(self.bs[x, :c], window.start, "right"))
+            for arr, value in ((self.bs, window.start), (self.be, window.end), (self.owner, owner)):
+                arr[x, at + 1 : c + 1] = arr[x, at:c]
+                arr[x, at] = value
+            self.count[x] = c + 1
+
+    def remove(self, window: Window) -> None:
+        """Give the window's intervals back (each must be present)."""
+        for node_id in window.nodes:
+            x = self.index[node_id]
+            c = int(self.count[x])
+            hit = np.flatnonzero(
+                (np.abs(self.bs[x, :c] - window.start) <= EPS) & (np.abs(self.be[x, :c] - window.end) <= EPS)
+            )
+            if hit.size == 0:
+                raise ValueError(f"window of {window.job} is not in the profile on {node_id}")
+            at = int(hit[0])
+            for arr, pad in ((self.bs, math.inf), (self.be, math.inf), (self.owner, NO_OWNER)):
+                arr[x, at : c - 1] = arr[x, at + 1 : c]
+                arr[x, c - 1] = pad
+            self.count[x] = c - 1
+
+    def drop_before(self, t: float) -> None:
+        """Forget intervals that end by ``t`` (they cannot touch any slot from ``t`` on)."""
+        gone = (self.be <= t).sum(axis=1)  # rows are sorted by start, and so by end
+        if not gone.any():
+            return
+        for x in np.flatnonzero(gone):
+            g, c = int(gone[x]), int(self.count[x])
+            for arr, pad in ((self.bs, math.inf), (self.be, math.inf), (self.owner, NO_OWNER)):
+                arr[x, : c - g] = arr[x, g:c]
+                arr[x, c - g : c] = pad
+            self.count[x] = c - g
+
+    def _widen(self) -> None:
+        extra = self.bs.shape[1]
+        n = self.bs.shape[0]
+        self.bs = np.concatenate([self.bs, np.full((n, extra), math.inf)], axis=1)
+        self.be = np.concatenate([self.be, np.full((n, extra), math.inf)], axis=1)
+        self.owner = np.concatenate([self.owner, np.full((n, extra), NO_OWNER, dtype=np.int64)], axis=1)
+
+    # -- queries ------------------------------------------------------------------
+
+    def table(self, lo: float, hi: float = math.inf) -> SlotTable:
+        """The slots of the full table that end after ``lo`` and start no later than ``hi``.
+
+        Each node contributes the busy intervals around [lo, hi] (one spare on either
+        side); ``SlotTable.build`` turns them into gaps with the same clipping and
+        rounding as a full build, and the gaps outside the range are cut away.
+        """
+        width = int(self.count.max(initial=0))
+        bs, be = self.bs[:, :width], self.be[:, :width]
+        first = np.maximum((bs <= lo).sum(axis=1) - 2, 0)
+        last = np.minimum((be <= hi).sum(axis=1) + 1, self.count - 1)  # inclusive
+        take = np.maximum(last - first + 1, 0)
+        node = np.repeat(np.arange(self.count.size), take)
+        col = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take) + first[node]
+        full = SlotTable.build(
+            self.node_ids, self.perf, self.price, self.istart, self.iend, node, bs[node, col], be[node, col], self.attrs
+        )
+        keep = (full.end > lo) & (full.start <= hi)
+        if keep.all():
+            return full
+        return SlotTable(
+            full.node_ids,
+            full.perf,
+            full.price,
+            full.istart,
+            full.iend,
+            full.node[keep],
+            full.start[keep],
+            full.end[keep],
+            full.busy_node,
+            full.busy_start,
+            full.busy_end,
+            full.attrs,
+        )
+
+    def full_table(self) -> SlotTable:
+        """Every slot of the interval (for searches that need all of it)."""
+        return self.table(-math.inf, math.inf)
+
+    def gap_around(self, x: int, a: float, b: float) -> tuple[float, float, int, int, float, float]:
+        """The free gap of node ``x`` that holds [a, b), with its neighbours.
+
+        Returns (A, B, left owner, right owner, A', B'): the gap [A, B), the owners of
+        the busy intervals that bound it, and how far it would reach if the left
+        (right) neighbour were given back too.
+        """
+        c = int(self.count[x])
+        bs, be, own = self.bs[x, :c], self.be[x, :c], self.owner[x, :c]
+        left = int(np.searchsorted(be, a + EPS, "right")) - 1  # last busy ending by a
+        right = int(np.searchsorted(bs, b - EPS, "left"))  # first busy starting from b
+        A = max(float(be[left]), self.istart) if left >= 0 else self.istart
+        B = min(float(bs[right]), self.iend) if right < c else self.iend
+        lo_owner = int(own[left]) if left >= 0 else NO_OWNER
+        hi_owner = int(own[right]) if right < c else NO_OWNER
+        A2 = max(float(be[left - 1]), self.istart) if left >= 1 else self.istart
+        B2 = min(float(bs[right + 1]), self.iend) if right + 1 < c else self.iend
+        return A, B, lo_owner, hi_owner, A2, B2
+
+
+def windows_profile(table: SlotTable, windows: Iterable[Window] = ()) -> Profile:
+    """A profile of ``table`` with ``windows`` (that never move) taken out as well."""
+    profile = Profile(table)
+    for window in windows:
+        profile.add(window)
+    return profile
