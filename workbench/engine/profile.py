@@ -100,12 +100,13 @@ class Profile:
 
     # -- queries ------------------------------------------------------------------
 
-    def table(self, lo: float, hi: float = math.inf) -> SlotTable:
+    def table(self, lo: float, hi: float = math.inf, without: int = NO_OWNER) -> SlotTable:
         """The slots of the full table that end after ``lo`` and start no later than ``hi``.
 
         Each node contributes the busy intervals around [lo, hi] (one spare on either
         side); ``SlotTable.build`` turns them into gaps with the same clipping and
         rounding as a full build, and the gaps outside the range are cut away.
+        ``without`` leaves out the intervals of that owner, as if given back.
         """
         width = int(self.count.max(initial=0))
         bs, be = self.bs[:, :width], self.be[:, :width]
@@ -114,6 +115,10 @@ class Profile:
         take = np.maximum(last - first + 1, 0)
         node = np.repeat(np.arange(self.count.size), take)
         col = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take) + first[node]
+        if without != NO_OWNER:
+            # One interval per node at most; the spares on either side cover the gap it leaves.
+            mine = self.owner[node, col] == without
+            node, col = node[~mine], col[~mine]
         full = SlotTable.build(
             self.node_ids, self.perf, self.price, self.istart, self.iend, node, bs[node, col], be[node, col], self.attrs
         )
@@ -157,6 +162,10 @@ class Profile:
         A2 = max(float(be[left - 1]), self.istart) if left >= 1 else self.istart
         B2 = min(float(bs[right + 1]), self.iend) if right + 1 < c else self.iend
         return A, B, lo_owner, hi_owner, A2, B2
+
+    def gaps_around(self, freed: list[tuple[int, float, float]]) -> np.ndarray:
+        """``gap_around`` of each freed (node, a, b), as rows (x, a, b, A, B, lo owner, hi owner, A', B')."""
+        return np.array([(x, a, b, *self.gap_around(x, a, b)) for x, a, b in freed], dtype=np.float64)
 
 
 def windows_profile(table: SlotTable, windows: Iterable[Window] = ()) -> Profile:

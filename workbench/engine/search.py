@@ -456,16 +456,18 @@ def search_profile(
     earliest: float,
     should_stop: Callable[[], bool] | None = None,
     before: float = math.inf,
+    without: int = -1,
 ) -> Found | None:
     """``find_window`` on the profile's full table, looking at no more of it than it must.
 
     For a criterion whose bound falls with t the search reads the slots of
     [earliest, earliest + span] and widens the span fourfold until the answer is
     proven. With ``before`` (FirstFit-like criteria) it gives up at that time: the
-    caller only asks whether a window starts earlier.
+    caller only asks whether a window starts earlier. ``without``: a profile owner
+    whose intervals count as free (the job's own reservation, when it is planned again).
     """
     if not spec.criterion.monotone_in_t:
-        return find_window(profile.table(earliest), job, spec, earliest, should_stop)
+        return find_window(profile.table(earliest, without=without), job, spec, earliest, should_stop)
     capable = profile.perf[profile.perf >= job.min_performance - EPS]
     if capable.size < job.node_count:
         return None
@@ -475,7 +477,8 @@ def search_profile(
         limit = earliest + span
         if limit >= end:
             limit = before if before < profile.iend else math.inf
-        found, proven = _search(profile.table(earliest, limit), job, spec, earliest, should_stop, limit)
+        table = profile.table(earliest, limit, without)
+        found, proven = _search(table, job, spec, earliest, should_stop, limit)
         if proven or limit >= end:
             return found
         span *= 4.0

@@ -30,9 +30,14 @@ class Selector:
     def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
         raise NotImplementedError
 
-    def select_in(self, profile: Profile, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
-        """The same choice on a profile's slots (long flows keep a profile, not a table)."""
-        return self.select(profile.table(earliest), job, earliest, should_stop)
+    def select_in(
+        self, profile: Profile, job: Job, earliest: float, should_stop: StopFn = None, without: int = -1
+    ) -> Found | None:
+        """The same choice on a profile's slots (long flows keep a profile, not a table).
+
+        ``without``: the owner whose intervals count as free (the job's own reservation).
+        """
+        return self.select(profile.table(earliest, without=without), job, earliest, should_stop)
 
     @property
     def feasibility(self) -> SearchSpec:
@@ -55,8 +60,10 @@ class SearchSelector(Selector):
     def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
         return find_window(table, job, self.spec, earliest, should_stop)
 
-    def select_in(self, profile: Profile, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
-        return search_profile(profile, job, self.spec, earliest, should_stop)
+    def select_in(
+        self, profile: Profile, job: Job, earliest: float, should_stop: StopFn = None, without: int = -1
+    ) -> Found | None:
+        return search_profile(profile, job, self.spec, earliest, should_stop, without=without)
 
     @property
     def feasibility(self) -> SearchSpec:

@@ -31,7 +31,7 @@ import numpy as np
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
-from workbench.engine.search import SearchSpec, search_profile
+from workbench.engine.search import Found, SearchSpec, search_profile
 from workbench.engine.selectors import SearchSelector, Selector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
@@ -176,17 +176,17 @@ class _Replanner:
         idx = idx[idx != mover]
         if idx.size == 0:
             return
-        e = np.maximum(self.arrival[idx], self.now)
-        S = self.start[idx]
-        hit = np.zeros(idx.size, dtype=bool)
-        for x, a, b in freed:
-            A, B, lo_owner, hi_owner, A2, B2 = self.profile.gap_around(x, a, b)
-            px = float(self.profile.perf[x])
-            lo = np.where(idx == lo_owner, A2, A)
-            hi = np.where(idx == hi_owner, B2, B)
-            s0 = np.maximum(lo, e)
-            T = self.volume[idx] / px * self.factor
-            hit |= (self.min_perf[idx] <= px + EPS) & (s0 < np.minimum(S, b) + EPS) & (s0 + T <= hi + EPS)
+        g = self.profile.gaps_around(freed)  # (G, 9): x, a, b, A, B, lo owner, hi owner, A', B'
+        x = g[:, 0].astype(np.int64)
+        px = self.profile.perf[x][:, None]
+        j = idx[None, :]
+        lo = np.where(g[:, 5:6] == j, g[:, 7:8], g[:, 3:4])
+        hi = np.where(g[:, 6:7] == j, g[:, 8:9], g[:, 4:5])
+        s0 = np.maximum(lo, np.maximum(self.arrival[idx], self.now)[None, :])
+        T = self.volume[idx][None, :] / px * self.factor
+        S = self.start[idx][None, :]
+        fits = (self.min_perf[idx][None, :] <= px + EPS) & (s0 < np.minimum(S, g[:, 2:3]) + EPS)
+        hit = (fits & (s0 + T <= hi + EPS)).any(axis=0)
         self.verified[idx[hit]] = False
 
     def _pass(self) -> list[str]:
@@ -211,23 +211,22 @@ class _Replanner:
         old = self.plan.get(job.id)
         before = old.start if old is not None else math.inf
         earliest = max(job.arrival, self.now)
-        if old is not None:
-            profile.remove(old)
-        first = search_profile(profile, job, self.feasibility, earliest, rec.should_stop, before)
+        # Its own reservation counts as free (``without``), as if given back for the search.
+        first = search_profile(profile, job, self.feasibility, earliest, rec.should_stop, before, i)
         if first is None or first.window.start >= before - EPS:
             self.verified[i] = True  # no feasible window starts earlier
-            if old is not None:
-                profile.add(old, i)
             return False
-        found = first if self.same_search else self.selector.select_in(profile, job, earliest, rec.should_stop)
+        if self.same_search:
+            found: Found | None = first
+        else:
+            found = self.selector.select_in(profile, job, earliest, rec.should_stop, i)
         if found is None or found.window.start >= before - EPS:
             self.verified[i] = False  # an earlier window exists but the criterion prefers this one
-            if old is not None:
-                profile.add(old, i)
             return False
         window = found.window
         if old is not None:
             # Test the freed gaps before the new window takes any of them: a superset is safe.
+            profile.remove(old)
             del self.current[job.id]
             self._unverify([(profile.index[node], old.start, old.end) for node in old.nodes], i)
         profile.add(window, i)
