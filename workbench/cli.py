@@ -34,6 +34,30 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     return params
 
 
+class ProgressBar:
+    """A ``progress(done, total)`` callback drawing a tqdm bar on stderr once a run passes a second."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=self.label, delay=1.0, file=sys.stderr, leave=False, dynamic_ncols=True)
+        if total != self.bar.total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def _cmd_strategies(args: argparse.Namespace) -> int:
     from workbench.engine import registry
 
@@ -57,7 +81,8 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     if registry.get(name).name == env.strategy.name:
         params.update(env.strategy.params_dict())
     params.update(parse_params(args.param))
-    schedule = registry.run(env, name, params)
+    with ProgressBar(registry.get(name).name) as bar:
+        schedule = registry.run(env, name, params, progress=bar)
     doc = schedule_to_dict(env, schedule)
     if args.out:
         write_json_atomic(doc, args.out)
@@ -86,7 +111,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             params["max_cycles"] = args.cycles
         else:
             steps_left = args.cycles  # an event-driven strategy: stop after K steps
-    sim = registry.simulator(env, name, params)
+    bar = ProgressBar(info.name) if args.out else None  # the lines themselves show progress otherwise
+    sim = registry.simulator(env, name, params, progress=bar)
     summaries = []
     while not sim.done and (steps_left is None or steps_left > 0):
         snap = sim.step()
@@ -101,6 +127,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 f"{summary['step']:4d}  t={summary['time']:<10g} placed {summary['placed']:4d}  "
                 f"queue {len(summary['queue']):4d}  failed {summary['failed']:4d}  {summary['label']}"
             )
+    if bar is not None:
+        bar.__exit__()
     if args.out:
         write_json_atomic({"strategy": info.name, "steps": summaries}, args.out)
     return 0
@@ -216,7 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("workbench: interrupted", file=sys.stderr)
+        # Results are written atomically at the end, so an interrupted run leaves no file behind.
+        print("workbench: interrupted; nothing was written", file=sys.stderr)
         return 130
 
 

@@ -81,3 +81,43 @@ def test_profile_table_is_the_full_table_cut_to_the_range():
         assert part.node.tolist() == full.node[keep].tolist()
         assert part.start.tolist() == full.start[keep].tolist()
         assert part.end.tolist() == full.end[keep].tolist()
+
+
+def _long_flow():
+    """A synthetic trace long enough that dynamic backfilling takes many seconds."""
+    from workbench.lab.bench import swf_environment
+
+    return swf_environment(seed=5, jobs=4000, nodes=64)
+
+
+def test_a_long_run_reports_progress_and_stops_within_a_second_of_cancel():
+    """progress(done, total) climbs towards its total; should_stop() ends the run with Cancelled, quickly."""
+    import threading
+    import time
+
+    import pytest
+
+    from workbench.engine.errors import Cancelled
+
+    env = _long_flow()
+    reports: list[tuple[int, int]] = []
+    stop = threading.Event()
+    stopped_at: list[float] = []
+
+    def should_stop() -> bool:
+        return stop.is_set()
+
+    def cancel_later() -> None:
+        time.sleep(1.0)
+        stopped_at.append(time.perf_counter())
+        stop.set()
+
+    threading.Thread(target=cancel_later, daemon=True).start()
+    with pytest.raises(Cancelled):
+        registry.run(env, "FirstFit", progress=lambda d, t: reports.append((d, t)), should_stop=should_stop)
+    assert time.perf_counter() - stopped_at[0] < 1.0
+    assert len(reports) >= 2
+    totals = {t for _, t in reports}
+    assert len(totals) == 1 and totals.pop() >= len(env.jobs)
+    done = [d for d, _ in reports]
+    assert done == sorted(done) and done[-1] > 0

@@ -305,3 +305,33 @@ def test_dragging_an_edge_resizes_and_tooltips_describe_what_is_under_the_mouse(
     assert win.document.env.job(w.job).name in tip and "L_left" in tip and "cost" in tip
     free = chart.tooltip_at(QPointF(99.5, 5.4))
     assert free.startswith("free slot") or "task" in free
+
+
+def test_a_long_run_shows_progress_and_cancel_stops_it(qtbot):
+    """A run past half a second shows a progress bar and Cancel; Cancel stops the worker within a second."""
+    import time
+    from dataclasses import replace
+
+    from workbench.engine.model import StrategyRef
+    from workbench.gui.main_window import MainWindow
+    from workbench.lab.bench import swf_environment
+
+    env = replace(swf_environment(seed=5, jobs=4000, nodes=64), strategy=StrategyRef("FirstFit"))
+    win = MainWindow(env, None, quiet=True)
+    qtbot.addWidget(win)
+    win.show()
+    win.run_now()
+    status = win.run_status
+    qtbot.waitUntil(lambda: status.cancel.isVisible(), timeout=10_000)
+    assert status.bar.isVisible()
+    qtbot.waitUntil(lambda: status.bar.maximum() > 0 and status.bar.value() > 0, timeout=10_000)
+    worker = win.runner.thread
+    began = time.perf_counter()
+    qtbot.mouseClick(status.cancel, Qt.MouseButton.LeftButton)
+    worker.join(timeout=5.0)
+    assert not worker.is_alive()
+    assert time.perf_counter() - began < 1.0
+    assert not win.runner.busy
+    assert "cancelled" in status.text()
+    assert not status.cancel.isVisible()
+    assert win.document.result is None  # nothing half-finished was delivered

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QInputDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QWidget,
@@ -38,6 +37,7 @@ from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.generate import GenerateDialog
 from workbench.gui.panels.metrics import MetricsPanel
+from workbench.gui.panels.run_status import RunStatus
 from workbench.gui.panels.strategy import StrategyPanel
 from workbench.gui.panels.tables import jobs_dock, nodes_dock, tasks_dock
 from workbench.gui.workers import LiveRunner
@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.jobs.raise_()
         self.tabifyDockWidget(self.findChild(QDockWidget, "metrics"), self.findChild(QDockWidget, "cycles"))
         self.findChild(QDockWidget, "metrics").raise_()
-        self.run_status = QLabel()
+        self.run_status = RunStatus(self.runner, lambda: self.document.env.strategy.name)
         self.statusBar().addPermanentWidget(self.run_status)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.redo_action = self._action("&Redo", self.document.redo, keys.Redo)
         self.fit_action = self._action("Zoom to &fit", self.chart.fit, QKeySequence("F"))
         self.run_action = self._action("&Run", self.run_now, QKeySequence("F5"))
+        self.cancel_action = self._action("&Cancel run", self.runner.stop, QKeySequence("Esc"))
         self.compare_action = self._action("&Compare strategies…", self.open_compare, QKeySequence("Ctrl+K"))
         quit_action = self._action("&Quit", self.close, keys.Quit)
         menu = self.menuBar().addMenu("&File")
@@ -156,6 +157,7 @@ class MainWindow(QMainWindow):
             menu.addAction(dock.toggleViewAction())
         menu = self.menuBar().addMenu("&Run")
         menu.addAction(self.run_action)
+        menu.addAction(self.cancel_action)
         menu.addAction(self.compare_action)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main_toolbar")
@@ -176,7 +178,6 @@ class MainWindow(QMainWindow):
         self.bridge.environment_changed.connect(self._on_environment_changed)
         self.bridge.result_changed.connect(self._on_result_changed)
         self.bridge.path_changed.connect(self._on_path_changed)
-        self.runner.started.connect(lambda: self.run_status.setText(f"running {self.document.env.strategy.name}…"))
         self.strategy.run_requested.connect(self.run_now)
         self.chart.job_clicked.connect(self._on_job_clicked)
         self.chart.task_changed.connect(self._on_task_changed)
@@ -205,10 +206,10 @@ class MainWindow(QMainWindow):
         name = env.strategy.name
         self.strategy.show_error(error)
         if error:
-            self.run_status.setText(f"{name}: error")
+            self.run_status.show_result(f"{name}: error")
             self.statusBar().showMessage(f"{name} failed: {error}")
         elif schedule is not None:
-            self.run_status.setText(
+            self.run_status.show_result(
                 f"{name}: {len(schedule.windows)} placed, {len(schedule.unscheduled)} failed — "
                 f"{schedule.elapsed_ms:.1f} ms"
             )

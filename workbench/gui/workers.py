@@ -30,10 +30,15 @@ class Token:
         return self.cancelled
 
 
-def run_strategy(env: Environment, should_stop: Callable[[], bool] | None = None) -> tuple[Schedule | None, str | None]:
+def run_strategy(
+    env: Environment,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Schedule | None, str | None]:
     """The environment's own strategy to the end: (schedule, None) or (None, error message)."""
     try:
-        return registry.run(env, env.strategy.name, env.strategy.params_dict(), should_stop=should_stop), None
+        params = env.strategy.params_dict()
+        return registry.run(env, env.strategy.name, params, progress=progress, should_stop=should_stop), None
     except Cancelled:
         raise
     except WorkbenchError as exc:
@@ -47,6 +52,8 @@ class LiveRunner(QObject):
 
     started = Signal()
     finished = Signal(int, object, object, float)  # version, schedule, error, wall-clock ms
+    progress = Signal(int, int)  # done, total (from the worker thread; queued to the GUI thread)
+    stopped = Signal()  # the user cancelled the run; the last result stays
 
     def __init__(self, document: Document, delay_ms: int = 10) -> None:
         super().__init__()
@@ -56,6 +63,7 @@ class LiveRunner(QObject):
         self.timer.setInterval(delay_ms)
         self.timer.timeout.connect(self._launch)
         self._token: Token | None = None
+        self.thread: threading.Thread | None = None
         self.busy = False
         self.finished.connect(self._deliver)
 
@@ -64,9 +72,19 @@ class LiveRunner(QObject):
         self.timer.start()
 
     def cancel(self) -> None:
+        """Stop the pending and the running run (a newer run is about to start)."""
         self.timer.stop()
         if self._token is not None:
             self._token.cancelled = True
+
+    def stop(self) -> None:
+        """The user's Cancel: stop the run and keep the last result on screen."""
+        was_running = self.busy or self.timer.isActive()
+        self.cancel()
+        self._token = None
+        self.busy = False
+        if was_running:
+            self.stopped.emit()
 
     def _launch(self) -> None:
         self.cancel()
@@ -75,17 +93,25 @@ class LiveRunner(QObject):
         env, version = self.document.env, self.document.version
         self.busy = True
         self.started.emit()
-        threading.Thread(target=self._work, args=(env, version, token), daemon=True).start()
+        self.thread = threading.Thread(target=self._work, args=(env, version, token), daemon=True)
+        self.thread.start()
 
     def _work(self, env: Environment, version: int, token: Token) -> None:
         began = time.perf_counter()
+
+        def progress(done: int, total: int) -> None:
+            if not token.cancelled:
+                self.progress.emit(done, total)
+
         try:
-            schedule, error = run_strategy(env, token)
+            schedule, error = run_strategy(env, token, progress)
         except Cancelled:
             return
         if not token.cancelled:
             self.finished.emit(version, schedule, error, (time.perf_counter() - began) * 1000.0)
 
     def _deliver(self, version: int, schedule: Any, error: Any, _ms: float) -> None:
+        if self._token is None:
+            return  # stopped by the user after the worker had finished
         self.busy = False
         self.document.set_result(version, schedule, error)

@@ -79,6 +79,8 @@ def run_cycles(
         placed_before = len(rec.windows)
         yield from place(rec, batch, table, cs, ce)
         placed_now = len(rec.windows) - placed_before
+        if not single:  # the placer reports within a single cycle; across cycles, jobs decided
+            rec.report(len(rec.windows) + len(rec.failed), len(env.jobs))
         waiting = [j for j in waiting if j.id not in rec.windows]
         rec.queue = tuple(j.id for j in waiting)
         rec.batch = ()

@@ -105,6 +105,7 @@ def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
         )
         while wakeups and wakeups[0] <= now + EPS:
             wakeups.pop(0)
+        rec.report(nxt + len(rec.windows) - len(running), 2 * len(arrivals))
         done = []
         while ends and ends[0][0] <= now + EPS:
             _, _, job_id = heapq.heappop(ends)
@@ -238,6 +239,7 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
 
     while nxt < len(arrivals) or ends:
         now = min(ends[0][0] if ends else math.inf, max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf)
+        rec.report(nxt + len(rec.windows) - len(ends), 2 * len(arrivals))  # arrivals + completions
         done = []
         while ends and ends[0][0] <= now + EPS:
             _, _, job_id, chosen = heapq.heappop(ends)

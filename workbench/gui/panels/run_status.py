@@ -1,0 +1,76 @@
+"""The status bar's view of the live run: what ran, progress, and a Cancel button.
+
+A run that is still going after half a second shows a progress bar and Cancel
+(Esc); the chart keeps the last result until the new one arrives, and after a
+cancel the label says that it is the previous result that is on screen.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
+
+from workbench.gui.workers import LiveRunner
+
+SHOW_AFTER_MS = 500
+
+
+class RunStatus(QWidget):
+    def __init__(self, runner: LiveRunner, strategy_name: object) -> None:
+        super().__init__()
+        self.runner = runner
+        self._name = strategy_name  # callable giving the current strategy's name
+        self.label = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setFixedWidth(160)
+        self.bar.setTextVisible(True)
+        self.cancel = QToolButton()
+        self.cancel.setText("Cancel")
+        self.cancel.setToolTip("Stop this run (Esc); the chart keeps the last result")
+        self.cancel.clicked.connect(runner.stop)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.label, self.bar, self.cancel):
+            layout.addWidget(widget)
+        self.reveal = QTimer(self)
+        self.reveal.setSingleShot(True)
+        self.reveal.setInterval(SHOW_AFTER_MS)
+        self.reveal.timeout.connect(self._show_progress)
+        runner.started.connect(self._on_run_started)
+        runner.progress.connect(self._on_progress_changed)
+        runner.stopped.connect(self._on_run_stopped)
+        self._hide_progress()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def name(self) -> str:
+        return str(self._name())  # type: ignore[operator]
+
+    def _on_run_started(self) -> None:
+        self.label.setText(f"running {self.name()}…")
+        self.bar.setRange(0, 0)  # busy until the first report
+        self.reveal.start()
+
+    def _on_progress_changed(self, done: int, total: int) -> None:
+        if total > 0:
+            self.bar.setRange(0, total)
+            self.bar.setValue(min(done, total))
+
+    def _show_progress(self) -> None:
+        if self.runner.busy:
+            self.bar.show()
+            self.cancel.show()
+
+    def _hide_progress(self) -> None:
+        self.reveal.stop()
+        self.bar.hide()
+        self.cancel.hide()
+
+    def _on_run_stopped(self) -> None:
+        self._hide_progress()
+        self.label.setText(f"{self.name()}: cancelled — the chart shows the previous result")
+
+    def show_result(self, text: str) -> None:
+        self._hide_progress()
+        self.label.setText(text)
