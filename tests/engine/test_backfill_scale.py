@@ -121,3 +121,32 @@ def test_a_long_run_reports_progress_and_stops_within_a_second_of_cancel():
     assert len(totals) == 1 and totals.pop() >= len(env.jobs)
     done = [d for d, _ in reports]
     assert done == sorted(done) and done[-1] > 0
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=4),
+    lo=st.sampled_from([-math.inf, 0.0, 5.0, 17.0, 40.0]),
+    span=st.sampled_from([0.0, 6.0, 30.0, math.inf]),
+    without=st.integers(-1, 3),
+)
+def test_profile_gaps_are_the_full_tables_slots_in_range(env, lo, span, without):
+    """gaps()/search_table() equal a full rebuild's slots in [lo, hi], an owner's windows given back."""
+    table = SlotTable.from_environment(env)
+    profile = Profile(table)
+    spec_ff = SearchSpec(registry.selector("FirstFit").feasibility.criterion)
+    kept = []
+    for owner, job in enumerate(env.jobs):
+        hit = find_window(table, job, spec_ff, 0.0)
+        if hit is not None:
+            table = table.reserve([hit.window])
+            profile.add(hit.window, owner)
+            if owner != without:
+                kept.append(hit.window)
+    hi = lo + span
+    full = SlotTable.from_environment(env, kept)
+    keep = (full.end > lo) & (full.start <= hi)
+    got = profile.search_table(lo, hi, without)
+    assert got.node.tolist() == full.node[keep].tolist()
+    assert got.start.tolist() == full.start[keep].tolist()
+    assert got.end.tolist() == full.end[keep].tolist()

@@ -229,3 +229,42 @@ def test_earliest_start_is_respected_and_left_gap_measured_to_the_task():
     found = find_window(SlotTable.from_environment(env), job, SearchSpec(cr.Dependable(), exact=True), 20.0)
     assert found.window.start == 20.0
     assert found.value == 15.0  # min(L_left = 20 - 5, L_right = 100 - 30 = 70)
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=3),
+    earliest=st.sampled_from([0.0, 3.0, 10.0]),
+    factor=st.sampled_from([1.0, 0.99, 0.5]),
+    before=st.sampled_from([math.inf, 12.0, 30.0]),
+    reserve=st.integers(0, 2),
+)
+def test_fast_first_fit_equals_the_general_search(env, earliest, factor, before, reserve):
+    """first_fit gives exactly find_window's FirstFit answer (window and value), ties included."""
+    from workbench.engine.firstfit import first_fit
+    from workbench.engine.search import general_search
+
+    table = SlotTable.from_environment(env)
+    spec = SearchSpec(cr.StartTime(), length_factor=factor)
+    for job in env.jobs[1 : 1 + reserve]:
+        hit = find_window(table, job, spec, 0.0)
+        if hit is not None:
+            table = table.reserve([hit.window])
+    job = env.jobs[0]
+    want = general_search(table, job, spec, earliest)
+    got = first_fit(table, job, earliest, factor, before=before)
+    if want is not None and want.window.start >= before - 1e-9:
+        assert got is None or got.window.start >= before - 1e-9
+        return
+    assert got == want
+
+
+def test_exact_choice_never_falls_back_to_a_subset_without_a_level_node():
+    """Regression (found by hypothesis): at level 2 only the dear n1 has performance 2 and the
+    budget excludes it, so no level-2 window exists; the fast nodes alone form a level-4 window."""
+    env = _env([(4.0, 0.0, 0), (2.0, 2.0, 0), (1.0, 0.0, 0), (1.0, 0.0, 0), (4.0, 0.0, 0)], [(4, 4, 5)], horizon=None)
+    job = Job("j0", "j0", 2, 2.0, 8.0, budget=4.0)
+    found = find_window(SlotTable.from_environment(env), job, SearchSpec(cr.Coordinated(), exact=True), 0.0)
+    assert found is not None
+    assert (found.window.start, found.window.length, found.window.nodes) == (0.0, 2.0, ("n0", "n4"))
+    assert found.value == -2.0

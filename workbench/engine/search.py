@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.engine.criteria import BoundEnv, Criterion, SlotContext
+from workbench.engine.criteria import BoundEnv, Criterion, SlotContext, StartTime
 from workbench.engine.errors import Cancelled, check_dp_size
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import Profile
@@ -200,7 +200,7 @@ class _Prepared:
             if self.bu is None:  # no budget: the n best are the answer, lite has nothing to add
                 empty = np.zeros((idx.size, self.n), dtype=np.int64)
                 return _Block(t, T, k, member, empty, np.zeros(idx.size), np.ones(idx.size, bool), z, units)
-            sel_cols = _first_members(member, self.n)
+            sel_cols = self._with_level_slot(_first_members(member, self.n), k, lambda rows: member[rows])
             z_sel = np.take_along_axis(z, sel_cols, axis=1)
             units_sel = np.take_along_axis(units, sel_cols, axis=1)
         else:
@@ -239,12 +239,17 @@ class _Prepared:
         short = picks[:, -1] >= width
         if short.any():
             cols[short] = _first_members(self._members(ch, row[short], k[short], self.perf_c.size), n)
-        # DESIGN.md "Window length": with no slot of performance exactly P among them, the
-        # dearest gives way to the cheapest of level P (a later column: columns are in price order).
-        lacking = ~(self.lvl_col[cols] == k[:, None]).any(axis=1)
-        if lacking.any():
-            at_level = self._members(ch, row[lacking], k[lacking], self.perf_c.size)
-            at_level &= self.lvl_col[None, :] == k[lacking, None]
+        return self._with_level_slot(cols, k, lambda rows: self._members(ch, row[rows], k[rows], self.perf_c.size))
+
+    def _with_level_slot(
+        self, cols: np.ndarray, k: np.ndarray, members: Callable[[np.ndarray], np.ndarray]
+    ) -> np.ndarray:
+        """The n cheapest ``cols`` with the rule of DESIGN.md "Window length": with no slot of
+        performance exactly P among them, the dearest gives way to the cheapest of level P (a
+        later column, as columns are in price order). ``members(rows)`` gives those rows' S_W."""
+        lacking = np.flatnonzero(~(self.lvl_col[cols] == k[:, None]).any(axis=1))
+        if lacking.size:
+            at_level = members(lacking) & (self.lvl_col[None, :] == k[lacking, None])
             cols[lacking, -1] = np.argmax(at_level, axis=1)
         return cols
 
@@ -398,7 +403,26 @@ def find_window(
     should_stop: Callable[[], bool] | None = None,
 ) -> Found | None:
     """The best window for ``job`` on ``table`` starting at or after ``earliest``, or None."""
+    if _is_first_fit(spec):
+        from workbench.engine.firstfit import first_fit  # it builds on this module
+
+        return first_fit(table, job, earliest, spec.length_factor, spec.resolution)
+    return general_search(table, job, spec, earliest, should_stop)
+
+
+def general_search(
+    table: SlotTable,
+    job: Job,
+    spec: SearchSpec,
+    earliest: float,
+    should_stop: Callable[[], bool] | None = None,
+) -> Found | None:
+    """``find_window`` by the general machinery for every criterion (FirstFit's reference)."""
     return _search(table, job, spec, earliest, should_stop, math.inf)[0]
+
+
+def _is_first_fit(spec: SearchSpec) -> bool:
+    return not spec.exact and type(spec.criterion) is StartTime
 
 
 def _search(
@@ -467,18 +491,26 @@ def search_profile(
     whose intervals count as free (the job's own reservation, when it is planned again).
     """
     if not spec.criterion.monotone_in_t:
-        return find_window(profile.table(earliest, without=without), job, spec, earliest, should_stop)
+        return find_window(profile.search_table(earliest, without=without), job, spec, earliest, should_stop)
     capable = profile.perf[profile.perf >= job.min_performance - EPS]
     if capable.size < job.node_count:
         return None
     span = 4.0 * job.volume / float(capable.min()) * spec.length_factor
     end = min(before, profile.iend)
+    first_fit = _is_first_fit(spec)
     while True:
         limit = earliest + span
         if limit >= end:
             limit = before if before < profile.iend else math.inf
-        table = profile.table(earliest, limit, without)
-        found, proven = _search(table, job, spec, earliest, should_stop, limit)
+        table = profile.search_table(earliest, limit, without)
+        if first_fit:
+            # Every candidate up to the limit is in the table, so the earliest found is the answer.
+            from workbench.engine.firstfit import first_fit as earliest_window
+
+            found = earliest_window(table, job, earliest, spec.length_factor, spec.resolution, before)
+            proven = found is not None
+        else:
+            found, proven = _search(table, job, spec, earliest, should_stop, limit)
         if proven or limit >= end:
             return found
         span *= 4.0

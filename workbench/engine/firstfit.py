@@ -1,0 +1,100 @@
+"""The earliest window, fast: FirstFit's answer without the general search machinery.
+
+FirstFit (z = -t, the lite choice) needs no scoring: at each performance level P
+(T = V / P) the first candidate time t at which at least n slots hold [t, t+T], one
+of them on a node of performance exactly P, and whose lite choice fits the budget,
+is that level's answer; the best over the levels wins (earlier t, then shorter T).
+Coverage counts come from two sorted arrays per level (a slot holds t when its
+clipped start <= t <= end - T). This is the same candidate space and the same
+choice as ``find_window`` with ``SearchSpec(StartTime())``, which the tests check;
+it is what feasibility tests, EASY and MultipleBest use, thousands of times a run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from workbench.engine.model import EPS, Job, Window
+from workbench.engine.search import Found, budget_units, cost_units, sorted_unique
+from workbench.engine.slots import SlotTable
+
+
+def first_fit(
+    table: SlotTable,
+    job: Job,
+    earliest: float,
+    length_factor: float = 1.0,
+    resolution: float = 1.0,
+    before: float = math.inf,
+) -> Found | None:
+    """FirstFit's window on ``table`` from ``earliest`` (only windows starting before ``before``)."""
+    n = job.node_count
+    perf, price = table.perf, table.price
+    eligible_node = perf >= job.min_performance - EPS
+    if int(eligible_node.sum()) < n or table.size == 0:
+        return None
+    levels = sorted_unique(perf[eligible_node])[::-1]  # highest first: T ascending
+    T_all = job.volume / levels * length_factor
+    es = np.maximum(table.start, earliest)
+    slot_perf = perf[table.node]
+    room = table.end - es
+    keep = eligible_node[table.node] & (room >= T_all[0] - EPS) & (es < before)
+    if not keep.any():
+        return None
+    node, es, end, room, slot_perf = table.node[keep], es[keep], table.end[keep], room[keep], slot_perf[keep]
+    bu = budget_units(job.budget, resolution)
+    best: tuple[float, float, float, float, np.ndarray] | None = None  # value, t, T, cost, nodes
+    for P, T in zip(levels, T_all, strict=True):
+        if best is not None and best[1] < es.min() - EPS:
+            break  # no later level can start earlier than the incumbent
+        member = (slot_perf >= P) & (room >= T - EPS)
+        if int(member.sum()) < n:
+            continue
+        m_es, m_last = es[member], end[member] - T + EPS  # a member holds t for m_es <= t <= m_last
+        exact = slot_perf[member] == P
+        times = sorted_unique(m_es)  # a candidate time starts a member slot
+        times = times[times < (best[1] + EPS if best is not None else before)]
+        if times.size == 0:
+            continue
+        a, b = np.sort(m_es), np.sort(m_last)
+        cover = np.searchsorted(a, times, "right") - np.searchsorted(b, times, "left")
+        a_x, b_x = np.sort(m_es[exact]), np.sort(m_last[exact])
+        at_level = np.searchsorted(a_x, times, "right") - np.searchsorted(b_x, times, "left")
+        # "A slot that starts at t": any member with m_es == t (every time is one, by construction).
+        for t in times[(cover >= n) & (at_level >= 1)]:
+            t = float(t)
+            holds = (m_es <= t) & (m_last >= t)
+            chosen = _lite_choice(node[member][holds], exact[holds], price, n)
+            cols_price = price[chosen]
+            if bu is not None and int(cost_units(cols_price, T, resolution).sum()) > bu:
+                continue  # the cheapest subset is over budget: the next time
+            value = float(np.full(n, -t).sum())
+            cost = float(T * cols_price.sum())
+            if best is None or value > best[0] + EPS or (value >= best[0] - EPS and (t, T, cost) < best[1:4]):
+                best = (value, t, float(T), cost, chosen)
+            break
+    if best is None:
+        return None
+    value, t, T, _cost, chosen = best
+    positions = np.sort(chosen)
+    window = Window(
+        job=job.id,
+        start=t,
+        length=T,
+        nodes=tuple(table.node_ids[p] for p in positions),
+        cost=T * float(price[positions].sum()),
+    )
+    return Found(window, value)
+
+
+def _lite_choice(nodes: np.ndarray, exact: np.ndarray, price: np.ndarray, n: int) -> np.ndarray:
+    """The n cheapest nodes (price, then position); if none has performance exactly P,
+    the dearest of them gives way to the cheapest that has (DESIGN.md "Window length")."""
+    order = np.lexsort((nodes, price[nodes]))
+    chosen = nodes[order[:n]]
+    if not exact[order[:n]].any():
+        chosen = chosen.copy()
+        chosen[-1] = nodes[order[np.argmax(exact[order])]]
+    return chosen
