@@ -68,12 +68,11 @@ class Profile:
         for node_id in window.nodes:
             x = self.index[node_id]
             c = int(self.count[x])
-            hit = np.flatnonzero(
-                (np.abs(self.bs[x, :c] - window.start) <= EPS) & (np.abs(self.be[x, :c] - window.end) <= EPS)
-            )
-            if hit.size == 0:
+            at = int(np.searchsorted(self.bs[x, :c], window.start - EPS, "left"))
+            while at < c and self.bs[x, at] <= window.start + EPS and abs(self.be[x, at] - window.end) > EPS:
+                at += 1  # zero-length neighbours may share the start
+            if at >= c or abs(self.bs[x, at] - window.start) > EPS:
                 raise ValueError(f"window of {window.job} is not in the profile on {node_id}")
-            at = int(hit[0])
             for arr, pad in ((self.bs, math.inf), (self.be, math.inf), (self.owner, NO_OWNER)):
                 arr[x, at : c - 1] = arr[x, at + 1 : c]
                 arr[x, c - 1] = pad
@@ -149,8 +148,11 @@ class Profile:
         """
         width = int(self.count.max(initial=0))
         bs, be, count = self.bs[:, :width], self.be[:, :width], self.count
-        k0 = np.maximum((bs <= lo).sum(axis=1) - 1, 0)
-        k1 = np.minimum((be <= hi).sum(axis=1) + 1, count)  # inclusive; gap `count` ends at iend
+        k0 = np.maximum(np.count_nonzero(bs <= lo, axis=1) - 1, 0)
+        if math.isinf(hi):
+            k1 = count  # inclusive; gap `count` ends at iend
+        else:
+            k1 = np.minimum(np.count_nonzero(be <= hi, axis=1) + 1, count)
         take = np.maximum(k1 - k0 + 1, 0)
         node = np.repeat(np.arange(count.size), take)
         k = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take) + k0[node]

@@ -495,9 +495,12 @@ def search_profile(
     capable = profile.perf[profile.perf >= job.min_performance - EPS]
     if capable.size < job.node_count:
         return None
-    span = 4.0 * job.volume / float(capable.min()) * spec.length_factor
-    end = min(before, profile.iend)
     first_fit = _is_first_fit(spec)
+    if first_fit and before < math.inf:
+        span = before - earliest  # one look at [earliest, before] answers it
+    else:
+        span = 4.0 * job.volume / float(capable.min()) * spec.length_factor
+    end = min(before, profile.iend)
     while True:
         limit = earliest + span
         if limit >= end:
