@@ -138,12 +138,26 @@ def _cmd_import_swf(args: argparse.Namespace) -> int:
     from workbench.engine.io.envfile import save_environment
     from workbench.engine.io.swf import import_swf
 
-    result = import_swf(args.file, args.nodes, args.perf, args.price)
+    performance = _range(args.performance, "--performance") if args.performance else None
+    if performance is not None and args.perf is not None:
+        raise ParameterError("--perf", "give either --perf (identical nodes) or --performance LO:HI, not both")
+    perf = 1.0 if args.perf is None else args.perf
+    result = import_swf(args.file, args.nodes, perf, args.price, performance=performance, seed=args.seed)
     for line in result.skipped:
         print(f"workbench: left out: {line}", file=sys.stderr)
     save_environment(result.env, args.output)
     print(f"wrote {args.output}: {len(result.env.jobs)} jobs on {args.nodes} nodes, {len(result.skipped)} left out")
     return 0
+
+
+def _range(text: str, option: str) -> tuple[int, int]:
+    lo, sep, hi = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError(text)
+        return int(lo), int(hi)
+    except ValueError:
+        raise ParameterError(option, f"expected LO:HI (two integers), got {text[:40]!r}") from None
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
@@ -209,8 +223,10 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p = sub.add_parser("import-swf", parents=[common], help="convert an SWF trace into an environment")
     p.add_argument("file")
     p.add_argument("--nodes", type=int, required=True, help="number of identical nodes")
-    p.add_argument("--perf", type=float, default=1.0, help="performance of every node")
-    p.add_argument("--price", type=float, default=1.0, help="price of every node")
+    p.add_argument("--perf", type=float, help="performance of every node (default 1)")
+    p.add_argument("--performance", metavar="LO:HI", help="each node's performance drawn from the integers LO..HI")
+    p.add_argument("--seed", type=int, default=0, help="random seed of --performance")
+    p.add_argument("--price", type=float, help="price of every node (default 1, or the performance with --performance)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=_cmd_import_swf)
     p = sub.add_parser("strategies", parents=[common], help="list the strategies")

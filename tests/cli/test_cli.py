@@ -182,6 +182,31 @@ def test_import_swf_writes_an_environment_and_reports_left_out_jobs(tmp_path, ca
     assert "line 2" in capsys.readouterr().err
 
 
+def test_import_swf_on_heterogeneous_nodes(tmp_path, capsys):
+    """--performance LO:HI draws integer performances (seeded); price follows performance; V = requested time."""
+    trace = ROOT / "sample_envs" / "sample16.swf"
+    out = tmp_path / "mixed.json"
+    args = ["import-swf", str(trace), "--nodes", "16", "--performance", "1:4", "--seed", "7", "-o", str(out)]
+    assert main(args) == 0
+    env = load_environment(out)
+    perf = [n.performance for n in env.nodes]
+    assert set(perf) <= {1.0, 2.0, 3.0, 4.0} and len(set(perf)) > 1
+    assert all(n.price == n.performance for n in env.nodes)
+    identical = tmp_path / "same.json"
+    assert main(["import-swf", str(trace), "--nodes", "16", "-o", str(identical)]) == 0
+    plain = load_environment(identical)
+    assert [j.volume for j in env.jobs] == [j.volume for j in plain.jobs]  # the trace machine's performance, 1
+    assert all(j.min_performance == 1.0 for j in env.jobs)
+    again = tmp_path / "again.json"
+    assert main([*args[:-1], str(again)]) == 0
+    assert [n.performance for n in load_environment(again).nodes] == perf  # the seed fixes the draw
+    assert main([*args[:2], "--nodes", "16", "--performance", "4:1", "-o", str(out)]) == 2
+    assert "--performance: expected LO:HI with 1 ≤ LO ≤ HI" in capsys.readouterr().err
+    assert main([*args[:2], "--nodes", "16", "--performance", "x", "-o", str(out)]) == 2
+    assert main([*args[:2], "--nodes", "16", "--performance", "1:2", "--perf", "2", "-o", str(out)]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
 def test_schedule_runs_flow_strategies(capsys):
     for name in ("EASY", "CSS", "Batch-slicer", "BSF"):
         assert main(["schedule", str(TINY), "--strategy", name]) == 0

@@ -22,6 +22,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from workbench.engine.errors import ValidationError
 from workbench.engine.io.envfile import read_text
 from workbench.engine.model import Environment, Job, Node, StrategyRef, TimeSettings
@@ -38,14 +40,39 @@ class SwfImport:
 
 
 def import_swf(
-    path: str | os.PathLike[str], nodes: int, perf: float = 1.0, price: float = 1.0, name: str | None = None
+    path: str | os.PathLike[str],
+    nodes: int,
+    perf: float = 1.0,
+    price: float | None = None,
+    name: str | None = None,
+    performance: tuple[int, int] | None = None,
+    seed: int = 0,
 ) -> SwfImport:
+    """Read an SWF trace into an environment of ``nodes`` nodes.
+
+    With ``performance=(lo, hi)`` each node's performance is drawn uniformly from the
+    integers lo..hi (``seed``) and its price is proportional to it unless ``price`` is
+    given; a job's volume stays its requested time × the trace machine's performance
+    (1), so it finishes sooner on faster nodes. Otherwise every node has ``perf``.
+    """
     if nodes < 1:
         raise ValidationError("--nodes", "must be at least 1")
-    if perf <= 0:
-        raise ValidationError("--perf", "must be > 0")
-    if price < 0:
-        raise ValidationError("--price", "must be ≥ 0")
+    if not math.isfinite(perf) or perf <= 0:
+        raise ValidationError("--perf", "must be a finite number > 0")
+    if price is not None and (not math.isfinite(price) or price < 0):
+        raise ValidationError("--price", "must be a finite number ≥ 0")
+    if performance is not None:
+        lo, hi = performance
+        if not 1 <= lo <= hi <= 1_000_000:
+            raise ValidationError("--performance", f"expected LO:HI with 1 ≤ LO ≤ HI ≤ 1000000, got {lo}:{hi}")
+        rng = np.random.default_rng(seed)
+        node_perf = rng.integers(lo, hi + 1, size=nodes).astype(float)
+        node_price = node_perf.copy() if price is None else np.full(nodes, price)
+        job_perf, min_perf = 1.0, float(lo)
+    else:
+        node_perf = np.full(nodes, perf)
+        node_price = np.full(nodes, 1.0 if price is None else price)
+        job_perf, min_perf = perf, perf
     text = read_text(path)
     jobs: list[Job] = []
     skipped: list[str] = []
@@ -94,8 +121,8 @@ def import_swf(
                 id=job_id,
                 name=f"job {job_id}",
                 node_count=int(width),
-                min_performance=perf,
-                volume=length * perf,
+                min_performance=min_perf,
+                volume=length * job_perf,
                 budget=math.inf,
                 criterion="finish",
                 arrival=max(submit, 0.0),
@@ -104,13 +131,17 @@ def import_swf(
             )
         )
     width = len(str(nodes))
+    kind = "identical" if performance is None else f"performance {performance[0]}..{performance[1]} (seed {seed})"
     env = Environment(
-        nodes=tuple(Node(f"n{i + 1}", f"node {i + 1:0{width}d}", perf, price) for i in range(nodes)),
+        nodes=tuple(
+            Node(f"n{i + 1}", f"node {i + 1:0{width}d}", float(p), float(c))
+            for i, (p, c) in enumerate(zip(node_perf, node_price, strict=True))
+        ),
         local_tasks=(),
         jobs=tuple(jobs),
         time=TimeSettings(start=0.0, cycle_length=None, horizon=None),
         name=name or f"SWF import of {os.path.basename(os.fspath(path))}",
-        description=f"{len(jobs)} jobs on {nodes} identical nodes; {len(skipped)} left out.",
+        description=f"{len(jobs)} jobs on {nodes} nodes, {kind}; {len(skipped)} left out.",
         strategy=StrategyRef("EASY"),
     )
     return SwfImport(env, skipped)
