@@ -204,34 +204,42 @@ def _label(now: float, done: list[str], came: list[str], started: list[str]) -> 
 
 
 def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
-    """Host-level EASY on identical nodes: the same schedule as the general path, faster."""
+    """Host-level EASY on identical nodes: the same schedule as the general path, faster.
+
+    Free hosts are counted, not summed: ``open_free`` outside the head's reservation,
+    ``held_free`` inside it (usable only by jobs that end before it begins).
+    """
     t0 = env.time.start
     hosts = len(env.nodes)
     perf, price = env.nodes[0].performance, env.nodes[0].price
     ids = [n.id for n in env.nodes]
     free = np.ones(hosts, dtype=bool)
+    n_free = hosts
     predicted = np.full(hosts, -math.inf)  # requested end of the job on each busy host
     arrivals = _arrivals(env)
+    length = {job.id: job.volume / perf for job in env.jobs}
+    price_sum: dict[int, float] = {}  # n -> the price of n hosts, summed as the general path sums it
     queue = _Queue(env)
     ends: list[tuple[float, int, str, np.ndarray]] = []
     nxt = 0
     order = 0
+    history = rec.history
     yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {hosts} identical nodes")
-
-    def length(job: Job) -> float:
-        return job.volume / perf
 
     def fits_budget(job: Job) -> bool:
         units = budget_units(job.budget, 1.0)
-        return units is None or int(cost_units(np.array([price]), length(job), 1.0)[0]) * job.node_count <= units
+        return units is None or int(cost_units(np.array([price]), length[job.id], 1.0)[0]) * job.node_count <= units
 
     def start(at: int, chosen: np.ndarray, now: float) -> str:
-        nonlocal order
+        nonlocal order, n_free
         job = queue.remove_at(at)
-        T = length(job)
-        window = Window(job.id, now, T, tuple(ids[h] for h in chosen), T * float(np.full(job.node_count, price).sum()))
-        rec.place(window)
+        T = length[job.id]
+        n = job.node_count
+        if n not in price_sum:
+            price_sum[n] = float(np.full(n, price).sum())
+        rec.place(Window(job.id, now, T, tuple([ids[h] for h in chosen]), T * price_sum[n]))
         free[chosen] = False
+        n_free -= n
         predicted[chosen] = now + T
         order += 1
         heapq.heappush(ends, (rec.actual[job.id], order, job.id, chosen))
@@ -244,6 +252,7 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
         while ends and ends[0][0] <= now + EPS:
             _, _, job_id, chosen = heapq.heappop(ends)
             free[chosen] = True
+            n_free += chosen.size
             predicted[chosen] = -math.inf
             done.append(job_id)
         came = []
@@ -256,33 +265,34 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
             queue.add(job)
             came.append(job.id)
         started = []
-        n_free = int(free.sum())
-        while len(queue) and queue.jobs[0].node_count <= n_free:
-            started.append(start(0, np.flatnonzero(free)[: queue.jobs[0].node_count], now))
-            n_free = int(free.sum())
-        if len(queue) and n_free:
-            head = queue.jobs[0]
+        jobs = queue.jobs
+        while jobs and jobs[0].node_count <= n_free:
+            started.append(start(0, np.flatnonzero(free)[: jobs[0].node_count], now))
+        if jobs and n_free:
+            head = jobs[0]
             available = np.where(free, now, predicted)
-            shadow = float(np.sort(available)[head.node_count - 1])
+            shadow = float(np.partition(available, head.node_count - 1)[head.node_count - 1])
             reserved = np.zeros(hosts, dtype=bool)
             reserved[np.flatnonzero(available <= shadow + EPS)[: head.node_count]] = True
-            rec.note_reservation(head.id, shadow)
-            # Free hosts outside the reservation serve any job; those inside it only
-            # jobs that end before the reservation begins. Plain counts keep the scan cheap.
-            open_free = int((free & ~reserved).sum())
-            held_free = n_free - open_free
+            held_free = int(np.count_nonzero(free & reserved))
+            open_free = n_free - held_free
             at = 1
-            while at < len(queue) and open_free + held_free:
-                job = queue.jobs[at]
-                short = now + length(job) <= shadow + EPS
-                if job.node_count > open_free + (held_free if short else 0):
+            while at < len(jobs) and n_free:
+                job = jobs[at]
+                n = job.node_count
+                short = now + length[job.id] <= shadow + EPS
+                if n > open_free + (held_free if short else 0):
                     at += 1
                     continue
-                usable = free & (~reserved | short)
-                started.append(start(at, np.flatnonzero(usable)[: job.node_count], now))
-                open_free = int((free & ~reserved).sum())
-                held_free = int(free.sum()) - open_free
-        rec.queue = queue.ids() if rec.history else ()
-        yield rec.snap(now, _label(now, done, came, started))
+                chosen = np.flatnonzero(free & ~reserved if not short else free)[:n]
+                held = int(np.count_nonzero(reserved[chosen]))
+                started.append(start(at, chosen, now))
+                held_free -= held
+                open_free -= n - held
+        if history:
+            rec.queue = queue.ids()
+            yield rec.snap(now, _label(now, done, came, started))
+        else:
+            yield rec.snap(now, "")
     rec.queue = ()
     yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
