@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -46,6 +47,11 @@ class SlotTable:
     @property
     def size(self) -> int:
         return int(self.node.size)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Node id -> position."""
+        return {node_id: i for i, node_id in enumerate(self.node_ids)}
 
     @classmethod
     def from_environment(
@@ -139,7 +145,7 @@ class SlotTable:
         either side; only when that does not apply (a part outside any single slot,
         or two parts in one slot) is the table rebuilt from the busy intervals.
         """
-        index = {node_id: i for i, node_id in enumerate(self.node_ids)}
+        index = self.index
         pieces = [
             (index[node_id], max(w.start, self.istart), min(w.end, self.iend)) for w in windows for node_id in w.nodes
         ]
@@ -199,7 +205,7 @@ class SlotTable:
 
     def release(self, windows: Iterable[Window]) -> SlotTable:
         """A new table with the windows' own busy intervals given back (exact matches only)."""
-        index = {node_id: i for i, node_id in enumerate(self.node_ids)}
+        index = self.index
         keep = np.ones(self.busy_node.size, dtype=bool)
         for w in windows:
             for node_id in w.nodes:

@@ -32,6 +32,7 @@ import numpy as np
 
 from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
+from workbench.engine.firstfit import first_fit
 from workbench.engine.flow.cycles import capable
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window
@@ -187,7 +188,7 @@ def _starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
     capable_now = table.perf[table.node[free_now]] >= job.min_performance - EPS
     if int(capable_now.sum()) < job.node_count:
         return None
-    found = find_window(table, job, FIRST_FIT, max(job.arrival, now))
+    found = first_fit(table, job, max(job.arrival, now), before=now + 2 * EPS)  # nothing later matters
     if found is None or found.window.start > now + EPS:
         return None
     return found.window
