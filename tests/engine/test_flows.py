@@ -306,3 +306,15 @@ def test_cycles_place_jobs_inside_their_cycle():
     for w in result.windows:
         k = math.floor(w.start / 40.0)
         assert w.end <= (k + 1) * 40.0 + EPS
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=12, max_nodes=6))
+def test_easy_node_path_equals_the_general_path(env):
+    """Without local tasks, the node-level EASY gives the general path's schedule on any nodes."""
+    env = Environment(env.nodes, (), env.jobs, env.time, env.name)
+    fast = registry.run(env, "EASY")
+    general = registry.run(env, "EASY", {"fast_path": False})
+    assert fast.windows == general.windows
+    assert fast.unscheduled == general.unscheduled
+    assert fast.actual_ends == general.actual_ends

@@ -35,7 +35,7 @@ from workbench.engine.diagnose import explain_failure
 from workbench.engine.firstfit import first_fit
 from workbench.engine.flow.cycles import capable
 from workbench.engine.model import EPS, Environment, Job, Window
-from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window
+from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window, sorted_unique
 from workbench.engine.simulate import FlowRun, Recorder
 from workbench.engine.slots import SlotTable
 
@@ -52,6 +52,8 @@ def identical_hosts(env: Environment) -> bool:
 def easy(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
     if params.get("fast_path", True) and identical_hosts(env):
         yield from _easy_hosts(env, rec)
+    elif params.get("fast_path", True) and not env.local_tasks:
+        yield from _easy_nodes(env, rec)
     else:
         yield from _easy_general(env, rec)
 
@@ -295,5 +297,168 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
             yield rec.snap(now, _label(now, done, came, started))
         else:
             yield rec.snap(now, "")
+    rec.queue = ()
+    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+
+
+def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
+    """EASY on nodes of any performance and price, without local tasks: the general path's schedule.
+
+    Every node then has one free gap at any moment: from now (when free) or from its
+    running job's requested end, to the horizon. A window starting now at level P
+    (T = V / P) takes the free nodes of performance >= P that stay free for T (outside
+    the head's reservation, or ending before it begins): the n cheapest by (price,
+    position), one of them of performance exactly P, within the budget; the highest
+    level that has one wins (the shortest T), as in ``first_fit``. Without local tasks
+    the wake-ups of the general path never start anything, so there are none here.
+    """
+    t0, horizon = env.time.start, env.time.end
+    n_nodes = len(env.nodes)
+    perf = np.array([n.performance for n in env.nodes])
+    price = np.array([n.price for n in env.nodes])
+    ids = tuple(n.id for n in env.nodes)
+    col = np.lexsort((np.arange(n_nodes), price))  # columns: nodes in (price, position) order
+    col_of = np.empty_like(col)
+    col_of[col] = np.arange(n_nodes)
+    perf_c, price_c = perf[col], price[col]
+    levels_all = np.unique(perf)[::-1]
+    base = SlotTable.from_environment(env)
+    free = np.ones(n_nodes, dtype=bool)  # by column
+    until = np.full(n_nodes, -math.inf)  # requested end of the running job, by column
+    everywhere = np.full(n_nodes, horizon)
+    arrivals = _arrivals(env)
+    queue = _Queue(env)
+    ends: list[tuple[float, int, str, np.ndarray]] = []
+    plans: dict[str, tuple[np.ndarray, np.ndarray, int | None]] = {}
+
+    def plan_of(job: Job) -> tuple[np.ndarray, np.ndarray, int | None]:
+        """The job's levels (highest first), their lengths T, and its budget in cost units."""
+        plan = plans.get(job.id)
+        if plan is None:
+            levels = levels_all[levels_all >= job.min_performance - EPS]
+            plan = plans[job.id] = (levels, job.volume / levels, budget_units(job.budget, 1.0))
+        return plan
+
+    def window_now(job: Job, now: float, limit: np.ndarray) -> tuple[float, np.ndarray] | None:
+        """(T, columns) of the FirstFit window starting now; ``limit``: until when each column is free."""
+        levels, lengths, bu = plan_of(job)
+        n = job.node_count
+        room = limit - now
+        for P, T in zip(levels, lengths, strict=True):
+            idx = np.flatnonzero(free & (perf_c >= P) & (room >= T - EPS))
+            if idx.size < n:
+                continue
+            exact = perf_c[idx] == P
+            if not exact.any():
+                continue
+            chosen = idx[:n].copy()
+            if not exact[:n].any():
+                chosen[-1] = idx[np.argmax(exact)]
+            if bu is not None and int(cost_units(price_c[chosen], T, 1.0).sum()) > bu:
+                continue
+            return float(T), chosen
+        return None
+
+    def start(at: int, T: float, chosen: np.ndarray, now: float) -> str:
+        job = queue.remove_at(at)
+        positions = np.sort(col[chosen])
+        rec.place(Window(job.id, now, T, tuple(ids[p] for p in positions), T * float(price[positions].sum())))
+        free[chosen] = False
+        until[chosen] = now + T
+        heapq.heappush(ends, (rec.actual[job.id], len(rec.windows), job.id, chosen))
+        return job.id
+
+    def reservation(job: Job, now: float) -> Window | None:
+        """The head's earliest window, running jobs ending at their requested end (``first_fit``'s
+        choice, where each node has the one gap [begin, horizon))."""
+        levels, lengths, bu = plan_of(job)
+        n = job.node_count
+        begin = np.where(free, now, until)
+        best: tuple[float, float, float, float, np.ndarray] | None = None  # value, t, T, cost, columns
+        for P, T in zip(levels, lengths, strict=True):
+            cols = np.flatnonzero((perf_c >= P) & (horizon - begin >= T - EPS))
+            if cols.size < n:
+                continue
+            b = begin[cols]
+            exact = perf_c[cols] == P
+            sb = np.sort(b)
+            times = sorted_unique(sb)
+            count = np.searchsorted(sb, times, "right")
+            exact_count = np.searchsorted(np.sort(b[exact]), times, "right")
+            for t in times[(count >= n) & (exact_count >= 1)]:
+                t = float(t)
+                if best is not None and t > best[1] + EPS:
+                    break
+                held = b <= t
+                chosen = cols[held][:n].copy()
+                if not exact[held][:n].any():
+                    chosen[-1] = cols[held][np.argmax(exact[held])]
+                if bu is not None and int(cost_units(price_c[chosen], T, 1.0).sum()) > bu:
+                    continue
+                value = float(np.full(n, -t).sum())
+                cost = float(T * price_c[chosen].sum())
+                if best is None or value > best[0] + EPS or (value >= best[0] - EPS and (t, T, cost) < best[1:4]):
+                    best = (value, t, float(T), cost, chosen)
+                break
+        if best is None:
+            return None
+        _, t, T, _, chosen = best
+        positions = np.sort(col[chosen])
+        return Window(job.id, t, T, tuple(ids[p] for p in positions), T * float(price[positions].sum()))
+
+    nxt = 0
+    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {n_nodes} nodes")
+    while nxt < len(arrivals) or ends:
+        now = min(ends[0][0] if ends else math.inf, max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf)
+        rec.report(nxt + len(rec.windows) - len(ends), 2 * len(arrivals))  # arrivals + completions
+        done = []
+        while ends and ends[0][0] <= now + EPS:
+            _, _, job_id, chosen = heapq.heappop(ends)
+            free[chosen] = True
+            until[chosen] = -math.inf
+            done.append(job_id)
+        came = []
+        while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
+            job = arrivals[nxt]
+            nxt += 1
+            earliest = max(job.arrival, t0)
+            # Not even on an empty system? With no budget or horizon, enough capable nodes suffice.
+            plain = math.isinf(job.budget) and math.isinf(horizon)
+            runs = capable(env, job) if plain else first_fit(base, job, earliest) is not None
+            if not runs:
+                rec.fail(job.id, explain_failure(base, job, earliest))
+                continue
+            queue.add(job)
+            came.append(job.id)
+        started = []
+        jobs = queue.jobs
+        while jobs and now < horizon - EPS:
+            hit = window_now(jobs[0], now, everywhere)
+            if hit is None:
+                break
+            started.append(start(0, *hit, now))
+        if jobs and now < horizon - EPS and free.any():
+            held = reservation(jobs[0], now)
+            limit = everywhere
+            if held is not None:
+                rec.note_reservation(jobs[0].id, held.start)
+                limit = everywhere.copy()
+                limit[col_of[[base.index[node] for node in held.nodes]]] = held.start
+            at = 1
+            while at < len(jobs) and free.any():
+                rec.check_stop()
+                hit = window_now(jobs[at], now, limit)
+                if hit is None:
+                    at += 1
+                    continue
+                started.append(start(at, *hit, now))
+        if rec.history:
+            rec.queue = queue.ids()
+            yield rec.snap(now, _label(now, done, came, started))
+        else:
+            yield rec.snap(now, "")
+    for job in queue.jobs:
+        table = SlotTable.from_environment(env, rec.windows.values())
+        rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
     rec.queue = ()
     yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
