@@ -316,11 +316,30 @@ def _n_best(zm: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) ->
     top = np.empty((zm.shape[0], n), dtype=np.int64)
     if clean.any():
         top[clean] = np.nonzero(upto[clean])[1].reshape(-1, n)
-    tied = ~clean
-    if tied.any():
-        pos = np.broadcast_to(positions[None, :], (int(tied.sum()), zm.shape[1]))
-        top[tied] = np.lexsort((pos, units[tied], neg[tied]), axis=1)[:, :n]
+    tied = np.flatnonzero(~clean)
+    if tied.size:
+        top[tied] = _break_ties(neg[tied], kth[tied], units[tied], positions, n)
     return top
+
+
+def _break_ties(neg: np.ndarray, kth: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
+    """The n best of rows tied at the n-th value: all strictly better ones, then the tied ones
+    with the fewest units, then the lowest positions (one integer key, no full sort)."""
+    rows, width = neg.shape
+    better = neg < kth
+    tie = neg == kth
+    span = int(positions.max(initial=0)) + 1
+    if int(units.max(initial=0)) >= np.iinfo(np.int64).max // (span + 1):
+        pos = np.broadcast_to(positions[None, :], neg.shape)
+        return np.lexsort((pos, units, neg), axis=1)[:, :n]
+    key = np.where(tie, units * span + positions[None, :], np.iinfo(np.int64).max)
+    pick = np.argpartition(key, n - 1, axis=1)[:, :n]
+    r = np.arange(rows)[:, None]
+    pick = np.take_along_axis(pick, np.argsort(key[r, pick], axis=1), axis=1)
+    need = n - better.sum(axis=1)
+    chosen = better.copy()
+    chosen[r, pick] |= np.arange(n)[None, :] < need[:, None]
+    return np.nonzero(chosen)[1].reshape(rows, n)
 
 
 def _with_level_item(
@@ -341,9 +360,12 @@ def _with_level_item(
     # The last of the n best in that order gives way.
     order = np.lexsort((positions[sub], units[r, sub], -zm[r, sub]), axis=1)
     worst = order[:, -1]
-    neg = np.where(level[lacking], -zm[lacking], np.inf)
-    pos = np.broadcast_to(positions[None, :], neg.shape)
-    best_level = np.lexsort((pos, units[lacking], neg), axis=1)[:, 0]
+    # The best item of level P: the largest z, then the fewest units, then the lowest position.
+    z_level = np.where(level[lacking], zm[lacking], -np.inf)
+    tie = z_level == z_level.max(axis=1, keepdims=True)
+    u = np.where(tie, units[lacking], np.iinfo(np.int64).max)
+    tie &= u == u.min(axis=1, keepdims=True)
+    best_level = np.where(tie, positions[None, :], np.iinfo(np.int64).max).argmin(axis=1)
     sub[np.arange(lacking.size), worst] = best_level
     top[lacking] = sub
     return top
@@ -403,11 +425,20 @@ def find_window(
     should_stop: Callable[[], bool] | None = None,
 ) -> Found | None:
     """The best window for ``job`` on ``table`` starting at or after ``earliest``, or None."""
-    if _is_first_fit(spec):
+    if _is_first_fit(spec) and _few_levels(table.perf, job):
         from workbench.engine.firstfit import first_fit  # it builds on this module
 
         return first_fit(table, job, earliest, spec.length_factor, spec.resolution)
     return general_search(table, job, spec, earliest, should_stop)
+
+
+# first_fit loops over performance levels in Python; the general search handles many at once.
+FEW_LEVELS = 6
+
+
+def _few_levels(perf: np.ndarray, job: Job) -> bool:
+    eligible = perf[perf >= job.min_performance - EPS]
+    return eligible.size == 0 or sorted_unique(eligible).size <= FEW_LEVELS
 
 
 def general_search(
@@ -446,7 +477,7 @@ def _search(
     K = prep.tau.size
     # Criteria whose bound falls with t are searched in growing chunks of times,
     # earliest first, until no later time can beat the incumbent.
-    step = max(16, FIRST_CHUNK_CELLS // prep.perf_c.size) if crit.monotone_in_t else K
+    step = max(4, FIRST_CHUNK_CELLS // prep.perf_c.size) if crit.monotone_in_t else K
     best: _Best | None = None
     a = prep.first_row
     proven = math.isinf(limit)
@@ -506,7 +537,7 @@ def search_profile(
         if limit >= end:
             limit = before if before < profile.iend else math.inf
         table = profile.search_table(earliest, limit, without)
-        if first_fit:
+        if first_fit and _few_levels(profile.perf, job):
             # Every candidate up to the limit is in the table, so the earliest found is the answer.
             from workbench.engine.firstfit import first_fit as earliest_window
 
