@@ -179,7 +179,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         return 0
     from workbench.lab.bench import run_bench
 
-    run_bench(runs=args.runs, only=args.only, out=print)
+    traces = Path(args.traces) if args.traces else None
+    run_bench(runs=args.runs, only=args.only, out=print, traces=traces, limit_s=args.limit)
     return 0
 
 
@@ -240,7 +241,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.set_defaults(func=_cmd_generate)
     p = sub.add_parser("bench", parents=[common], help="time the strategies on the papers' set-ups")
     p.add_argument("--runs", type=int, default=50, help="generated environments per figure")
-    p.add_argument("--only", action="append", default=[], help="only the named benchmark(s)")
+    p.add_argument(
+        "--only", action="append", default=[], help="window, backfill, easy, css or scale (real traces, minutes)"
+    )
+    p.add_argument("--traces", help="folder of the SWF traces for --only scale (default: ../shared/traces)")
+    p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale run is stopped")
     p.add_argument("--gui", action="store_true", help="time the chart and the live runs instead")
     p.set_defaults(func=_cmd_bench)
     return gui, cli

@@ -325,7 +325,7 @@ def _n_best(zm: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) ->
 def _break_ties(neg: np.ndarray, kth: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
     """The n best of rows tied at the n-th value: all strictly better ones, then the tied ones
     with the fewest units, then the lowest positions (one integer key, no full sort)."""
-    rows, width = neg.shape
+    rows = neg.shape[0]
     better = neg < kth
     tie = neg == kth
     span = int(positions.max(initial=0)) + 1

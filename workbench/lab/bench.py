@@ -11,10 +11,12 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from workbench.engine import registry
+from workbench.engine.errors import ParameterError
 from workbench.engine.generate import generate
 from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import Environment
@@ -194,8 +196,23 @@ def bench_css(runs: int, out: Out) -> None:
         )
 
 
-def run_bench(runs: int = 50, only: list[str] | None = None, out: Out = print) -> None:
-    wanted = set(only or ["window", "backfill", "easy", "css"])
+def run_bench(
+    runs: int = 50,
+    only: list[str] | None = None,
+    out: Out = print,
+    traces: Path | None = None,
+    limit_s: float = 300.0,
+) -> None:
+    """The benchmarks named in ``only`` (default: all but ``scale``, which takes many minutes)."""
+    known = ("window", "backfill", "easy", "css", "scale")
+    wanted = set(only or known[:-1])
+    unknown = wanted - set(known)
+    if unknown:
+        raise ParameterError("--only", f"unknown benchmark {sorted(unknown)[0]!r}; expected one of {', '.join(known)}")
+    if "scale" in wanted:
+        from workbench.lab.scale import run_scale
+
+        run_scale(out, traces, limit_s)
     if "window" in wanted:
         out(f"Window search, seed 002 §4.1 set-up (window100: 100 nodes, n=7, V=800, C=644), {runs} environments")
         out("median/p90 = time of one search (fastest of 3 tries per environment), this machine, Python+numpy")

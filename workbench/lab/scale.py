@@ -1,0 +1,133 @@
+"""`workbench bench --only scale`: the strategies on real traces, at the size users bring.
+
+Each run happens in a child process, so that its peak memory (resident set size)
+is its own, and under a time limit: a run still going at the limit is cancelled
+through ``should_stop`` and reported as such, with how far it had got. The figure
+is the strategy's own compute time (``elapsed_ms``), as ``workbench schedule``
+reports it; building the environment is not counted.
+
+The traces are those of the shared folder (`--traces DIR`): KTH-SP2 (the first
+10,000 jobs, and the whole trace) on 100 nodes, identical or of performance 1..4
+(seed 1), and the Lublin-Feitelson synthetic trace on 256 nodes. Static CoP runs
+on ``generate backfill32 --seed 1 --set nodes=1000 --set jobs=2000``: 1,000 nodes of
+performance U[2, 16] (two decimals, so about as many distinct levels), local tasks
+up to 10 % load over 1,000 time units, 2,000 jobs of 1..8 nodes at time 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing as mp
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.engine.errors import ParameterError
+
+Out = Callable[[str], None]
+
+KTH = "KTH-SP2-1996-2.1-cln.swf"
+LUBLIN = "synthetic_lublin_256.swf"
+
+
+@dataclass(frozen=True)
+class ScaleRun:
+    label: str
+    env: str  # a key of ENVIRONMENTS
+    strategy: str
+    params: dict[str, Any]
+    target_s: float
+    baseline: bool = False  # also time the textbook EASY (lab/baseline.py) in the same process
+
+
+RUNS = [
+    ScaleRun("FirstFit, dynamic: KTH 10k, 100 identical", "kth10k", "FirstFit", {}, 30.0),
+    ScaleRun("CoP, dynamic: KTH 10k, 100 identical", "kth10k", "CoP", {}, 30.0),
+    ScaleRun("FirstFit, dynamic: KTH 10k, 100 p∈1..4", "kth10k_mixed", "FirstFit", {}, 60.0),
+    ScaleRun("CoP, dynamic: KTH 10k, 100 p∈1..4", "kth10k_mixed", "CoP", {}, 60.0),
+    ScaleRun("EASY: KTH 10k, 100 p∈1..4", "kth10k_mixed", "EASY", {}, 3.0),
+    ScaleRun("EASY: whole KTH (28,467), 100 identical", "kth_all", "EASY", {}, 1.0, baseline=True),
+    ScaleRun("EASY: Lublin 10k, 256 identical", "lublin", "EASY", {}, 1.0),
+    ScaleRun("CoP, static: 1000 nodes × 2000 jobs", "cop1000", "CoP", {"dynamic": False}, 10.0),
+]
+
+
+def default_traces() -> Path:
+    """``shared/traces`` beside the project folder (the layout this project is developed in)."""
+    return Path(__file__).resolve().parents[3] / "shared" / "traces"
+
+
+def environment(key: str, traces: Path) -> Any:
+    from workbench.engine.generate import generate
+    from workbench.engine.io.swf import import_swf
+
+    if key == "cop1000":
+        return generate("backfill32", 1, nodes=1000, jobs=2000)
+    if key == "lublin":
+        return import_swf(traces / LUBLIN, 256).env
+    mixed = key == "kth10k_mixed"
+    env = import_swf(traces / KTH, 100, performance=(1, 4) if mixed else None, seed=1).env
+    return env if key == "kth_all" else dataclasses.replace(env, jobs=env.jobs[:10_000])
+
+
+def _child(run: ScaleRun, traces: str, limit_s: float, answer: Any) -> None:
+    from workbench.engine import registry
+    from workbench.engine.errors import Cancelled
+
+    env = environment(run.env, Path(traces))
+    reached = [0, 0]
+    began = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        reached[:] = [done, total]
+
+    out: dict[str, Any] = {"jobs": len(env.jobs), "nodes": len(env.nodes)}
+    try:
+        schedule = registry.run(
+            env, run.strategy, run.params, progress=progress, should_stop=lambda: time.perf_counter() - began > limit_s
+        )
+        out.update(seconds=schedule.elapsed_ms / 1000.0, placed=len(schedule.windows), stopped=False)
+        if run.baseline:
+            from workbench.lab.baseline import textbook_easy
+
+            start = time.perf_counter()
+            textbook = textbook_easy(env)
+            out["baseline_s"] = time.perf_counter() - start
+            ours = {w.job: (w.start, tuple(env.node_index[n] for n in w.nodes)) for w in schedule.windows}
+            out["same"] = ours == textbook
+    except Cancelled:
+        out.update(seconds=time.perf_counter() - began, stopped=True, reached=list(reached))
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    answer.put(out)
+
+
+def run_scale(out: Out = print, traces: Path | None = None, limit_s: float = 300.0) -> None:
+    traces = traces or default_traces()
+    for name in (KTH, LUBLIN):
+        if not (traces / name).is_file():
+            raise ParameterError("--traces", f"{traces / name} not found; give the folder of the SWF traces")
+    out(f"Scale, traces from {traces}; each run in its own process, stopped after {limit_s:g} s")
+    out(f"{'run':44s} {'seconds':>9s} {'target':>7s} {'peak MB':>8s}  result")
+    ctx = mp.get_context("spawn")
+    for run in RUNS:
+        answer = ctx.Queue()
+        child = ctx.Process(target=_child, args=(run, str(traces), limit_s, answer))
+        child.start()
+        got = answer.get()
+        child.join()
+        if got["stopped"]:
+            done, total = got["reached"]
+            verdict = f"✘ stopped at the limit, {done}/{total} of its work done"
+            seconds = f">{got['seconds']:.0f}"
+        else:
+            ok = got["seconds"] <= run.target_s and got["peak_mb"] <= 500
+            verdict = f"{'✔' if ok else '✘'} {got['placed']} of {got['jobs']} placed"
+            seconds = f"{got['seconds']:.2f}"
+            if "baseline_s" in got:
+                ratio = got["seconds"] / got["baseline_s"]
+                verdict += f"; textbook EASY {got['baseline_s']:.2f} s, ratio {ratio:.2f} (≤ 0.5)"
+                verdict += ", same schedule" if got["same"] else ", DIFFERENT schedule"
+        out(f"{run.label:44s} {seconds:>9s} {run.target_s:>7g} {got['peak_mb']:8.0f}  {verdict}")
