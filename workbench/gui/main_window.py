@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.jobs.raise_()
         self.tabifyDockWidget(self.findChild(QDockWidget, "metrics"), self.findChild(QDockWidget, "cycles"))
         self.findChild(QDockWidget, "metrics").raise_()
-        self.run_status = RunStatus(self.runner, lambda: self.document.env.strategy.name)
+        self.run_status = RunStatus(self.runner, self.document)
         self.statusBar().addPermanentWidget(self.run_status)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)

@@ -11,15 +11,16 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
 from workbench.gui.workers import LiveRunner
+from workbench.session.document import Document
 
 SHOW_AFTER_MS = 500
 
 
 class RunStatus(QWidget):
-    def __init__(self, runner: LiveRunner, strategy_name: object) -> None:
+    def __init__(self, runner: LiveRunner, document: Document) -> None:
         super().__init__()
         self.runner = runner
-        self._name = strategy_name  # callable giving the current strategy's name
+        self.document = document
         self.label = QLabel()
         self.bar = QProgressBar()
         self.bar.setFixedWidth(160)
@@ -45,7 +46,7 @@ class RunStatus(QWidget):
         return self.label.text()
 
     def name(self) -> str:
-        return str(self._name())  # type: ignore[operator]
+        return self.document.env.strategy.name
 
     def _on_run_started(self) -> None:
         self.label.setText(f"running {self.name()}…")
@@ -69,7 +70,10 @@ class RunStatus(QWidget):
 
     def _on_run_stopped(self) -> None:
         self._hide_progress()
-        self.label.setText(f"{self.name()}: cancelled — the chart shows the previous result")
+        if self.document.result is not None:
+            self.label.setText(f"{self.name()}: cancelled — the chart shows the previous result")
+        else:
+            self.label.setText(f"{self.name()}: cancelled — no result yet; Run (F5) to start again")
 
     def show_result(self, text: str) -> None:
         self._hide_progress()
