@@ -239,15 +239,33 @@ class _Prepared:
         short = picks[:, -1] >= width
         if short.any():
             cols[short] = _first_members(self._members(ch, row[short], k[short], self.perf_c.size), n)
-        return self._with_level_slot(cols, k, lambda rows: self._members(ch, row[rows], k[rows], self.perf_c.size))
+        lacking = ~(self.lvl_col[cols] == k[:, None]).any(axis=1)
+        if lacking.any():
+            # The cheapest slot of level P is nearly always among the W cheapest too.
+            at_level = narrow[lacking, :width] & (
+                self.lvl_col[np.minimum(cand[lacking], self.lvl_col.size - 1)] == k[lacking, None]
+            )
+            found = at_level.any(axis=1)
+            rows = np.flatnonzero(lacking)
+            cols[rows[found], -1] = cand[rows[found], np.argmax(at_level[found], axis=1)]
+            lacking[rows[found]] = False
+        return self._with_level_slot(
+            cols, k, lambda rows: self._members(ch, row[rows], k[rows], self.perf_c.size), lacking
+        )
 
     def _with_level_slot(
-        self, cols: np.ndarray, k: np.ndarray, members: Callable[[np.ndarray], np.ndarray]
+        self,
+        cols: np.ndarray,
+        k: np.ndarray,
+        members: Callable[[np.ndarray], np.ndarray],
+        lacking: np.ndarray | None = None,
     ) -> np.ndarray:
         """The n cheapest ``cols`` with the rule of DESIGN.md "Window length": with no slot of
         performance exactly P among them, the dearest gives way to the cheapest of level P (a
         later column, as columns are in price order). ``members(rows)`` gives those rows' S_W."""
-        lacking = np.flatnonzero(~(self.lvl_col[cols] == k[:, None]).any(axis=1))
+        if lacking is None:
+            lacking = ~(self.lvl_col[cols] == k[:, None]).any(axis=1)
+        lacking = np.flatnonzero(lacking)
         if lacking.size:
             at_level = members(lacking) & (self.lvl_col[None, :] == k[lacking, None])
             cols[lacking, -1] = np.argmax(at_level, axis=1)
