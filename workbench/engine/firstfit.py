@@ -45,7 +45,7 @@ def first_fit(
         return None
     node, es, end, room, slot_perf = table.node[keep], es[keep], table.end[keep], room[keep], slot_perf[keep]
     bu = budget_units(job.budget, resolution)
-    best: tuple[float, float, float, float, np.ndarray] | None = None  # value, t, T, cost, nodes
+    best: Best | None = None
     for P, T in zip(levels, T_all, strict=True):
         if best is not None and best[1] < es.min() - EPS:
             break  # no later level can start earlier than the incumbent
@@ -63,18 +63,8 @@ def first_fit(
         a_x, b_x = np.sort(m_es[exact]), np.sort(m_last[exact])
         at_level = np.searchsorted(a_x, times, "right") - np.searchsorted(b_x, times, "left")
         # "A slot that starts at t": any member with m_es == t (every time is one, by construction).
-        for t in times[(cover >= n) & (at_level >= 1)]:
-            t = float(t)
-            holds = (m_es <= t) & (m_last >= t)
-            chosen = _lite_choice(node[member][holds], exact[holds], price, n)
-            cols_price = price[chosen]
-            if bu is not None and int(cost_units(cols_price, T, resolution).sum()) > bu:
-                continue  # the cheapest subset is over budget: the next time
-            value = float(np.full(n, -t).sum())
-            cost = float(T * cols_price.sum())
-            if best is None or value > best[0] + EPS or (value >= best[0] - EPS and (t, T, cost) < best[1:4]):
-                best = (value, t, float(T), cost, chosen)
-            break
+        valid = times[(cover >= n) & (at_level >= 1)]
+        best = first_affordable(valid, node[member], m_es, m_last, exact, price, n, T, bu, resolution, best)
     if best is None:
         return None
     value, t, T, _cost, chosen = best
@@ -87,6 +77,43 @@ def first_fit(
         cost=T * float(price[positions].sum()),
     )
     return Found(window, value)
+
+
+Best = tuple[float, float, float, float, np.ndarray]  # value, t, T, cost, chosen node positions
+
+
+def first_affordable(
+    times: np.ndarray,
+    nodes: np.ndarray,
+    first: np.ndarray,
+    last: np.ndarray,
+    exact: np.ndarray,
+    price: np.ndarray,
+    n: int,
+    T: float,
+    bu: int | None,
+    resolution: float,
+    best: Best | None,
+) -> Best | None:
+    """At one level: the first of the valid ``times`` whose lite choice fits the budget, kept if it
+    beats ``best`` (FirstFit's order: value within EPS, then earlier t, shorter T, lower cost).
+
+    A member (``nodes``: positions) holds [t, t+T] when ``first <= t <= last``; ``exact`` marks
+    the members of performance exactly P.
+    """
+    for t in times:
+        t = float(t)
+        holds = (first <= t) & (last >= t)
+        chosen = _lite_choice(nodes[holds], exact[holds], price, n)
+        chosen_price = price[chosen]
+        if bu is not None and int(cost_units(chosen_price, T, resolution).sum()) > bu:
+            continue  # the cheapest subset is over budget: the next time
+        value = float(np.full(n, -t).sum())
+        cost = float(T * chosen_price.sum())
+        if best is None or value > best[0] + EPS or (value >= best[0] - EPS and (t, T, cost) < best[1:4]):
+            return (value, t, float(T), cost, chosen)
+        return best
+    return best
 
 
 def _lite_choice(nodes: np.ndarray, exact: np.ndarray, price: np.ndarray, n: int) -> np.ndarray:

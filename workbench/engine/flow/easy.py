@@ -32,7 +32,7 @@ import numpy as np
 
 from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
-from workbench.engine.firstfit import first_fit
+from workbench.engine.firstfit import Best, first_affordable, first_fit
 from workbench.engine.flow.cycles import capable
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window, sorted_unique
@@ -374,7 +374,7 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
         levels, lengths, bu = plan_of(job)
         n = job.node_count
         begin = np.where(free, now, until)
-        best: tuple[float, float, float, float, np.ndarray] | None = None  # value, t, T, cost, columns
+        best: Best | None = None
         for P, T in zip(levels, lengths, strict=True):
             cols = np.flatnonzero((perf_c >= P) & (horizon - begin >= T - EPS))
             if cols.size < n:
@@ -385,25 +385,15 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
             times = sorted_unique(sb)
             count = np.searchsorted(sb, times, "right")
             exact_count = np.searchsorted(np.sort(b[exact]), times, "right")
-            for t in times[(count >= n) & (exact_count >= 1)]:
-                t = float(t)
-                if best is not None and t > best[1] + EPS:
-                    break
-                held = b <= t
-                chosen = cols[held][:n].copy()
-                if not exact[held][:n].any():
-                    chosen[-1] = cols[held][np.argmax(exact[held])]
-                if bu is not None and int(cost_units(price_c[chosen], T, 1.0).sum()) > bu:
-                    continue
-                value = float(np.full(n, -t).sum())
-                cost = float(T * price_c[chosen].sum())
-                if best is None or value > best[0] + EPS or (value >= best[0] - EPS and (t, T, cost) < best[1:4]):
-                    best = (value, t, float(T), cost, chosen)
-                break
+            times = times[(count >= n) & (exact_count >= 1)]
+            if best is not None:
+                times = times[times < best[1] + EPS]  # a later level wins only by starting earlier
+            forever = np.full(b.size, math.inf)  # one gap per node, to the horizon
+            best = first_affordable(times, col[cols], b, forever, exact, price, n, float(T), bu, 1.0, best)
         if best is None:
             return None
-        _, t, T, _, chosen = best
-        positions = np.sort(col[chosen])
+        _, t, T, _, positions = best
+        positions = np.sort(positions)
         return Window(job.id, t, T, tuple(ids[p] for p in positions), T * float(price[positions].sum()))
 
     nxt = 0
@@ -445,13 +435,18 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
                 limit = everywhere.copy()
                 limit[col_of[[base.index[node] for node in held.nodes]]] = held.start
             at = 1
-            while at < len(jobs) and free.any():
+            n_free = int(free.sum())
+            while at < len(jobs) and n_free:
                 rec.check_stop()
+                if jobs[at].node_count > n_free:
+                    at += 1
+                    continue
                 hit = window_now(jobs[at], now, limit)
                 if hit is None:
                     at += 1
                     continue
                 started.append(start(at, *hit, now))
+                n_free -= len(rec.windows[started[-1]].nodes)
         if rec.history:
             rec.queue = queue.ids()
             yield rec.snap(now, _label(now, done, came, started))
