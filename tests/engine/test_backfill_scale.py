@@ -150,3 +150,27 @@ def test_profile_gaps_are_the_full_tables_slots_in_range(env, lo, span, without)
     assert got.node.tolist() == full.node[keep].tolist()
     assert got.start.tolist() == full.start[keep].tolist()
     assert got.end.tolist() == full.end[keep].tolist()
+
+
+def test_a_job_that_never_fits_costs_one_look_past_the_last_busy_time():
+    """With an unbounded horizon and a budget nothing meets, the widening search stops at once."""
+    from workbench.engine.model import Environment, Job, Node, TimeSettings
+
+    env = Environment(
+        tuple(Node(f"n{i}", f"n{i}", 1.0, 5.0) for i in range(4)),
+        (),
+        (Job("j", "j", 2, 1.0, 100.0, budget=10.0),),
+        TimeSettings(0.0, None, None),
+    )
+    profile = Profile(SlotTable.from_environment(env))
+    calls = []
+    original = profile.search_table
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    profile.search_table = counting
+    spec = registry.selector("CoP").spec
+    assert search_profile(profile, env.jobs[0], spec, 0.0) is None
+    assert len(calls) == 1

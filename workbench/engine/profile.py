@@ -214,6 +214,13 @@ class Profile:
             self.attrs,
         )
 
+    def last_busy_end(self) -> float:
+        """When the last busy interval ends (``istart`` when there is none): every slot starts by then."""
+        held = self.count > 0
+        if not held.any():
+            return self.istart
+        return float(self.be[np.flatnonzero(held), self.count[held] - 1].max())
+
     def full_table(self) -> SlotTable:
         """Every slot of the interval (for searches that need all of it)."""
         return self.table(-math.inf, math.inf)

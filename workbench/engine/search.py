@@ -550,8 +550,11 @@ def search_profile(
     else:
         span = 4.0 * job.volume / float(capable.min()) * spec.length_factor
     end = min(before, profile.iend)
+    settled = profile.last_busy_end()  # no slot starts after it: a range to there holds every candidate
     while True:
         limit = earliest + span
+        if limit >= settled:
+            limit = math.inf
         if limit >= end:
             limit = before if before < profile.iend else math.inf
         table = profile.search_table(earliest, limit, without)
