@@ -48,7 +48,7 @@ def test_schedule_params_are_applied(capsys):
     [
         (["schedule", str(TINY), "--strategy", "Nope"], "unknown strategy 'Nope'"),
         (["schedule", str(TINY), "--strategy", "CoP", "--param", "gamma=1"], "gamma: unknown parameter of CoP"),
-        (["schedule", str(TINY), "--strategy", "CoP", "--param", "alpha1=x"], "alpha1: expected float"),
+        (["schedule", str(TINY), "--strategy", "CoP", "--param", "alpha1=x"], "alpha1: expected a finite number"),
         (["schedule", str(TINY), "--strategy", "MultipleBest", "--param", "max_alternatives=0"], "must be ≥ 1"),
         (["schedule", str(TINY), "--param", "oops"], "expected key=value"),
         (["schedule", "/nonexistent/env.json"], "no such file"),
@@ -178,8 +178,11 @@ def test_import_swf_writes_an_environment_and_reports_left_out_jobs(tmp_path, ca
     assert "left out: line" in captured.err and "asks for 16 nodes; there are 8" in captured.err
     bad = tmp_path / "bad.swf"
     bad.write_text("; x\n1 2 3\n")
-    assert main(["import-swf", str(bad), "--nodes", "4", "-o", str(out)]) == 2
-    assert "line 2" in capsys.readouterr().err
+    assert main(["import-swf", str(bad), "--nodes", "4", "-o", str(out)]) == 0
+    assert "left out: line 2: has 3 fields; an SWF line has 18" in capsys.readouterr().err
+    assert load_environment(out).jobs == ()  # what it wrote loads
+    assert main(["import-swf", str(bad), "--nodes", "0", "-o", str(out)]) == 2
+    assert "--nodes: must be from 1 to 100,000, got 0" in capsys.readouterr().err
 
 
 def test_import_swf_on_heterogeneous_nodes(tmp_path, capsys):

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.strategies import examples
 from workbench.engine import registry
-from workbench.engine.errors import ValidationError
 from workbench.engine.flow.batching import Domain, DqBatch, RandomBatch, knapsack_01
 from workbench.engine.generate import generate
 from workbench.engine.io.swf import import_swf
@@ -55,23 +54,62 @@ def test_swf_mapping_follows_the_design(tmp_path):
     assert any("job 5" in s for s in result.skipped)
 
 
+GOOD = "1 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1"
+
+
 @pytest.mark.parametrize(
     ("line", "words"),
     [
-        ("1 0 5 100 2", "line 2: expected 18 SWF fields, got 5"),
-        ("1 0 5 100 two -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1", "line 2: field 5 is not a number: 'two'"),
-        (
-            "7 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n7 1 1 1 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1",
-            "line 3: job number 7 appears twice",
-        ),
+        ("2 0 5 100 2", "line 3: has 5 fields; an SWF line has 18"),
+        ("2 0 5 100 2 -1 -1 2 200 -1", "has 10 fields"),
+        ("2 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1 1 1 1", "has 21 fields"),
+        ("2 0 5 100 two -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1", "line 3: field 5 is not a number: 'two'"),
+        ("2 nan 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1", "field 2 is not a finite number: 'nan'"),
+        ("2 0 5 100 2 -1 -1 2 inf -1 1 1 1 -1 1 -1 -1 -1", "field 9 is not a finite number: 'inf'"),
+        ("2 0 5 100 2 -1 -1 1e400 200 -1 1 1 1 -1 1 -1 -1 -1", "field 8 is not a finite number"),
+        ("2 0 5 100 2 -1 -1 0.5 200 -1 1 1 1 -1 1 -1 -1 -1", "asks for 0.5 processors, not a whole number"),
+        ("2 0 5 100 2 -1 -1 2.7 200 -1 1 1 1 -1 1 -1 -1 -1", "asks for 2.7 processors, not a whole number"),
+        ("2.5 0 5 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1", "job number '2.5' is not a whole number"),
+        (GOOD, "line 3: job number 1 appears twice"),
     ],
 )
-def test_swf_malformed_lines_name_their_number(tmp_path, line, words):
+def test_swf_lines_that_cannot_be_jobs_are_left_out_with_their_number(tmp_path, line, words):
+    """A line the import cannot map is reported (line number, reason) and left out; the rest imports."""
     path = tmp_path / "bad.swf"
-    path.write_text("; header\n" + line + "\n")
-    with pytest.raises(ValidationError) as info:
-        import_swf(path, nodes=4)
-    assert words in str(info.value)
+    path.write_text("; header\n" + GOOD + "\n" + line + "\n")
+    result = import_swf(path, nodes=4)
+    assert [j.id for j in result.env.jobs] == ["1"]
+    assert len(result.skipped) == 1 and words in result.skipped[0]
+    assert "\n" not in result.skipped[0]
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rows=st.lists(
+        st.lists(
+            st.one_of(
+                st.integers(-5, 10**6).map(str),
+                st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                st.sampled_from(["-1", "0", "0.5", "nan", "inf", "-inf", "1e400", "x", "9" * 400]),
+            ),
+            min_size=0,
+            max_size=22,
+        ),
+        max_size=8,
+    ),
+    nodes=st.integers(1, 64),
+)
+def test_whatever_import_swf_writes_loads_back_the_same(tmp_path, rows, nodes):
+    """Any trace: the import writes only what the loader accepts, and reads back the same environment."""
+    from workbench.engine.io.envfile import load_environment, save_environment
+
+    path = tmp_path / "t.swf"
+    path.write_text("\n".join(" ".join(r) for r in rows) + "\n")
+    result = import_swf(path, nodes=nodes)
+    assert len(result.env.jobs) + len(result.skipped) == sum(1 for r in rows if r)
+    out = tmp_path / "env.json"
+    save_environment(result.env, out)
+    assert load_environment(out) == result.env
 
 
 def test_shipped_sample_trace_imports_and_runs():

@@ -4,9 +4,44 @@ from __future__ import annotations
 
 import math
 
+SHOWN = 80  # characters of an offending value an error message shows
+
+
+def show(value: object, limit: int = SHOWN) -> str:
+    """``value`` for an error message: one line, escaped (repr), at most ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def one_line(text: str, limit: int = 4 * SHOWN) -> str:
+    """``text`` with control characters and lone surrogates escaped, cut at ``limit`` characters."""
+    if not text.isprintable() or any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        text = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else repr(c)[1:-1] for c in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+LAYOUT = chr(9) + chr(10) + chr(13)  # tab, line feed, carriage return
+
+
+def text_problem(value: str, limit: int, free: bool = False) -> str | None:
+    """What is wrong with a string from outside, or None: it must be valid Unicode, at most
+    ``limit`` characters, and hold no control characters (``free`` text, a name or a
+    description, may hold line breaks and tabs)."""
+    if len(value) > limit:
+        return f"{len(value):,} characters; the limit is {limit:,}"
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        return f"not valid Unicode (a lone surrogate): {show(value)}"
+    layout = LAYOUT if free else ""
+    if any((ord(c) < 32 or ord(c) == 127) and c not in layout for c in value):
+        return f"control characters are not allowed: {show(value)}"
+    return None
+
 
 class WorkbenchError(Exception):
     """Base of every error the workbench reports to a user as one line."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(one_line(message, 8 * SHOWN))
 
 
 class ValidationError(WorkbenchError):
@@ -16,18 +51,18 @@ class ValidationError(WorkbenchError):
     """
 
     def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
-        self.path = path
-        self.message = message
+        self.path = one_line(path)
+        self.message = one_line(message)
+        super().__init__(f"{self.path}: {self.message}")
 
 
 class ParameterError(WorkbenchError):
     """A strategy name or parameter is unknown or out of range."""
 
     def __init__(self, name: str, message: str) -> None:
-        super().__init__(f"{name}: {message}")
-        self.name = name
-        self.message = message
+        self.name = one_line(name, SHOWN)
+        self.message = one_line(message)
+        super().__init__(f"{self.name}: {self.message}")
 
 
 class Cancelled(WorkbenchError):

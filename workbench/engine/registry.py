@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.engine import criteria as cr
-from workbench.engine.errors import ParameterError
+from workbench.engine.errors import ParameterError, show, text_problem
 from workbench.engine.flow import batching as bt
 from workbench.engine.flow.backfill import backfill_placer
 from workbench.engine.flow.bsf import RULES, bsf_placer, check_bsf_params
@@ -57,22 +57,29 @@ class Param:
                 if isinstance(value, float) and not value.is_integer():
                     raise ValueError(value)
                 out = int(value)
+                if abs(out) > MAX_INT_PARAM:
+                    raise ValueError(value)
             elif self.kind is float:
                 out = float(value)
-                if math.isnan(out):
+                if not math.isfinite(out):
                     raise ValueError(value)
             else:
                 out = str(value)
-        except (TypeError, ValueError):
-            raise ParameterError(self.name, f"expected {self.kind.__name__}, got {value!r}") from None
+                problem = text_problem(out, MAX_TEXT_PARAM)
+                if problem is not None:
+                    raise ParameterError(self.name, problem)
+        except (TypeError, ValueError, OverflowError):
+            what = "a finite number" if self.kind is float else f"a whole number of at most {MAX_INT_PARAM:,}"
+            expected = what if self.kind in (int, float) else self.kind.__name__
+            raise ParameterError(self.name, f"expected {expected}, got {show(value)}") from None
         if self.choices is not None and out not in self.choices:
-            raise ParameterError(self.name, f"expected one of {', '.join(self.choices)}, got {out!r}")
+            raise ParameterError(self.name, f"expected one of {', '.join(self.choices)}, got {show(out)}")
         below = self.minimum is not None and (out < self.minimum or (self.exclusive_minimum and out == self.minimum))
         if below:
             relation = ">" if self.exclusive_minimum else "≥"
-            raise ParameterError(self.name, f"must be {relation} {self.minimum:g}, got {out!r}")
+            raise ParameterError(self.name, f"must be {relation} {self.minimum:g}, got {show(out)}")
         if self.maximum is not None and out > self.maximum:
-            raise ParameterError(self.name, f"must be ≤ {self.maximum:g}, got {out!r}")
+            raise ParameterError(self.name, f"must be ≤ {self.maximum:g}, got {show(out)}")
         return out
 
 
@@ -95,7 +102,7 @@ class StrategyInfo:
         for key, value in (params or {}).items():
             if key not in known:
                 expected = ", ".join(known) or "none"
-                raise ParameterError(key, f"unknown parameter of {self.name}; it takes: {expected}")
+                raise ParameterError(str(key), f"unknown parameter of {self.name}; it takes: {expected}")
             out[key] = known[key].coerce(value)
         return out
 
@@ -113,6 +120,8 @@ PAST_COP = tuple(
 )
 
 _REGISTRY: dict[str, StrategyInfo] = {}
+MAX_INT_PARAM = 10**9  # no count a strategy takes needs more
+MAX_TEXT_PARAM = 256
 
 
 def register(info: StrategyInfo) -> StrategyInfo:
@@ -128,7 +137,7 @@ def get(name: str) -> StrategyInfo:
     """The strategy called ``name`` (case, spaces, '-' and '_' do not matter)."""
     info = _REGISTRY.get(_key(name))
     if info is None:
-        raise ParameterError("strategy", f"unknown strategy {name!r}; `workbench strategies` lists them")
+        raise ParameterError("strategy", f"unknown strategy {show(name)}; `workbench strategies` lists them")
     return info
 
 

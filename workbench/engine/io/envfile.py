@@ -13,11 +13,12 @@ import itertools
 import json
 import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from workbench.engine.errors import ParameterError, ValidationError, WorkbenchError
+from workbench.engine.errors import ParameterError, ValidationError, WorkbenchError, show, text_problem
 from workbench.engine.model import (
     EPS,
     JOB_CRITERIA,
@@ -33,22 +34,65 @@ from workbench.engine.model import (
 FORMAT = "workbench.environment"
 VERSION = 1
 
+# Limits of what a file may ask for (README "Environment file"): beyond them the loader
+# refuses with the limit named, before anything is allocated or run.
+MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_DEPTH = 32  # JSON nesting; the format itself needs 4
+MAX_NODES = 100_000
+MAX_ITEMS = 1_000_000  # jobs, and local tasks
+MAX_NODE_COUNT = 100_000  # a job's n
+MAX_ID = 256  # characters of an id
+MAX_TEXT = 100_000  # characters of a name, label or description
+INT_DIGITS = 18  # longer integer literals are read as floats (and then must be finite)
+
 
 # ---------------------------------------------------------------- reading
 
 
 def load_environment(path: str | os.PathLike[str]) -> Environment:
     """Read and validate an environment file."""
-    text = read_text(path)
+    return environment_from_json(read_text(path))
+
+
+def environment_from_json(text: str) -> Environment:
+    """Parse and validate the text of an environment file (errors name the JSON path)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise ValidationError("$", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ValidationError("$", f"nested too deeply (at most {MAX_DEPTH} levels)") from None
+    _check_depth(data)
     return environment_from_dict(data)
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
+def _parse_int(literal: str) -> int | float:
+    # Python refuses int literals over 4300 digits; past 18 none is exact as a float anyway.
+    return int(literal) if len(literal) <= INT_DIGITS else float(literal)
+
+
+def _check_depth(data: Any) -> None:
+    level = [(data, 0)]
+    while level:
+        value, depth = level.pop()
+        if depth > MAX_DEPTH:
+            raise ValidationError("$", f"nested too deeply (at most {MAX_DEPTH} levels)")
+        if isinstance(value, dict):
+            level.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            level.extend((v, depth + 1) for v in value)
+
+
+def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a regular UTF-8 file of at most ``limit`` bytes (a pipe or device is refused
+    at once, instead of blocking)."""
     try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise WorkbenchError(f"{path}: {kind}; expected a file")
+        if info.st_size > limit:
+            raise WorkbenchError(f"{path}: {info.st_size / 2**20:.0f} MiB; the limit is {limit / 2**20:.0f} MiB")
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise WorkbenchError(f"{path}: no such file") from None
@@ -64,19 +108,23 @@ class _Obj:
     def __init__(self, data: Any, path: str, allowed: tuple[str, ...]) -> None:
         if not isinstance(data, dict):
             raise ValidationError(path, f"expected an object, got {_kind(data)}")
+        self.data = data
+        self.path = path
         for key in data:
             if key not in allowed:
-                raise ValidationError(f"{path}.{key}", f"unknown field; expected one of {', '.join(allowed)}")
+                raise ValidationError(self.at(key), f"unknown field; expected one of {', '.join(allowed)}")
         self.data = data
         self.path = path
 
     def at(self, key: str) -> str:
-        return f"{self.path}.{key}"
+        return f"{self.path}.{key}" if key.isidentifier() else f"{self.path}[{show(key)}]"
 
-    def text(self, key: str, default: str | None = None, nonempty: bool = False) -> str:
+    def text(self, key: str, default: str | None = None, nonempty: bool = False, free: bool = False) -> str:
+        """A string field: an id or keyword (short, one line), or ``free`` text (a name, a description)."""
         value = self._get(key, default)
         if not isinstance(value, str):
             raise ValidationError(self.at(key), f"expected a string, got {_kind(value)}")
+        check_text(value, self.at(key), MAX_TEXT if free else MAX_ID, free)
         if nonempty and not value.strip():
             raise ValidationError(self.at(key), "expected a non-empty string")
         return value
@@ -94,7 +142,7 @@ class _Obj:
         value = self._get(key, default, nullable)
         if value is None and nullable:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
             raise ValidationError(self.at(key), f"expected a finite number, got {_kind(value)}")
         value = float(value)
         if low is not None and (value < low or (low_open and value <= low)):
@@ -110,11 +158,20 @@ class _Obj:
             raise ValidationError(self.at(key), "missing required field")
         return default
 
-    def items(self, key: str) -> list[Any]:
+    def items(self, key: str, limit: int = MAX_ITEMS) -> list[Any]:
         value = self.data.get(key, [])
         if not isinstance(value, list):
             raise ValidationError(self.at(key), f"expected a list, got {_kind(value)}")
+        if len(value) > limit:
+            raise ValidationError(self.at(key), f"{len(value)} entries; the limit is {limit:,}")
         return value
+
+
+def check_text(value: str, where: str, limit: int = MAX_ID, free: bool = False) -> None:
+    """``errors.text_problem`` as a ``ValidationError`` at ``where``."""
+    problem = text_problem(value, limit, free)
+    if problem is not None:
+        raise ValidationError(where, problem)
 
 
 def _kind(value: Any) -> str:
@@ -123,9 +180,9 @@ def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
     if isinstance(value, int | float):
-        return f"number {value!r}"
+        return f"number {show(value)}"
     if isinstance(value, str):
-        return f"string {value!r}"
+        return f"string {show(value)}"
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
@@ -136,7 +193,7 @@ def _kind(value: Any) -> str:
 def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
     ident = obj.text("id", nonempty=True)
     if ident in seen:
-        raise ValidationError(obj.at("id"), f"duplicate {what} id {ident!r}")
+        raise ValidationError(obj.at("id"), f"duplicate {what} id {show(ident)}")
     seen.add(ident)
     return ident
 
@@ -148,7 +205,7 @@ def environment_from_dict(data: Any) -> Environment:
     )
     fmt = top.text("format")
     if fmt != FORMAT:
-        raise ValidationError("$.format", f"expected {FORMAT!r}, got {fmt!r}")
+        raise ValidationError("$.format", f"expected {FORMAT!r}, got {show(fmt)}")
     version = top._get("version", None)
     if version != VERSION or isinstance(version, bool):
         raise ValidationError("$.version", f"expected {VERSION}, got {_kind(version)}; this workbench reads version 1")
@@ -163,8 +220,8 @@ def environment_from_dict(data: Any) -> Environment:
         local_tasks=tuple(tasks),
         jobs=tuple(jobs),
         time=time,
-        name=top.text("name", ""),
-        description=top.text("description", ""),
+        name=top.text("name", "", free=True),
+        description=top.text("description", "", free=True),
         strategy=strategy,
     )
 
@@ -183,18 +240,20 @@ def _time_from(data: Any) -> TimeSettings:
 def _nodes_from(top: _Obj) -> list[Node]:
     nodes = []
     seen: set[str] = set()
-    for i, item in enumerate(top.items("nodes")):
+    for i, item in enumerate(top.items("nodes", MAX_NODES)):
         obj = _Obj(item, f"$.nodes[{i}]", ("id", "name", "performance", "price", "attributes"))
         ident = _unique_id(obj, seen, "node")
         attrs = obj.data.get("attributes", {})
         if not isinstance(attrs, dict):
             raise ValidationError(obj.at("attributes"), f"expected an object of numbers, got {_kind(attrs)}")
         attr_obj = _Obj(attrs, obj.at("attributes"), tuple(attrs))
+        for key in attrs:
+            check_text(key, attr_obj.at(key))
         pairs = tuple((key, float(attr_obj.num(key) or 0.0)) for key in attrs)
         nodes.append(
             Node(
                 id=ident,
-                name=obj.text("name", ident),
+                name=obj.text("name", ident, free=True),
                 performance=float(obj.num("performance", low=0.0, low_open=True) or 0.0),
                 price=float(obj.num("price", low=0.0) or 0.0),
                 attributes=pairs,
@@ -213,7 +272,7 @@ def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
         ident = _unique_id(obj, seen, "local task")
         node = obj.text("node")
         if node not in node_ids:
-            raise ValidationError(obj.at("node"), f"no node has id {node!r}")
+            raise ValidationError(obj.at("node"), f"no node has id {show(node)}")
         start = float(obj.num("start") or 0.0)
         end = obj.num("end")
         assert end is not None
@@ -221,8 +280,8 @@ def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
             raise ValidationError(obj.at("end"), f"expected a number > start ({start:g}), got {end:g}")
         kind = obj.text("kind", "local")
         if kind not in TASK_KINDS:
-            raise ValidationError(obj.at("kind"), f"expected one of {', '.join(TASK_KINDS)}, got {kind!r}")
-        tasks.append(LocalTask(ident, node, start, end, kind, obj.text("label", "")))
+            raise ValidationError(obj.at("kind"), f"expected one of {', '.join(TASK_KINDS)}, got {show(kind)}")
+        tasks.append(LocalTask(ident, node, start, end, kind, obj.text("label", "", free=True)))
     _check_overlaps(tasks)
     return tasks
 
@@ -238,7 +297,7 @@ def _check_overlaps(tasks: list[LocalTask]) -> None:
                 first, second = sorted((i0, i1))
                 raise ValidationError(
                     f"$.local_tasks[{second}]",
-                    f"overlaps local task {tasks[first].id!r} on node {node!r} "
+                    f"overlaps local task {show(tasks[first].id)} on node {show(node)} "
                     f"([{s0:g}, {e0:g}) and [{s1:g}, {tasks[i1].end:g}))",
                 )
 
@@ -246,7 +305,7 @@ def _check_overlaps(tasks: list[LocalTask]) -> None:
 def _jobs_from(top: _Obj) -> list[Job]:
     jobs = []
     seen: set[str] = set()
-    for i, item in enumerate(top.items("jobs")):
+    for i, item in enumerate(top.items("jobs", MAX_ITEMS)):
         obj = _Obj(
             item,
             f"$.jobs[{i}]",
@@ -265,19 +324,22 @@ def _jobs_from(top: _Obj) -> list[Job]:
         )
         ident = _unique_id(obj, seen, "job")
         count = obj._get("node_count", None)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            if isinstance(count, float) and count.is_integer() and count >= 1:
-                count = int(count)
-            else:
-                raise ValidationError(obj.at("node_count"), f"expected a whole number ≥ 1, got {_kind(count)}")
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NODE_COUNT:
+            whole = isinstance(count, float) and count.is_integer() and 1 <= count <= MAX_NODE_COUNT
+            if not whole:
+                expected = f"a whole number from 1 to {MAX_NODE_COUNT:,}"
+                raise ValidationError(obj.at("node_count"), f"expected {expected}, got {_kind(count)}")
+            count = int(count)
         budget = obj.num("budget", nullable=True, low=0.0, low_open=True)
         criterion = obj.text("criterion", "finish")
         if criterion not in JOB_CRITERIA:
-            raise ValidationError(obj.at("criterion"), f"expected one of {', '.join(JOB_CRITERIA)}, got {criterion!r}")
+            raise ValidationError(
+                obj.at("criterion"), f"expected one of {', '.join(JOB_CRITERIA)}, got {show(criterion)}"
+            )
         jobs.append(
             Job(
                 id=ident,
-                name=obj.text("name", ident),
+                name=obj.text("name", ident, free=True),
                 node_count=count,
                 min_performance=float(obj.num("min_performance", 0.0, low=0.0) or 0.0),
                 volume=float(obj.num("volume", low=0.0, low_open=True) or 0.0),
@@ -305,7 +367,7 @@ def _strategy_from(data: Any) -> StrategyRef:
         info = registry.get(name)
         info.resolve(params)
     except ParameterError as exc:
-        where = obj.at("name") if exc.name == "strategy" else f"{obj.at('params')}.{exc.name}"
+        where = obj.at("name") if exc.name == "strategy" else _Obj({}, obj.at("params"), ()).at(exc.name)
         raise ValidationError(where, exc.message) from None
     return StrategyRef(info.name, tuple(params.items()))
 

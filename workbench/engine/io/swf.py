@@ -12,8 +12,10 @@ node ids n1..nN; unbounded horizon):
   is killed at its requested time, as batch systems do).
 
 Header comments (';') and -1 fields of the Parallel Workloads Archive are
-tolerated. A job wider than N, or one with no usable size or length, is left out
-and reported; a malformed line is an error that names its line number.
+tolerated. A line that cannot be a job (not 18 fields, a field that is not a finite
+number, a fractional processor count or job number, a job wider than N, no usable
+size or length, a repeated job number) is left out and reported with its line
+number and reason, so what the import writes always loads.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.engine.errors import ValidationError
-from workbench.engine.io.envfile import read_text
+from workbench.engine.errors import ValidationError, show
+from workbench.engine.io.envfile import MAX_ITEMS, MAX_NODES, read_text
 from workbench.engine.model import Environment, Job, Node, StrategyRef, TimeSettings
 
 FIELDS = 18
@@ -55,8 +57,8 @@ def import_swf(
     given; a job's volume stays its requested time × the trace machine's performance
     (1), so it finishes sooner on faster nodes. Otherwise every node has ``perf``.
     """
-    if nodes < 1:
-        raise ValidationError("--nodes", "must be at least 1")
+    if not 1 <= nodes <= MAX_NODES:
+        raise ValidationError("--nodes", f"must be from 1 to {MAX_NODES:,}, got {nodes}")
     if not math.isfinite(perf) or perf <= 0:
         raise ValidationError("--perf", "must be a finite number > 0")
     if price is not None and (not math.isfinite(price) or price < 0):
@@ -81,55 +83,14 @@ def import_swf(
         line = raw.strip()
         if not line or line.startswith(";"):
             continue
-        parts = line.split()
-        if len(parts) < REQ_TIME:
-            raise ValidationError(f"line {lineno}", f"expected {FIELDS} SWF fields, got {len(parts)}")
-        try:
-            values = [float(p) for p in parts[:FIELDS]]
-        except ValueError:
-            bad = next(p for p in parts[:FIELDS] if not _is_number(p))
-            raise ValidationError(f"line {lineno}", f"field {parts.index(bad) + 1} is not a number: {bad!r}") from None
-        number = parts[JOB - 1]
-        job_id = str(int(values[JOB - 1])) if values[JOB - 1].is_integer() else number
-        if job_id in seen:
-            raise ValidationError(f"line {lineno}", f"job number {job_id} appears twice")
-        seen.add(job_id)
-        submit, run, alloc, req_procs, req_time = (
-            values[SUBMIT - 1],
-            values[RUN - 1],
-            values[ALLOC - 1],
-            values[REQ_PROCS - 1],
-            values[REQ_TIME - 1],
-        )
-        width = req_procs if req_procs > 0 else alloc
-        if width <= 0:
-            skipped.append(f"line {lineno}: job {job_id} gives no processor count")
-            continue
-        if width > nodes:
-            skipped.append(f"line {lineno}: job {job_id} asks for {int(width)} nodes; there are {nodes}")
-            continue
-        length = req_time if req_time > 0 else run
-        if length <= 0:
-            skipped.append(f"line {lineno}: job {job_id} gives neither a requested nor a run time")
-            continue
-        if run == 0:
-            skipped.append(f"line {lineno}: job {job_id} ran for 0 time units")
-            continue
-        fraction = 1.0 if run < 0 else min(1.0, run / length)
-        jobs.append(
-            Job(
-                id=job_id,
-                name=f"job {job_id}",
-                node_count=int(width),
-                min_performance=min_perf,
-                volume=length * job_perf,
-                budget=math.inf,
-                criterion="finish",
-                arrival=max(submit, 0.0),
-                priority=0.0,
-                actual_fraction=fraction,
-            )
-        )
+        if len(jobs) >= MAX_ITEMS:
+            raise ValidationError(f"line {lineno}", f"more than {MAX_ITEMS:,} jobs; the limit is {MAX_ITEMS:,}")
+        job = _job_from(line.split(), nodes, job_perf, min_perf, seen)
+        if isinstance(job, str):
+            skipped.append(f"line {lineno}: {job}")
+        else:
+            seen.add(job.id)
+            jobs.append(job)
     width = len(str(nodes))
     kind = "identical" if performance is None else f"performance {performance[0]}..{performance[1]} (seed {seed})"
     env = Environment(
@@ -147,12 +108,50 @@ def import_swf(
     return SwfImport(env, skipped)
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _job_from(parts: list[str], nodes: int, job_perf: float, min_perf: float, seen: set[str]) -> Job | str:
+    """The job of one SWF line, or why the line cannot be one (it is then left out and reported)."""
+    if len(parts) != FIELDS:
+        return f"has {len(parts)} fields; an SWF line has {FIELDS}"
+    values = []
+    for k, part in enumerate(parts, start=1):
+        try:
+            value = float(part)
+        except ValueError:
+            return f"field {k} is not a number: {show(part, 40)}"
+        if not math.isfinite(value):
+            return f"field {k} is not a finite number: {show(part, 40)}"
+        values.append(value)
+    number = values[JOB - 1]
+    if not number.is_integer():
+        return f"job number {show(parts[JOB - 1], 40)} is not a whole number"
+    job_id = str(int(number))
+    if job_id in seen:
+        return f"job number {job_id} appears twice"
+    submit, run, alloc, req_procs, req_time = (values[i - 1] for i in (SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME))
+    width = req_procs if req_procs > 0 else alloc
+    if width <= 0:
+        return f"job {job_id} gives no processor count"
+    if not width.is_integer():
+        return f"job {job_id} asks for {width:g} processors, not a whole number"
+    if width > nodes:
+        return f"job {job_id} asks for {int(width)} nodes; there are {nodes}"
+    length = req_time if req_time > 0 else run
+    if length <= 0:
+        return f"job {job_id} gives neither a requested nor a run time"
+    if run == 0:
+        return f"job {job_id} ran for 0 time units"
+    return Job(
+        id=job_id,
+        name=f"job {job_id}",
+        node_count=int(width),
+        min_performance=min_perf,
+        volume=length * job_perf,
+        budget=math.inf,
+        criterion="finish",
+        arrival=max(submit, 0.0),
+        priority=0.0,
+        actual_fraction=1.0 if run < 0 else min(1.0, run / length),
+    )
 
 
 def write_swf(path: str | os.PathLike[str], rows: list[tuple[int, float, float, int, float]], header: str) -> None:
