@@ -6,6 +6,7 @@ import copy
 import json
 import math
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -171,3 +172,54 @@ def test_written_numbers_are_plain(tmp_path):
     assert data["jobs"][0]["budget"] is None
     assert data["nodes"][0]["performance"] == 4 and isinstance(data["nodes"][0]["performance"], int)
     assert environment_to_dict(environment_from_dict(data)) == data
+
+
+TINY = Path(__file__).resolve().parents[2] / "sample_envs" / "tiny.json"
+
+
+def _good_text() -> str:
+    return TINY.read_text()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "words"),
+    [
+        (lambda t: "[" * 1200 + "]" * 1200, "$: nested too deeply (at most 32 levels)"),
+        (lambda t: t.replace('"node_count": 2', '"node_count": ' + "9" * 5000, 1), "node_count: expected a whole"),
+        (lambda t: t.replace('"volume": 60', '"volume": 1' + "0" * 400, 1), "volume: expected a finite number"),
+        (lambda t: t.replace('"node_count": 2', '"node_count": 18446744073709551616', 1), "from 1 to 100,000"),
+        (lambda t: t.replace('"name": "Tiny', '"name": "\\ud800', 1), "$.name: not valid Unicode"),
+        (lambda t: t.replace('"id": "j1"', '"id": "j\\u0007"', 1), "control characters are not allowed"),
+        (lambda t: t.replace('"id": "j1"', '"id": "' + "j" * 100_000 + '"', 1), "100,000 characters; the limit is 256"),
+        (lambda t: t.replace('"volume": 60', '"vol\\nume": 20', 1), "$.jobs[0]['vol\\nume']: unknown field"),
+    ],
+)
+def test_hostile_files_give_one_line_that_names_the_path(tmp_path, mutate, words):
+    """Each damaged file of the issue: a ValidationError of one short line, never a traceback."""
+    from workbench.engine.io.envfile import environment_from_json
+
+    text = mutate(_good_text())
+    assert text != _good_text()
+    with pytest.raises(ValidationError) as info:
+        environment_from_json(text)
+    message = str(info.value)
+    assert words in message, message
+    assert "\n" not in message and len(message) < 400
+
+
+def test_only_regular_files_are_read(tmp_path):
+    """A named pipe, a folder or an oversized file is refused at once, with the reason."""
+    import os
+
+    from workbench.engine.io.envfile import read_text
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(WorkbenchError, match="not a regular file"):
+        load_environment(pipe)
+    with pytest.raises(WorkbenchError, match="a folder"):
+        load_environment(tmp_path)
+    big = tmp_path / "big.json"
+    big.write_text("x" * 2048)
+    with pytest.raises(WorkbenchError, match="the limit is 0 MiB"):
+        read_text(big, limit=1024)
