@@ -223,3 +223,55 @@ def test_only_regular_files_are_read(tmp_path):
     big.write_text("x" * 2048)
     with pytest.raises(WorkbenchError, match="the limit is 0 MiB"):
         read_text(big, limit=1024)
+
+
+def test_save_refuses_a_read_only_target_and_keeps_it(tmp_path):
+    """As editors do: a read-only file is not replaced; the message says what to do."""
+    import stat
+
+    from workbench.engine.io.envfile import save_environment
+
+    target = tmp_path / "ro.json"
+    target.write_text("keep me")
+    target.chmod(stat.S_IRUSR)
+    with pytest.raises(WorkbenchError, match="read-only"):
+        save_environment(generate("vo24", 1), target)
+    assert target.read_text() == "keep me"
+
+
+SAVER = """
+import sys
+from workbench.engine.generate import generate
+from workbench.engine.io.envfile import save_environment
+envs = [generate("vo24", 1, jobs=400), generate("vo24", 2, jobs=400)]
+k = 0
+while True:
+    save_environment(envs[k % 2], sys.argv[1])
+    k += 1
+"""
+
+
+def test_a_killed_save_leaves_the_old_or_the_new_file_and_no_stale_temporary(tmp_path):
+    """Kill a saving process at random moments: the target always loads as one of the two
+    environments, and the next save removes the temporary file the kill left behind."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from workbench.engine.io.envfile import save_environment
+
+    target = tmp_path / "env.json"
+    both = [generate("vo24", 1, jobs=400), generate("vo24", 2, jobs=400)]
+    save_environment(both[0], target)
+    rng = random.Random(7)
+    for _ in range(6):
+        proc = subprocess.Popen([sys.executable, "-c", SAVER, str(target)])
+        time.sleep(0.6 + rng.random() * 0.4)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert load_environment(target) in both
+    save_environment(both[1], target)
+    assert load_environment(target) == both[1]
+    assert not list(tmp_path.glob(".env.json.*.tmp"))

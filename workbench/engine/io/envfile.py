@@ -9,6 +9,7 @@ half-written file. ``environment_from_dict(environment_to_dict(env)) == env``.
 from __future__ import annotations
 
 import contextlib
+import glob
 import itertools
 import json
 import math
@@ -445,8 +446,22 @@ def write_json_atomic(data: Any, path: str | os.PathLike[str], indent: int | Non
 
 
 def write_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
+    """Write ``text`` to a temporary file beside ``path``, flush it to disk, rename it over ``path``.
+
+    A read-only target, or one that is not a regular file, is refused (as editors do);
+    temporary files a killed save left for the same target are removed first.
+    """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
+    if target.exists():
+        if not target.is_file():
+            raise WorkbenchError(f"{target}: not a regular file; choose a file name")
+        writable = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+        if not target.stat().st_mode & writable or not os.access(target, os.W_OK):
+            raise WorkbenchError(f"{target}: read-only; make it writable or save under another name")
+    for stale in folder.glob(f".{glob.escape(target.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
