@@ -215,3 +215,21 @@ def test_schedule_runs_flow_strategies(capsys):
         assert main(["schedule", str(TINY), "--strategy", name]) == 0
         doc = json.loads(capsys.readouterr().out)
         assert doc["strategy"] == name and doc["windows"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "words"),
+    [
+        ("nodes=abc", "nodes: expected a whole number, got 'abc'"),
+        ("nodes=1000000000", "nodes: must be from 1 to 100,000"),
+        ("interval=nan", "interval: expected a finite number"),
+        ("jobs=" + "9" * 5000, "jobs: expected a whole number"),
+    ],
+)
+def test_generate_refuses_absurd_settings_in_one_line(tmp_path, capsys, setting, words):
+    """`generate --set` values are numbers inside the file limits, or one clear line and exit 2."""
+    out = tmp_path / "env.json"
+    assert main(["generate", "vo24", "--set", setting, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1 and len(err) < 300
+    assert not out.exists()

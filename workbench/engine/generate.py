@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from workbench.engine.errors import ParameterError
+from workbench.engine.errors import ParameterError, show
+from workbench.engine.io.envfile import MAX_ITEMS, MAX_NODE_COUNT, MAX_NODES
 from workbench.engine.model import (
     JOB_CRITERIA,
     Environment,
@@ -103,13 +104,13 @@ PRESETS: dict[str, Preset] = {
 def generate(preset: str, seed: int, **overrides: Any) -> Environment:
     """A random environment of the named preset; ``overrides`` change its parameters."""
     if preset not in PRESETS:
-        raise ParameterError("preset", f"unknown preset {preset!r}; expected one of {', '.join(PRESETS)}")
+        raise ParameterError("preset", f"unknown preset {show(preset)}; expected one of {', '.join(PRESETS)}")
     spec = PRESETS[preset]
     params = dict(spec.defaults)
     for key, value in overrides.items():
         if key not in params:
-            raise ParameterError(key, f"not a parameter of preset {preset}; expected one of {', '.join(params)}")
-        params[key] = type(params[key])(value)
+            raise ParameterError(str(key), f"not a parameter of preset {preset}; expected one of {', '.join(params)}")
+        params[key] = _coerce(key, value, type(params[key]))
     _check_params(params)
     rng = np.random.default_rng(seed)
     if preset == "vo24":
@@ -119,10 +120,26 @@ def generate(preset: str, seed: int, **overrides: Any) -> Environment:
     return _window100(rng, seed, params)
 
 
+def _coerce(key: str, value: Any, kind: type) -> Any:
+    """An override as its preset type: a finite number (a whole one for counts)."""
+    try:
+        out = kind(float(value)) if kind is float else kind(value)
+        if kind is float and not math.isfinite(out):
+            raise ValueError(value)
+    except (TypeError, ValueError, OverflowError):
+        expected = "a whole number" if kind is int else "a finite number"
+        raise ParameterError(key, f"expected {expected}, got {show(value)}") from None
+    return out
+
+
+# The most each count may be: what an environment file may hold (README "Environment file").
+COUNT_LIMITS = {"nodes": MAX_NODES, "jobs": MAX_ITEMS, "n_max": MAX_NODE_COUNT, "node_count": MAX_NODE_COUNT}
+
+
 def _check_params(params: dict[str, Any]) -> None:
-    for key in ("nodes", "jobs", "n_max", "node_count"):
-        if key in params and params[key] < 1:
-            raise ParameterError(key, "must be at least 1")
+    for key, most in COUNT_LIMITS.items():
+        if key in params and not 1 <= params[key] <= most:
+            raise ParameterError(key, f"must be from 1 to {most:,}, got {show(params[key])}")
     for key in ("interval", "volume", "volume_min", "budget", "perf_min", "load_span"):
         if key in params and params[key] <= 0:
             raise ParameterError(key, "must be positive")

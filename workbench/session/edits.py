@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from workbench.engine import registry
-from workbench.engine.errors import ParameterError, ValidationError
+from workbench.engine.errors import ParameterError, ValidationError, text_problem
+from workbench.engine.io.envfile import MAX_ID, MAX_TEXT
 from workbench.engine.model import (
     EPS,
     JOB_CRITERIA,
@@ -40,13 +41,22 @@ class Edit:
 
 
 def _positive(value: float, field: str, allow_zero: bool = False) -> None:
-    if not isinstance(value, int | float) or math.isnan(value):
-        raise ValidationError(field, "expected a number")
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValidationError(field, "expected a finite number")
     if value < 0 or (value == 0 and not allow_zero):
         raise ValidationError(field, f"must be {'≥' if allow_zero else '>'} 0, got {value:g}")
 
 
+def _text(value: str, field: str, free: bool = False) -> None:
+    """The same rule as for files (errors.text_problem): valid Unicode, bounded, no control characters."""
+    problem = text_problem(value, MAX_TEXT if free else MAX_ID, free)
+    if problem is not None:
+        raise ValidationError(field, problem)
+
+
 def check_node(node: Node, env: Environment) -> None:
+    _text(node.id, "id")
+    _text(node.name, "name", free=True)
     if not node.id.strip():
         raise ValidationError("id", "must not be empty")
     _positive(node.performance, "performance")
@@ -59,6 +69,8 @@ def check_node(node: Node, env: Environment) -> None:
 
 
 def check_task(task: LocalTask, env: Environment) -> None:
+    _text(task.id, "id")
+    _text(task.label, "label", free=True)
     if task.node not in env.node_index:
         raise ValidationError("node", f"no node has id {task.node!r}")
     if not (math.isfinite(task.start) and math.isfinite(task.end)):
@@ -80,6 +92,8 @@ def check_task(task: LocalTask, env: Environment) -> None:
 
 
 def check_job(job: Job, env: Environment) -> None:
+    _text(job.id, "id")
+    _text(job.name, "name", free=True)
     if not job.id.strip():
         raise ValidationError("id", "must not be empty")
     if not isinstance(job.node_count, int) or job.node_count < 1:
