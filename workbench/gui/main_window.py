@@ -387,8 +387,12 @@ class MainWindow(QMainWindow):
             self.error("Cannot import SWF", str(exc))
             return
         self.document.replace_environment(result.env, None)
+        summary = f"Imported {len(result.env.jobs)} jobs; {len(result.skipped)} lines left out"
+        self.statusBar().showMessage(summary, 10_000)
         if result.skipped and not self.quiet:
-            QMessageBox.information(self, "Jobs left out", "\n".join(result.skipped[:40]))
+            shown = result.skipped[:40]
+            more = len(result.skipped) - len(shown)
+            QMessageBox.information(self, summary, "\n".join(shown) + (f"\n… and {more} more" if more else ""))
 
     def generate_dialog(self) -> None:
         if not self.confirm_discard():
