@@ -196,7 +196,8 @@ def check_css_params(vo_criterion: str, max_alternatives: int) -> None:
 
 def slices_of(jobs: Sequence[Job], k: int) -> list[list[Job]]:
     """Split ``jobs`` in order into k nearly equal sub-batches (the first ones one longer)."""
-    parts = np.array_split(np.arange(len(jobs)), k)
+    # More slices than jobs leave empty ones, which are dropped: never split finer than one job each.
+    parts = np.array_split(np.arange(len(jobs)), max(1, min(k, len(jobs))))
     return [[jobs[i] for i in part] for part in parts if part.size]
 
 
