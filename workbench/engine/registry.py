@@ -195,7 +195,12 @@ def selector(name: str, params: Mapping[str, Any] | None = None) -> Selector:
 
 DYNAMIC = Param("dynamic", bool, True, "react to early completions (actual_fraction < 1) by planning again")
 MAX_CYCLES = Param(
-    "max_cycles", int, DEFAULT_MAX_CYCLES, "most scheduling cycles when the horizon is unbounded", minimum=1
+    "max_cycles",
+    int,
+    DEFAULT_MAX_CYCLES,
+    "most scheduling cycles when the horizon is unbounded",
+    minimum=1,
+    maximum=100_000,  # each cycle keeps a snapshot
 )
 
 
@@ -275,7 +280,7 @@ def _define_selectors() -> None:
 
     mb_params = (
         Param("by", str, "finish", "criterion that picks the best alternative", choices=tuple(CRITERIA)),
-        Param("max_alternatives", int, 50, "most FirstFit alternatives to collect", minimum=1),
+        Param("max_alternatives", int, 50, "most FirstFit alternatives to collect", minimum=1, maximum=10_000),
         RESOLUTION,
     )
 
@@ -305,7 +310,7 @@ _define_selectors()
 
 BATCHING = (
     Param("batching", str, "all", "batch formation (seed 003)", choices=bt.METHODS),
-    Param("batch_size", int, 10, "jobs per batch for random batching", minimum=1),
+    Param("batch_size", int, 10, "jobs per batch for random batching", minimum=1, maximum=1_000_000),
     Param("seed", int, 0, "random batching seed"),
     Param(
         "limit_coefficient",
@@ -330,7 +335,8 @@ BATCHING = (
 )
 CSS_PARAMS = (
     Param("vo_criterion", str, "cpu_time", "VO criterion of the combination (seed 000 eqs. 6-9)", choices=VO_CRITERIA),
-    Param("max_alternatives", int, 20, "most alternatives per job and cycle", minimum=1),
+    # An unbounded horizon offers endless alternatives: each one is a window held in memory.
+    Param("max_alternatives", int, 20, "most alternatives per job and cycle", minimum=1, maximum=10_000),
     RESOLUTION,
 )
 
@@ -390,7 +396,12 @@ def _define_flows() -> None:
             "Batch-slicer",
             "flow",
             "CSS on k sub-batches in turn (seed 000 §3)",
-            (Param("slices", int, 5, "number of sub-batches k", minimum=1), *CSS_PARAMS, *BATCHING, MAX_CYCLES),
+            (
+                Param("slices", int, 5, "number of sub-batches k", minimum=1, maximum=1_000_000),
+                *CSS_PARAMS,
+                *BATCHING,
+                MAX_CYCLES,
+            ),
             _css_flow(True),
         )
     )
@@ -405,7 +416,7 @@ def _define_flows() -> None:
                 Param(
                     "high_fraction", float, 0.5, "fraction of the batch that is high-priority", minimum=0.0, maximum=1.0
                 ),
-                Param("slices", int, 1, "sub-batches of the sliced part", minimum=1),
+                Param("slices", int, 1, "sub-batches of the sliced part", minimum=1, maximum=1_000_000),
                 Param("selector", str, "FirstFit", "selector of the backfilled part", choices=selector_names),
                 DYNAMIC,
                 *CSS_PARAMS,
