@@ -61,16 +61,21 @@ class Found:
     value: float
 
 
+# Cost and budget units saturate here: integers are exact up to 2^53, and sums of up to
+# 2^10 * 100,000 of them still fit in int64. A window this dear counts as unaffordable.
+UNITS_CAP = 2**43
+
+
 def cost_units(price: np.ndarray, length: np.ndarray | float, res: float) -> np.ndarray:
-    """DESIGN.md: cost units = ceil(c_i * T / res - 1e-9)."""
-    return np.ceil(np.asarray(price) * length / res - 1e-9).astype(np.int64)
+    """DESIGN.md: cost units = ceil(c_i * T / res - 1e-9) (saturating at ``UNITS_CAP``)."""
+    return np.minimum(np.ceil(np.asarray(price) * length / res - 1e-9), UNITS_CAP).astype(np.int64)
 
 
 def budget_units(budget: float, res: float) -> int | None:
     """DESIGN.md: budget units = floor(C / res + 1e-9); None for an infinite budget."""
     if math.isinf(budget):
         return None
-    return math.floor(budget / res + 1e-9)
+    return min(math.floor(budget / res + 1e-9), UNITS_CAP - 1)  # a saturated cost never fits
 
 
 class _Prepared:

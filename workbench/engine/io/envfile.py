@@ -45,6 +45,7 @@ MAX_NODE_COUNT = 100_000  # a job's n
 MAX_ID = 256  # characters of an id
 MAX_TEXT = 100_000  # characters of a name, label or description
 INT_DIGITS = 18  # longer integer literals are read as floats (and then must be finite)
+MAX_MAGNITUDE = 1e15  # every number: times, prices, volumes, budgets, performances, attributes
 
 
 # ---------------------------------------------------------------- reading
@@ -146,6 +147,8 @@ class _Obj:
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
             raise ValidationError(self.at(key), f"expected a finite number, got {_kind(value)}")
         value = float(value)
+        if abs(value) > MAX_MAGNITUDE:
+            raise ValidationError(self.at(key), f"expected a number within ±{MAX_MAGNITUDE:g}, got {value:g}")
         if low is not None and (value < low or (low_open and value <= low)):
             raise ValidationError(self.at(key), f"expected a number {'>' if low_open else '≥'} {low:g}, got {value:g}")
         if high is not None and value > high:
