@@ -192,6 +192,8 @@ def _good_text() -> str:
         (lambda t: t.replace('"id": "j1"', '"id": "j\\u0007"', 1), "control characters are not allowed"),
         (lambda t: t.replace('"id": "j1"', '"id": "' + "j" * 100_000 + '"', 1), "100,000 characters; the limit is 256"),
         (lambda t: t.replace('"volume": 60', '"vol\\nume": 20', 1), "$.jobs[0]['vol\\nume']: unknown field"),
+        # Found by the fuzz test: cost units of such a value overflowed int64.
+        (lambda t: t.replace('"volume": 60', '"volume": 461168601842738784', 1), "within ±1e+15"),
     ],
 )
 def test_hostile_files_give_one_line_that_names_the_path(tmp_path, mutate, words):
