@@ -335,3 +335,21 @@ def test_a_long_run_shows_progress_and_cancel_stops_it(qtbot):
     assert "cancelled — no result yet" in status.text()  # nothing earlier to show
     assert not status.cancel.isVisible()
     assert win.document.result is None  # nothing half-finished was delivered
+
+
+def test_jobs_up_and_down_move_the_selected_job(qtbot, window):
+    """Defect 1 of the GUI issue: the Up/Down buttons reorder the job list (one undoable edit)."""
+    from PySide6.QtWidgets import QPushButton
+
+    win = window(TINY)
+    dock = win.jobs
+    before = [j.id for j in win.document.env.jobs]
+    dock.view.selectRow(1)
+    up = next(b for b in dock.findChildren(QPushButton) if b.text() == "Up")
+    qtbot.mouseClick(up, Qt.MouseButton.LeftButton)
+    assert [j.id for j in win.document.env.jobs] == [before[1], before[0], *before[2:]]
+    down = next(b for b in dock.findChildren(QPushButton) if b.text() == "Down")
+    qtbot.mouseClick(down, Qt.MouseButton.LeftButton)  # the moved job is still selected
+    assert [j.id for j in win.document.env.jobs] == before
+    win.document.undo()
+    assert [j.id for j in win.document.env.jobs] == [before[1], before[0], *before[2:]]

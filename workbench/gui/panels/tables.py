@@ -8,6 +8,7 @@ and the message appears at the cell.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -238,6 +239,10 @@ def _apply(document: Document, dock_message: Callable[[str], None], edit: Edit) 
         dock_message(f"{exc.path}: {exc.message}")
 
 
+def _with_dock(act: Callable[[TableDock], None], holder: list[TableDock], *_signal_args: object) -> None:
+    act(holder[0])
+
+
 def _editing_dock(
     title: str,
     model: EnvTableModel,
@@ -259,7 +264,8 @@ def _editing_dock(
             _apply(document, holder[0].message.setText, delete(document.env, row))
 
     buttons = [("Add", f"add a {what}", on_add), ("Delete", f"delete the selected {what}", on_delete)]
-    buttons += [(text, tip, (lambda act=act: act(holder[0]))) for text, tip, act in extra]
+    # partial, not a lambda with a default: clicked(bool) would land in that default.
+    buttons += [(text, tip, functools.partial(_with_dock, act, holder)) for text, tip, act in extra]
     holder.append(TableDock(title, model, buttons))
     return holder[0]
 
