@@ -209,7 +209,7 @@ def test_exports(qtbot, window, tmp_path):
     win.export_schedule(tmp_path / "s.json")
     assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
     assert "<svg" in (tmp_path / "c.svg").read_text()[:2000]
-    assert (tmp_path / "s.csv").read_text().splitlines()[0].startswith("job,name,start")
+    assert (tmp_path / "s.csv").read_text().splitlines()[0].startswith("job,name,status,start")
     assert json.loads((tmp_path / "s.json").read_text())["windows"]
 
 
@@ -353,3 +353,21 @@ def test_jobs_up_and_down_move_the_selected_job(qtbot, window):
     assert [j.id for j in win.document.env.jobs] == before
     win.document.undo()
     assert [j.id for j in win.document.env.jobs] == [before[1], before[0], *before[2:]]
+
+
+def test_csv_export_gives_the_failure_reason_its_own_column(tmp_path, window):
+    """Defect 6 of the GUI issue: cost, start and end are numbers or empty; the reason has its column."""
+    import csv
+
+    win = window(DEFAULT)  # CoP leaves one job without a window
+    path = tmp_path / "s.csv"
+    win.export_schedule(path)
+    with path.open() as handle:
+        rows = list(csv.DictReader(handle))
+    failed = [r for r in rows if r["status"] == "failed"]
+    placed = [r for r in rows if r["status"] == "placed"]
+    assert failed and placed
+    for row in failed:
+        assert row["cost"] == row["start"] == row["end"] == "" and row["reason"]
+    for row in placed:
+        assert float(row["cost"]) >= 0 and float(row["end"]) > float(row["start"]) and row["reason"] == ""

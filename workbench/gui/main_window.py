@@ -8,8 +8,6 @@ and the views draw it. Nothing here owns the environment.
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
-from workbench.engine.io.result import schedule_to_dict
+from workbench.engine.io.result import schedule_to_csv, schedule_to_dict
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
@@ -427,25 +425,7 @@ class MainWindow(QMainWindow):
             raise WorkbenchError("no result to export yet: run a strategy first")
         env = self.document.env
         if path.suffix.lower() == ".csv":
-            buffer = io.StringIO()
-            writer = csv.writer(buffer)
-            writer.writerow(["job", "name", "start", "end", "length", "actual_end", "nodes", "cost"])
-            for w in schedule.windows:
-                writer.writerow(
-                    [
-                        w.job,
-                        env.job(w.job).name,
-                        w.start,
-                        w.end,
-                        w.length,
-                        schedule.actual_end(env, w),
-                        " ".join(w.nodes),
-                        w.cost,
-                    ]
-                )
-            for job_id in schedule.unscheduled:
-                writer.writerow([job_id, env.job(job_id).name, "", "", "", "", "", schedule.reasons.get(job_id, "")])
-            write_text_atomic(buffer.getvalue(), path)
+            write_text_atomic(schedule_to_csv(env, schedule), path)
         else:
             write_json_atomic(schedule_to_dict(env, schedule), path)
 

@@ -1,7 +1,9 @@
-"""The schedule JSON of `workbench schedule` (DESIGN.md "Command line")."""
+"""The schedule as JSON (`workbench schedule`, DESIGN.md "Command line") and as CSV."""
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from typing import Any
 
@@ -69,3 +71,22 @@ def snapshot_summary(snap: Snapshot) -> dict[str, Any]:
             },
         }
     )
+
+
+CSV_COLUMNS = ("job", "name", "status", "start", "end", "length", "actual_end", "nodes", "cost", "reason")
+
+
+def schedule_to_csv(env: Environment, schedule: Schedule) -> str:
+    """One row per job: its window (numbers) or, for a job without one, empty cells and the reason."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for w in schedule.windows:
+        end = schedule.actual_end(env, w)
+        writer.writerow(
+            [w.job, env.job(w.job).name, "placed", w.start, w.end, w.length, end, " ".join(w.nodes), w.cost, ""]
+        )
+    for job_id in schedule.unscheduled:
+        reason = schedule.reasons.get(job_id, "")
+        writer.writerow([job_id, env.job(job_id).name, "failed", "", "", "", "", "", "", reason])
+    return buffer.getvalue()
