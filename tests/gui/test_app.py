@@ -371,3 +371,37 @@ def test_csv_export_gives_the_failure_reason_its_own_column(tmp_path, window):
         assert row["cost"] == row["start"] == row["end"] == "" and row["reason"]
     for row in placed:
         assert float(row["cost"]) >= 0 and float(row["end"]) > float(row["start"]) and row["reason"] == ""
+
+
+def test_imported_and_generated_environments_are_unsaved_and_quit_asks(qtbot, window, monkeypatch):
+    """Defect 10 of the GUI issue: after Import SWF or Generate the title has '*' and Quit asks first."""
+    from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+
+    import workbench.gui.main_window as main_window
+    from workbench.engine.generate import generate
+
+    win = window(TINY)
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", lambda *a, **k: (str(ROOT / "sample_envs" / "sample16.swf"), "")
+    )
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (16, True))
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.Cancel)
+
+    class FakeGenerate:
+        def __init__(self, parent):
+            self.result_env = generate("vo24", 3)
+
+        def exec(self):
+            return 1
+
+    monkeypatch.setattr(main_window, "GenerateDialog", FakeGenerate)
+    for act in (win.import_swf_dialog, win.generate_dialog):
+        act()
+        assert win.document.modified and win.document.path is None
+        assert "*" in win.windowTitle()
+        win.quiet = False  # let it ask, as it would a user
+        assert win.confirm_discard() is False and asked  # Cancel: the work stays
+        win.quiet = True
+        asked.clear()
+        win.document.replace_environment(win.document.env, TINY)  # as if saved, before the next

@@ -384,7 +384,7 @@ class MainWindow(QMainWindow):
         except WorkbenchError as exc:
             self.error("Cannot import SWF", str(exc))
             return
-        self.document.replace_environment(result.env, None)
+        self.document.replace_environment(result.env, None, saved=False)
         summary = f"Imported {len(result.env.jobs)} jobs; {len(result.skipped)} lines left out"
         self.statusBar().showMessage(summary, 10_000)
         if result.skipped and not self.quiet:
@@ -397,7 +397,7 @@ class MainWindow(QMainWindow):
             return
         dialog = GenerateDialog(self)
         if dialog.exec() and dialog.result_env is not None:
-            self.document.replace_environment(dialog.result_env, None)
+            self.document.replace_environment(dialog.result_env, None, saved=False)
             self.chart.fit()
 
     def export_chart(self, path: Path) -> None:

@@ -135,10 +135,12 @@ class Document:
 
     # ------------------------------------------------------------ files
 
-    def replace_environment(self, env: Environment, path: Path | None) -> None:
-        """Start over on another environment (New, Open): a fresh history."""
+    def replace_environment(self, env: Environment, path: Path | None, saved: bool = True) -> None:
+        """Start over on another environment: a fresh history. ``saved=False`` for one that exists
+        only in memory (imported, generated), so that the title marks it and quitting asks first."""
         self._history = [(env, "open")]
-        self._index = self._saved_index = 0
+        self._index = 0
+        self._saved_index = 0 if saved else -1
         self.path = path
         self._changed()
 
