@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -9,8 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, QPointF, Qt
 
+from tests.engine.strategies import examples, flows
 from workbench.engine import registry
 from workbench.engine.io.envfile import load_environment
 
@@ -44,8 +48,11 @@ def drawn_windows(win):
 
 
 def expected_windows(env, schedule):
+    """What ran: each part solid from its start to the job's actual end."""
     index = env.node_index
-    return sorted((w.start, float(index[n]), w.length) for w in schedule.windows for n in w.nodes)
+    return sorted(
+        (w.start, float(index[n]), schedule.actual_end(env, w) - w.start) for w in schedule.windows for n in w.nodes
+    )
 
 
 @pytest.mark.parametrize("strategy", ["FirstFit", "MinCost", "CoP", "PAST", "BSF"])
@@ -405,3 +412,36 @@ def test_imported_and_generated_environments_are_unsaved_and_quit_asks(qtbot, wi
         win.quiet = True
         asked.clear()
         win.document.replace_environment(win.document.env, TINY)  # as if saved, before the next
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
+@given(env=flows(max_jobs=10, max_nodes=5), name=st.sampled_from(["FirstFit", "CoP", "EASY", "BSF"]))
+def test_drawn_solid_rectangles_never_overlap_on_a_node(chart, env, name):
+    """Defect 2 of the GUI issue: whatever ran early, solid rectangles never share a node at once,
+    in the final picture and at every step of the simulation."""
+    sim = registry.simulator(env, name)
+    while not sim.done:
+        snap = sim.step()
+        if snap is not None:
+            chart.set_snapshot(env, snap)
+            _assert_no_overlap(chart)
+    chart.set_data(env, sim.result())
+    _assert_no_overlap(chart)
+
+
+def _assert_no_overlap(chart):
+    layer = chart.windows
+    by_row = {}
+    for x, y, w in zip(layer._x.tolist(), layer._y.tolist(), layer._w.tolist(), strict=True):
+        by_row.setdefault(y, []).append((x, x + w))
+    for spans in by_row.values():
+        spans.sort()
+        for (_, e0), (s1, _) in itertools.pairwise(spans):
+            assert s1 >= e0 - 1e-9
+
+
+@pytest.fixture(scope="module")
+def chart(qapp):
+    from workbench.gui.gantt.chart import GanttChart
+
+    return GanttChart()

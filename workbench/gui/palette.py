@@ -62,6 +62,7 @@ def legend_html() -> str:
         f"{sw.format(TASK_COLOURS['maintenance'])} maintenance",
         f"{sw.format('#c9d6e0')} free",
         f"{sw.format(JOB_COLOURS[0])}{sw.format(JOB_COLOURS[1])} jobs",
+        "<span style='color:#808080'>&#9633;</span> released early",
         "<span style='color:#d62728'>|</span> now",
         "<span style='color:#7f7f7f'>¦</span> cycle",
         "<span style='color:#404040'>|</span> horizon",

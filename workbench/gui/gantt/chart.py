@@ -136,8 +136,9 @@ class GanttChart(pg.PlotWidget):
         plot.setTitle(palette.legend_html(), size="8pt")
         self.slots = RectLayer(z=0)
         self.tasks = RectLayer(z=1)
+        # The released tail of an early finish lies under the job windows: others may run there.
+        self.released = RectLayer(z=1.5)
         self.windows = RectLayer(z=2)
-        self.released = RectLayer(z=2.5)
         self.selection = RectLayer(z=3)
         self.preview = RectLayer(z=6)
         for layer in (self.slots, self.tasks, self.windows, self.released, self.selection, self.preview):
@@ -147,6 +148,7 @@ class GanttChart(pg.PlotWidget):
         self.env: Environment | None = None
         self.snapshot: Snapshot | None = None
         self._window_list: list[Window] = []
+        self._actual_ends: dict[str, float] = {}  # where each drawn window's job really ended
         self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
         self._drag: _Drag | None = None
@@ -160,11 +162,15 @@ class GanttChart(pg.PlotWidget):
     def set_data(
         self, env: Environment, schedule: Schedule | None, fit: bool = False, windows: list[Window] | None = None
     ) -> None:
-        """Draw ``env`` and a result (None: only the environment, or the ``windows`` given)."""
+        """Draw ``env`` and a result (None: only the environment, or the ``windows`` given, which keep
+        the actual ends they were drawn with)."""
+        if schedule is not None:
+            self._actual_ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
         self._draw(env, list(schedule.windows) if schedule else list(windows or []), None, fit)
 
     def set_snapshot(self, env: Environment, snapshot: Snapshot) -> None:
         """Draw one step of a simulation: what has run, what is planned, the current time."""
+        self._actual_ends = dict(snapshot.actual_ends)
         self._draw(env, list(snapshot.windows), snapshot, fit=False)
 
     def _draw(self, env: Environment, windows: list[Window], snapshot: Snapshot | None, fit: bool) -> None:
@@ -214,9 +220,12 @@ class GanttChart(pg.PlotWidget):
         job_pos = env.job_index
         colours = len(palette.JOB_COLOURS)
         parts = [(k, w, node_id) for k, w in enumerate(windows) for node_id in w.nodes]
+        # What ran is solid up to its actual end; an early finish releases the rest of its
+        # window (drawn apart), so no two solid rectangles ever share a node at once.
+        solid_end = [self._solid_end(w, snapshot) for w in windows]
         x = np.fromiter((w.start for _, w, _ in parts), float, len(parts))
         y = np.fromiter((index[n] for _, _, n in parts), float, len(parts))
-        width = np.fromiter((w.length for _, w, _ in parts), float, len(parts))
+        width = np.fromiter((solid_end[k] - w.start for k, w, _ in parts), float, len(parts))
         group = np.fromiter((job_pos[w.job] % colours for _, w, _ in parts), np.int64, len(parts))
         self._window_rect_job = np.fromiter((k for k, _, _ in parts), np.int64, len(parts))
         solid = [QColor(c) for c in palette.JOB_COLOURS]
@@ -226,13 +235,12 @@ class GanttChart(pg.PlotWidget):
         if snapshot is not None:
             planned = np.fromiter((w.start > snapshot.time + 1e-9 for _, w, _ in parts), bool, len(parts))
             group = np.where(planned, group + colours, group)
-            for w in windows:
-                end = snapshot.actual_ends.get(w.job, w.end)
-                if end < w.end - 1e-9 and end <= snapshot.time + 1e-9:
-                    for node_id in w.nodes:
-                        rel_x.append(end)
-                        rel_y.append(index[node_id])
-                        rel_w.append(w.end - end)
+        for k, w in enumerate(windows):
+            if solid_end[k] < w.end - 1e-9:
+                for node_id in w.nodes:
+                    rel_x.append(solid_end[k])
+                    rel_y.append(index[node_id])
+                    rel_w.append(w.end - solid_end[k])
         self.windows.set_rects(x, y, width, np.full(x.size, ROW_HEIGHT), group, solid + light, edge)
         self.released.set_rects(
             np.array(rel_x),
@@ -244,6 +252,12 @@ class GanttChart(pg.PlotWidget):
             [QColor("#808080")],
         )
         self._draw_labels(env, windows)
+
+    def _solid_end(self, window: Window, snapshot: Snapshot | None) -> float:
+        """Where a window's solid part ends: its actual end once its job has finished early."""
+        end = self._actual_ends.get(window.job, window.end)
+        finished = snapshot is None or end <= snapshot.time + 1e-9
+        return end if finished and end < window.end - 1e-9 else window.end
 
     def _draw_labels(self, env: Environment, windows: list[Window]) -> None:
         """Job names on the windows, reusing the text items (creating them is the slow part)."""
@@ -257,11 +271,13 @@ class GanttChart(pg.PlotWidget):
             self.addItem(label)
             self._labels.append(label)
         index, job_pos = env.node_index, env.job_index
-        self._label_fit = [(w.length, len(env.job(w.job).name)) for w in shown]
-        for label, w in zip(self._labels, shown, strict=False):
+        # On the part that ran: the released tail of an early finish may hold other jobs.
+        solid = [self._solid_end(w, self.snapshot) - w.start for w in shown]
+        self._label_fit = [(length, len(env.job(w.job).name)) for w, length in zip(shown, solid, strict=True)]
+        for k, (label, w) in enumerate(zip(self._labels, shown, strict=False)):
             colour = QColor(palette.JOB_COLOURS[job_pos[w.job] % len(palette.JOB_COLOURS)])
             label.setText(env.job(w.job).name, color=palette.text_colour_on(colour))
-            label.setPos(w.start + w.length / 2, min(index[n] for n in w.nodes) + ROW_HEIGHT / 2)
+            label.setPos(w.start + solid[k] / 2, min(index[n] for n in w.nodes) + ROW_HEIGHT / 2)
             label.setVisible(True)
         for label in self._labels[len(shown) :]:
             label.setVisible(False)
