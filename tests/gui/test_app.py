@@ -445,3 +445,42 @@ def chart(qapp):
     from workbench.gui.gantt.chart import GanttChart
 
     return GanttChart()
+
+
+def test_deep_zoom_keeps_the_node_label_and_the_wheel_zooms_time_only(qtbot, window):
+    """Defect 9 of the GUI issue: zoomed inside one row its label stays; the wheel zooms time,
+    Ctrl+wheel the rows."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QGraphicsSceneWheelEvent
+
+    win = window(TINY)
+    axis = win.chart.node_axis
+    ticks = axis.tickValues(3.0, 3.3, 400)
+    values = [v for _, group in ticks for v in group if 3.0 <= v <= 3.3]
+    assert values and axis.tickStrings(values, 1, 1) == [axis._labels[3]]
+
+    view = win.chart.view
+    view.setRange(xRange=(0, 100), yRange=(0, 6), padding=0)
+
+    def wheel(modifiers):
+        event = QGraphicsSceneWheelEvent(QEvent.Type.GraphicsSceneWheel)
+        event.setDelta(120)
+        event.setModifiers(modifiers)
+        event.setPos(view.boundingRect().center())
+        event.setScenePos(view.mapToScene(view.boundingRect().center()))
+        view.wheelEvent(event)
+        return view.viewRange()
+
+    (x0, x1), (y0, y1) = view.viewRange()
+    (a0, a1), (b0, b1) = wheel(Qt.KeyboardModifier.NoModifier)
+    assert a1 - a0 < x1 - x0 and (b0, b1) == (y0, y1)
+    (c0, c1), (d0, d1) = wheel(Qt.KeyboardModifier.ControlModifier)
+    assert (c0, c1) == (a0, a1) and d1 - d0 < b1 - b0
+
+
+def test_ctrl_y_redoes(window):
+    """Item 11 of the GUI issue: Ctrl+Y redoes, beside the platform's own Redo key."""
+    from PySide6.QtGui import QKeySequence
+
+    win = window(TINY)
+    assert QKeySequence("Ctrl+Y") in win.redo_action.shortcuts()

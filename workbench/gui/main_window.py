@@ -124,6 +124,9 @@ class MainWindow(QMainWindow):
         self.generate_action = self._action("&Generate…", self.generate_dialog, QKeySequence("Ctrl+G"))
         self.undo_action = self._action("&Undo", self.document.undo, keys.Undo)
         self.redo_action = self._action("&Redo", self.document.redo, keys.Redo)
+        redo_keys = QKeySequence.keyBindings(keys.Redo)
+        if QKeySequence("Ctrl+Y") not in redo_keys:  # the other common Redo key, on every platform
+            self.redo_action.setShortcuts([*redo_keys, QKeySequence("Ctrl+Y")])
         self.fit_action = self._action("Zoom to &fit", self.chart.fit, QKeySequence("F"))
         self.run_action = self._action("&Run", self.run_now, QKeySequence("F5"))
         self.cancel_action = self._action("&Cancel run", self.runner.stop, QKeySequence("Esc"))

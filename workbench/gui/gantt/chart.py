@@ -57,12 +57,16 @@ class NodeAxis(pg.AxisItem):
         pixels_per_row = size / max(maxVal - minVal, 1e-9)
         step = max(1, math.ceil(MIN_LABEL_PIXELS / max(pixels_per_row, 1e-9)))
         rows = [r + ROW_HEIGHT / 2 for r in range(lo - lo % step, hi + 1, step) if 0 <= r < count]
+        if not any(minVal <= r <= maxVal for r in rows):
+            # Zoomed inside one row, off its centre: label the row in the middle of the view.
+            middle = (minVal + maxVal) / 2
+            rows = [middle] if 0 <= math.floor(middle) < count else []
         return [(float(step), rows)]
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         out = []
         for v in values:
-            row = round(v - ROW_HEIGHT / 2)
+            row = math.floor(v)  # row r spans [r, r + 1)
             out.append(self._labels[row] if 0 <= row < len(self._labels) else "")
         return out
 
@@ -101,6 +105,11 @@ class EditViewBox(pg.ViewBox):
                     chart.update_drag(point)
                 return
         super().mouseDragEvent(ev, axis)
+
+    def wheelEvent(self, ev, axis=None):  # type: ignore[no-untyped-def]
+        """The wheel zooms time; with Ctrl it zooms the rows."""
+        rows = bool(ev.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        super().wheelEvent(ev, axis=1 if rows else 0)
 
     def mouseClickEvent(self, ev):  # type: ignore[no-untyped-def]
         if ev.button() == Qt.MouseButton.LeftButton:
