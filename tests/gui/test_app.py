@@ -484,3 +484,28 @@ def test_ctrl_y_redoes(window):
 
     win = window(TINY)
     assert QKeySequence("Ctrl+Y") in win.redo_action.shortcuts()
+
+
+def test_cycles_mode_shows_the_step_in_the_table_and_busy_nodes_now(qtbot, window):
+    """Defect 8 of the GUI issue: the plot's utilisation is the share of nodes busy at that step
+    (not a running total), and the Jobs table shows the step's windows, not the final result."""
+    from dataclasses import replace
+
+    from workbench.engine.model import StrategyRef
+
+    win = window(TINY)
+    win.document.replace_environment(replace(win.document.env, strategy=StrategyRef("EASY")), TINY)
+    cycles = win.cycles
+    assert cycles.step() and cycles.step()
+    snap = cycles.sim.snapshots[cycles.position]
+    busy = {n for w in snap.windows if w.start <= snap.time < snap.actual_ends[w.job] for n in w.nodes}
+    assert snap.busy_fraction == len(busy) / len(win.document.env.nodes)
+    _, ys = cycles.util_curve.getData()
+    assert ys[-1] == 100 * snap.busy_fraction
+    model = win.jobs.model
+    start_col = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())].index("start")
+    shown = {model.data(model.index(r, 0)): model.data(model.index(r, start_col)) for r in range(model.rowCount())}
+    placed_now = {w.job for w in snap.windows}
+    assert {j for j, start in shown.items() if start not in (None, "")} == placed_now
+    cycles.reset()
+    assert not win.statusBar().currentMessage().startswith("Showing step")

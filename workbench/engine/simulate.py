@@ -100,6 +100,14 @@ class Snapshot:
         )
 
     @cached_property
+    def busy_fraction(self) -> float:
+        """The share of the nodes running a job at this snapshot's time (not a running total)."""
+        t = self.time
+        ends = self._plan[1]
+        busy = {n for w in self.windows if w.start <= t + EPS and ends.get(w.job, w.end) > t + EPS for n in w.nodes}
+        return len(busy) / len(self.env.nodes) if self.env.nodes else 0.0
+
+    @cached_property
     def metrics(self) -> FlowMetrics:
         """Measures of every window placed so far."""
         return flow_metrics(self.env, self.schedule)

@@ -67,7 +67,8 @@ class MainWindow(QMainWindow):
         self.cycles = CyclesPanel(self.document)
         self.nodes = nodes_dock(self.document)
         self.tasks = tasks_dock(self.document)
-        self.jobs = jobs_dock(self.document)
+        self.showing_snapshot: Snapshot | None = None
+        self.jobs = jobs_dock(self.document, self.shown_schedule)
         self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea)
@@ -85,7 +86,6 @@ class MainWindow(QMainWindow):
         self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
         self.autosave_timer.timeout.connect(self.write_autosave)
         self.compare_dialog: CompareDialog | None = None
-        self.showing_snapshot: Snapshot | None = None
         self._jobs_sized = False
         self._build_actions()
         self._connect()
@@ -295,16 +295,23 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ cycles
 
+    def shown_schedule(self) -> Schedule | None:
+        """The schedule on screen: the step shown in Cycles mode, else the live result."""
+        return self.showing_snapshot.schedule if self.showing_snapshot else self.document.result
+
     def _on_snapshot_shown(self, snapshot: Snapshot) -> None:
         self.showing_snapshot = snapshot
         self.chart.set_snapshot(self.document.env, snapshot)
         self.metrics.show_schedule(self.document.env, snapshot.schedule)
+        self.jobs.model.refresh()
         self.statusBar().showMessage(f"Showing step {snapshot.step}: {snapshot.label}")
 
     def _on_live_requested(self) -> None:
         self.showing_snapshot = None
         self.chart.set_data(self.document.env, self.document.result)
         self.metrics.show_schedule(self.document.env, self.document.result)
+        self.jobs.model.refresh()
+        self.statusBar().clearMessage()  # "Showing step …" is no longer true
 
     # ------------------------------------------------------------ files
 
@@ -423,7 +430,7 @@ class MainWindow(QMainWindow):
             raise WorkbenchError(f"{path}: cannot write the image")
 
     def export_schedule(self, path: Path) -> None:
-        schedule = self.showing_snapshot.schedule if self.showing_snapshot else self.document.result
+        schedule = self.shown_schedule()
         if schedule is None:
             raise WorkbenchError("no result to export yet: run a strategy first")
         env = self.document.env

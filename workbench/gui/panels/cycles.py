@@ -51,7 +51,7 @@ class CyclesPanel(QWidget):
         self.plot.addLegend(offset=(5, 5))
         self.plot.setLabel("bottom", "time")
         self.queue_curve = self.plot.plot(pen=pg.mkPen("#0072B2", width=2), name="queue length")
-        self.util_curve = self.plot.plot(pen=pg.mkPen("#D55E00", width=2), name="utilisation %")
+        self.util_curve = self.plot.plot(pen=pg.mkPen("#D55E00", width=2), name="nodes busy %")
         buttons = QHBoxLayout()
         for widget in (self.reset_button, self.back_button, self.step_button, self.play_button, self.speed):
             buttons.addWidget(widget)
@@ -145,7 +145,7 @@ class CyclesPanel(QWidget):
         shown = self.sim.snapshots[: self.position + 1]
         times = [s.time for s in shown]
         self.queue_curve.setData(times, [len(s.queue) for s in shown])
-        self.util_curve.setData(times, [100 * s.metrics.utilisation for s in shown])
+        self.util_curve.setData(times, [100 * s.busy_fraction for s in shown])
 
     def _update_controls(self) -> None:
         at_end = self.sim is not None and self.sim.done and self.position >= len(self.sim.snapshots) - 1

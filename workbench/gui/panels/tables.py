@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from workbench.engine.errors import ValidationError
 from workbench.engine.model import JOB_CRITERIA, TASK_KINDS, Environment
+from workbench.engine.schedule import Schedule
 from workbench.gui import palette
 from workbench.session import edits
 from workbench.session.document import Document
@@ -353,20 +354,24 @@ def _free_task(env: Environment, start: float) -> Edit:
     return edits.add_task(env.nodes[0].id, start, start + 10)
 
 
-def jobs_dock(document: Document) -> TableDock:
+def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = None) -> TableDock:
+    """The Jobs table; ``shown`` gives the schedule on screen (a simulation step's, in Cycles mode)."""
     job = lambda d, r: d.env.jobs[r]  # noqa: E731
+    result = shown or (lambda: document.result)
 
     def window(d: Document, r: int) -> Any:
-        return d.result.window_of(d.env.jobs[r].id) if d.result else None
+        schedule = result()
+        return schedule.window_of(d.env.jobs[r].id) if schedule else None
 
     def setter(field: str, parse: Callable[[str], Any]) -> Callable[[Environment, int, str], Edit]:
         return lambda e, r, v: edits.set_job(e.jobs[r].id, **{field: parse(v)})
 
     def status(d: Document, r: int) -> str:
-        if d.result is None:
+        schedule = result()
+        if schedule is None:
             return ""
         w = window(d, r)
-        return "placed" if w else d.result.reasons.get(d.env.jobs[r].id, "")
+        return "placed" if w else schedule.reasons.get(d.env.jobs[r].id, "")
 
     columns = [
         Column("id", lambda d, r: job(d, r).id),
