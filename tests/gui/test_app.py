@@ -509,3 +509,30 @@ def test_cycles_mode_shows_the_step_in_the_table_and_busy_nodes_now(qtbot, windo
     assert {j for j, start in shown.items() if start not in (None, "")} == placed_now
     cycles.reset()
     assert not win.statusBar().currentMessage().startswith("Showing step")
+
+
+def test_numbers_read_the_same_everywhere_and_editing_keeps_every_digit(window):
+    """Defect 12 of the GUI issue: no scientific notation, four decimals at most, ∞ for no budget;
+    the editor shows the full value, so an untouched cell changes nothing."""
+    from workbench.gui.numbers import full, number
+
+    assert [number(v) for v in (29820.0, 1285250.0, 38.21434523, 0.619891, 2.0, float("inf"), -0.0)] == [
+        "29820",
+        "1285250",
+        "38.2143",
+        "0.6199",
+        "2",
+        "∞",
+        "0",
+    ]
+    assert full(38.21434523) == "38.21434523" and full(2.0) == "2"
+    win = window(DEFAULT)
+    model = win.jobs.model
+    for r in range(model.rowCount()):
+        for c in range(model.columnCount()):
+            text = model.data(model.index(r, c))
+            assert "e+" not in str(text) and "e-" not in str(text)
+    version = win.document.version
+    index = model.index(0, 3)  # an editable number, written back unchanged
+    assert model.setData(index, model.data(index, Qt.ItemDataRole.EditRole), Qt.ItemDataRole.EditRole) is False
+    assert win.document.version == version

@@ -25,6 +25,7 @@ from workbench.engine.simulate import Snapshot
 from workbench.engine.slots import SlotTable
 from workbench.gui import palette
 from workbench.gui.gantt.layers import RectLayer
+from workbench.gui.numbers import number
 
 ROW_HEIGHT = 0.8
 MAX_LABELS = 400
@@ -186,7 +187,7 @@ class GanttChart(pg.PlotWidget):
         if self.env is not None and self.env.nodes != env.nodes:
             self._needs_fit = True
         self.env, self.snapshot = env, snapshot
-        self.node_axis.set_labels([f"{n.name}  p={n.performance:g}  c={n.price:g}" for n in env.nodes])
+        self.node_axis.set_labels([f"{n.name}  p={number(n.performance)}  c={number(n.price)}" for n in env.nodes])
         self._window_list = windows
         self._table = SlotTable.from_environment(env)
         self._draw_slots(env, windows)
@@ -387,36 +388,37 @@ class GanttChart(pg.PlotWidget):
         if hit is not None:
             task = env.local_tasks[hit]
             label = f" — {task.label}" if task.label else ""
-            return f"<b>{task.kind} task {task.id}</b>{label}<br>[{task.start:g}, {task.end:g}) on {task.node}" + (
-                "<br><i>drag to move, drag an edge to resize</i>" if self.editable else ""
+            return (
+                f"<b>{task.kind} task {task.id}</b>{label}<br>[{number(task.start)}, {number(task.end)}) on {task.node}"
+                + ("<br><i>drag to move, drag an edge to resize</i>" if self.editable else "")
             )
         hit = self.slots.index_at(point)
         if hit is not None:
             s, w = self.slots._x[hit], self.slots._w[hit]
-            return f"free slot [{s:g}, {s + w:g}), length {w:g}" + (
+            return f"free slot [{number(s)}, {number(s + w)}), length {number(w)}" + (
                 "<br><i>double-click to add a local task</i>" if self.editable else ""
             )
         return ""
 
     def _window_tip(self, env: Environment, window: Window) -> str:
         job = env.job(window.job)
-        budget = "∞" if math.isinf(job.budget) else f"{job.budget:g}"
+        budget = number(job.budget)
         lines = [
             f"<b>{job.name}</b> ({job.id})",
-            f"start {window.start:g}, end {window.end:g}, length {window.length:.4g}",
-            f"cost {window.cost:.4g} of budget {budget}",
+            f"start {number(window.start)}, end {number(window.end)}, length {number(window.length)}",
+            f"cost {number(window.cost)} of budget {budget}",
         ]
         if self.snapshot is not None and window.job in self.snapshot.actual_ends:
             actual = self.snapshot.actual_ends[window.job]
             if actual < window.end - 1e-9:
-                lines.append(f"finishes early at {actual:.4g}")
+                lines.append(f"finishes early at {number(actual)}")
         try:
             left, right = slot_distances(self._table, window) if self._table is not None else (None, None)
         except ValueError:
             left = right = None
         names = {n.id: n.name for n in env.nodes}
         for k, node_id in enumerate(window.nodes):
-            extra = "" if left is None else f": L_left {left[k]:.4g}, L_right {right[k]:.4g}"
+            extra = "" if left is None else f": L_left {number(left[k])}, L_right {number(right[k])}"
             lines.append(f"&nbsp;&nbsp;{names[node_id]}{extra}")
         return "<br>".join(lines)
 

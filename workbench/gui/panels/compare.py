@@ -31,6 +31,7 @@ from workbench.engine.errors import WorkbenchError
 from workbench.engine.metrics import FlowMetrics, flow_metrics
 from workbench.engine.schedule import Schedule
 from workbench.gui.gantt.chart import GanttChart
+from workbench.gui.numbers import number
 from workbench.session.document import Document
 
 # (label, attribute, better): better is min or max
@@ -158,9 +159,7 @@ class CompareDialog(QDialog):
             values = [self._value(name, key) for name in names]
             best = best_columns(values, better)
             for col, value in enumerate(values):
-                text = (
-                    "—" if math.isnan(value) else (f"{100 * value:.1f} %" if key == "utilisation" else f"{value:.4g}")
-                )
+                text = "—" if math.isnan(value) else (f"{100 * value:.1f} %" if key == "utilisation" else number(value))
                 item = QTableWidgetItem(("★ " if col in best else "") + text)
                 if col in best:
                     item.setFont(bold)

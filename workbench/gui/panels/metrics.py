@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QHeaderView, QTableView, QTableWidget, QTableWidge
 from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
+from workbench.gui.numbers import number
 
 FLOW_ROWS: list[tuple[str, str]] = [
     ("jobs placed", "placed"),
@@ -32,7 +33,7 @@ def format_metric(key: str, value: float) -> str:
         return "—"
     if key == "utilisation":
         return f"{100 * value:.1f} %"
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    return number(value)
 
 
 class JobMetricsModel(QAbstractTableModel):
@@ -64,7 +65,7 @@ class JobMetricsModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         value = getattr(self.rows[index.row()], self.FIELDS[index.column()])
-        return value if isinstance(value, str) else f"{value:.4g}"
+        return value if isinstance(value, str) else number(value)
 
 
 class MetricsPanel(QTabWidget):

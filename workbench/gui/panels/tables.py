@@ -34,6 +34,7 @@ from workbench.engine.errors import ValidationError
 from workbench.engine.model import JOB_CRITERIA, TASK_KINDS, Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui import palette
+from workbench.gui.numbers import full, number
 from workbench.session import edits
 from workbench.session.document import Document
 from workbench.session.edits import Edit
@@ -42,9 +43,7 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 def fmt(value: float) -> str:
-    if isinstance(value, float) and math.isinf(value):
-        return "∞"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return number(value)
 
 
 def parse_float(text: str, field: str, allow_inf: bool = False) -> float:
@@ -114,8 +113,10 @@ class EnvTableModel(QAbstractTableModel):
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         column = self.columns[index.column()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+        if role == Qt.ItemDataRole.DisplayRole:
             return fmt(column.get(self.document, index.row()))
+        if role == Qt.ItemDataRole.EditRole:
+            return full(column.get(self.document, index.row()))
         if role == Qt.ItemDataRole.ToolTipRole:
             text = fmt(column.get(self.document, index.row()))
             return text if len(text) > 18 else None
@@ -137,7 +138,7 @@ class EnvTableModel(QAbstractTableModel):
         column = self.columns[index.column()]
         if role != Qt.ItemDataRole.EditRole or column.set is None:
             return False
-        if str(value) == fmt(column.get(self.document, index.row())):
+        if str(value) == full(column.get(self.document, index.row())):
             return False
         try:
             self.document.apply(column.set(self.document.env, index.row(), str(value)))
@@ -292,7 +293,7 @@ def nodes_dock(document: Document) -> TableDock:
         ),
         Column(
             "attributes",
-            lambda d, r: ", ".join(f"{k}={v:g}" for k, v in node(d, r).attributes),
+            lambda d, r: ", ".join(f"{k}={number(v)}" for k, v in node(d, r).attributes),
             lambda e, r, v: edits.set_node(e.nodes[r].id, attributes=parse_attributes(v)),
             tip="name=number, … (q is what MaxQ maximises)",
         ),
