@@ -536,3 +536,19 @@ def test_numbers_read_the_same_everywhere_and_editing_keeps_every_digit(window):
     index = model.index(0, 3)  # an editable number, written back unchanged
     assert model.setData(index, model.data(index, Qt.ItemDataRole.EditRole), Qt.ItemDataRole.EditRole) is False
     assert win.document.version == version
+
+
+def test_the_recovery_prompt_says_whose_work_from_when_and_what_it_replaces():
+    """Defect 13 of the GUI issue: the autosave prompt names the environment, its file and the time,
+    and says when restoring would take the place of the file asked for."""
+    import datetime
+
+    from workbench.gui.app import recovery_question
+
+    at = datetime.datetime(2026, 11, 22, 16, 40)
+    same = recovery_question("Tiny", Path("/w/tiny.json"), at, Path("/w/tiny.json"))
+    assert "“Tiny”" in same and "/w/tiny.json" in same and "2026-11-22 16:40" in same
+    assert "instead of" not in same
+    other = recovery_question("Tiny", Path("/w/tiny.json"), at, Path("/w/other.json"))
+    assert "instead of /w/other.json, which stays as it is on disk" in other
+    assert "never saved" in recovery_question("", None, at, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -71,14 +72,24 @@ def _offer_autosave(window: object, read: object, path: Path) -> None:
     except WorkbenchError:
         path.unlink(missing_ok=True)
         return
-    where = f" of {original}" if original else ""
+    saved_at = datetime.datetime.fromtimestamp(path.stat().st_mtime)
     answer = QMessageBox.question(
         window,
         "Recover unsaved work",
-        f"Slot Workbench found unsaved changes{where} from an earlier session. Restore them?",
+        recovery_question(env.name, original, saved_at, window.document.path),
     )
     if answer == QMessageBox.StandardButton.Yes:
         window.document.replace_environment(env, original)
         window.document.mark_modified()
     else:
         path.unlink(missing_ok=True)
+
+
+def recovery_question(name: str, original: Path | None, saved_at: datetime.datetime, opening: Path | None) -> str:
+    """What the recovery prompt says: whose work, from when, and what restoring it replaces."""
+    what = f"“{name}”" if name else "an untitled environment"
+    where = f" (from {original})" if original else " (never saved to a file)"
+    text = f"Slot Workbench found unsaved changes to {what}{where}, autosaved {saved_at:%Y-%m-%d %H:%M}. "
+    if opening is not None and opening != original:
+        text += f"Restoring shows them instead of {opening}, which stays as it is on disk. "
+    return text + "Restore them?"

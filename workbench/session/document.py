@@ -19,6 +19,7 @@ from workbench.engine.io.envfile import (
     environment_from_dict,
     environment_to_dict,
     load_environment,
+    read_text,
     save_environment,
     write_json_atomic,
 )
@@ -180,8 +181,8 @@ class Document:
 def read_autosave(path: Path) -> tuple[Environment, Path | None]:
     """The environment and original file of an autosave (ValidationError if it is unusable)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = json.loads(read_text(path))  # the same limits as any environment file
+    except (WorkbenchError, json.JSONDecodeError, RecursionError, ValueError) as exc:
         raise ValidationError("$", f"unreadable autosave ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != AUTOSAVE_FORMAT:
         raise ValidationError("$.format", f"expected {AUTOSAVE_FORMAT!r}")
