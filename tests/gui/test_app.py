@@ -552,3 +552,35 @@ def test_the_recovery_prompt_says_whose_work_from_when_and_what_it_replaces():
     other = recovery_question("Tiny", Path("/w/tiny.json"), at, Path("/w/other.json"))
     assert "instead of /w/other.json, which stays as it is on disk" in other
     assert "never saved" in recovery_question("", None, at, None)
+
+
+def test_small_things_of_item_11(qtbot, window):
+    """Item 11 of the GUI issue: stable Undo text in the toolbar, readable edit names, the title's
+    modified mark through Qt, a Pause label that renders, Step back pauses, an honest step count,
+    and a task-time message that reads right whichever field was edited."""
+    from workbench.engine.errors import ValidationError
+    from workbench.session import edits
+
+    win = window(TINY)
+    win.document.apply(edits.set_job(win.document.env.jobs[0].id, node_count=1))
+    assert win.undo_action.iconText() == "Undo"
+    assert "node_count" not in win.undo_action.text() and "nodes" in win.undo_action.text()
+    assert "[*]" in win.windowTitle() and win.isWindowModified()
+    cycles = win.cycles
+    cycles.play_button.setChecked(True)
+    assert "⏸" not in cycles.play_button.text() and "Pause" in cycles.play_button.text()
+    cycles.play_button.setChecked(False)
+    assert cycles.step() and cycles.step()
+    cycles.play_button.setChecked(True)
+    cycles.step_back()
+    assert not cycles.play_button.isChecked()
+    assert " of " not in cycles.info.text().split("</b>")[0] or cycles.sim.done
+    while cycles.step():
+        pass
+    assert (
+        f"of {len(cycles.sim.snapshots)}</b>" in cycles.info.text() and "+" not in cycles.info.text().split("</b>")[0]
+    )
+    task = win.document.env.local_tasks[0]
+    with pytest.raises(ValidationError) as info:
+        win.document.apply(edits.set_task(task.id, start=task.end + 5))
+    assert "must end after it starts" in info.value.message and "must be > start" not in info.value.message

@@ -252,12 +252,16 @@ class MainWindow(QMainWindow):
         self.redo_action.setEnabled(doc.can_redo)
         self.undo_action.setText(f"&Undo {doc.undo_text}" if doc.can_undo else "&Undo")
         self.redo_action.setText(f"&Redo {doc.redo_text}" if doc.can_redo else "&Redo")
+        # The toolbar keeps a short, steady label; the menu and tooltip name the edit.
+        self.undo_action.setIconText("Undo")
+        self.redo_action.setIconText("Redo")
+        self.undo_action.setToolTip(f"Undo {doc.undo_text}" if doc.can_undo else "Nothing to undo")
+        self.redo_action.setToolTip(f"Redo {doc.redo_text}" if doc.can_redo else "Nothing to redo")
 
     def _on_path_changed(self, path: Path | None, modified: bool) -> None:
         name = path.name if path else "untitled"
-        self.setWindowTitle(
-            f"{name}{' *' if modified else ''} — {self.document.env.name or 'environment'} — Slot Workbench"
-        )
+        # Qt shows "*" for the "[*]" placeholder while the window is modified.
+        self.setWindowTitle(f"{name}[*] — {self.document.env.name or 'environment'} — Slot Workbench")
         self.setWindowModified(modified)
 
     # ------------------------------------------------------------ chart gestures

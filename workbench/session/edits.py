@@ -76,7 +76,9 @@ def check_task(task: LocalTask, env: Environment) -> None:
     if not (math.isfinite(task.start) and math.isfinite(task.end)):
         raise ValidationError("start", "expected finite times")
     if task.end <= task.start + EPS:
-        raise ValidationError("end", f"must be > start ({task.start:g}), got {task.end:g}")
+        raise ValidationError(
+            "end", f"a task must end after it starts; this one would run from {task.start:g} to {task.end:g}"
+        )
     if task.kind not in TASK_KINDS:
         raise ValidationError("kind", f"expected one of {', '.join(TASK_KINDS)}")
     for other in env.local_tasks:
@@ -254,11 +256,20 @@ def add_job(node_count: int = 1, volume: float = 100.0, budget: float = math.inf
     return Edit("add job", apply)
 
 
+# How a field is called where a person reads it (the Undo menu, messages).
+FIELD_LABELS = {
+    "node_count": "number of nodes",
+    "min_performance": "minimum performance",
+    "actual_fraction": "actual fraction",
+    "cycle_length": "cycle length",
+}
+
+
 def set_job(job_id: str, **fields: Any) -> Edit:
     def apply(env: Environment) -> Environment:
         return _updated(env, "jobs", job_id, "job", check_job, **fields)
 
-    names = ", ".join(sorted(fields))
+    names = ", ".join(FIELD_LABELS.get(f, f) for f in sorted(fields))
     return Edit(f"set {names} of {job_id}", apply)
 
 

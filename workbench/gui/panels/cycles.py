@@ -104,12 +104,14 @@ class CyclesPanel(QWidget):
                 return False
             if snap is None:
                 self.play_button.setChecked(False)
+                self._describe(self.sim.snapshots[self.position])  # now the count is known
                 self._update_controls()
                 return False
         self._show(self.position + 1)
         return True
 
     def step_back(self) -> None:
+        self.play_button.setChecked(False)  # going back pauses, as in a media player
         if self.position > 0:
             self._show(self.position - 1)
 
@@ -127,11 +129,12 @@ class CyclesPanel(QWidget):
         self.snapshot_shown.emit(snap)
 
     def _describe(self, snap: Snapshot) -> None:
-        total = f"{len(self.sim.snapshots)}" + ("" if self.sim.done else "+") if self.sim else "?"
+        # The number of steps is known only once the run has ended.
+        of = f" of {len(self.sim.snapshots)}" if self.sim is not None and self.sim.done else ""
         cycle = f", cycle {snap.cycle}" if snap.cycle is not None else ""
         started = sum(1 for w in snap.windows if snap.started(w.job))
         lines = [
-            f"<b>step {snap.step} of {total}</b> — t = {snap.time:g}{cycle}",
+            f"<b>step {snap.step}{of}</b> — t = {snap.time:g}{cycle}",
             snap.label,
             f"placed {len(snap.windows)} (started {started}), failed {len(snap.failed)}",
             f"queue: {', '.join(snap.queue) or '—'}",
@@ -160,7 +163,7 @@ class CyclesPanel(QWidget):
             self._show(value)
 
     def _on_play_toggled(self, playing: bool) -> None:
-        self.play_button.setText("⏸ Pause" if playing else "▶▶ Play")
+        self.play_button.setText("Pause" if playing else "▶▶ Play")  # ⏸ is missing from many fonts
         if playing:
             self.timer.start(int(1000 / self.speed.value()))
         else:
