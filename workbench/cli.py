@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -264,6 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"workbench: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`workbench strategies | head`): end quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+        return 0
     except KeyboardInterrupt:
         # Results are written atomically at the end, so an interrupted run leaves no file behind.
         print("workbench: interrupted; nothing was written", file=sys.stderr)

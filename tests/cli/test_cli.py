@@ -233,3 +233,17 @@ def test_generate_refuses_absurd_settings_in_one_line(tmp_path, capsys, setting,
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1 and len(err) < 300
     assert not out.exists()
+
+
+def test_help_texts_speak_plainly_and_cite_authors(capsys):
+    """Item 14 of the GUI issue: descriptions in words a user understands, each citing its paper by
+    authors (the seed file stays named); n_high = -1 is explained."""
+    from workbench.engine import registry
+
+    for info in registry.strategies():
+        assert "[" in info.description and "seed 00" in info.description
+        assert any(name in info.description for name in ("Toporkov", "Franke")), info.name
+        assert not info.description.startswith("(")
+    n_high = next(p for p in registry.get("BSF").params if p.name == "n_high")
+    assert "-1 means" in n_high.help
+    assert main(["strategies"]) == 0 and "Toporkov" in capsys.readouterr().out

@@ -28,6 +28,20 @@ from workbench.engine.search import SearchSpec
 from workbench.engine.selectors import CRITERIA, MultipleBest, SearchSelector, Selector, make_criterion
 from workbench.engine.simulate import FlowRun, Progress, Recorder, Simulator, StopFn
 
+# The papers behind the strategies (shared/seeds/); the texts carry no publication year.
+REFERENCES = {
+    "000": "Toporkov et al., metascheduling and co-allocation strategies",
+    "001": "Toporkov & Yemelyanov, heuristic rules for coordinated allocation",
+    "002": "Toporkov & Yemelyanov, dependable and coordinated allocation",
+    "003": "Toporkov, Yemelyanov & Potekhin, forming job batches",
+    "004": "Franke, Schwiegelshohn & Yahyapour, job scheduling for grids",
+}
+
+
+def cite(seed: str, where: str = "") -> str:
+    """A reference a user can look up: authors, title, and the seed file (section)."""
+    return f"[{REFERENCES[seed]}; seed {seed}{' ' + where if where else ''}]"
+
 
 @dataclass(frozen=True)
 class Param:
@@ -116,7 +130,8 @@ RESOLUTION = Param(
 )
 ATTRIBUTE = Param("attribute", str, "q", "node attribute to maximise")
 PAST_COP = tuple(
-    Param(key, float, value, f"seed 001 Table 1 constant {key}") for key, value in cr.PAST_COP_DEFAULTS.items()
+    Param(key, float, value, f"CoP/PAST rule weight {key} " + cite("001", "Table 1"))
+    for key, value in cr.PAST_COP_DEFAULTS.items()
 )
 
 _REGISTRY: dict[str, StrategyInfo] = {}
@@ -221,14 +236,49 @@ def _define_selectors() -> None:
         return cr.CoordinatedPlacement(**{key: params[key] for key in cr.PAST_COP_DEFAULTS})
 
     table: list[tuple[str, str, Callable[[dict[str, Any]], cr.Criterion], bool, tuple[Param, ...], float]] = [
-        ("FirstFit", "earliest window; the n cheapest slots (seed 002 §4.2)", simple(cr.StartTime), False, (), 1.0),
-        ("MinFinish", "earliest finish time (AEP, seed 000 §6.1)", simple(cr.FinishTime), True, (), 1.0),
-        ("MinCost", "cheapest window (AEP, seed 000 §6.1)", simple(cr.Cost), True, (), 1.0),
-        ("MinRunTime", "shortest runtime T (AEP, seed 000 §6.1)", simple(cr.RunTime), True, (), 1.0),
-        ("MaxQ", "maximum sum of a node attribute, exact DP (seed 002 §4.2)", attribute, True, (ATTRIBUTE,), 1.0),
+        (
+            "FirstFit",
+            "the earliest window, on its cheapest free nodes " + cite("002", "§4.2"),
+            simple(cr.StartTime),
+            False,
+            (),
+            1.0,
+        ),
+        (
+            "MinFinish",
+            "the window that ends first (a user's own preference) " + cite("000", "§6.1"),
+            simple(cr.FinishTime),
+            True,
+            (),
+            1.0,
+        ),
+        (
+            "MinCost",
+            "the cheapest window (a user's own preference) " + cite("000", "§6.1"),
+            simple(cr.Cost),
+            True,
+            (),
+            1.0,
+        ),
+        (
+            "MinRunTime",
+            "the window on the fastest nodes, so the shortest run " + cite("000", "§6.1"),
+            simple(cr.RunTime),
+            True,
+            (),
+            1.0,
+        ),
+        (
+            "MaxQ",
+            "the nodes with the most of an attribute (e.g. quality q), exactly within budget " + cite("002", "§4.2"),
+            attribute,
+            True,
+            (ATTRIBUTE,),
+            1.0,
+        ),
         (
             "MaxQ Lite",
-            "maximum attribute sum over the n cheapest slots (seed 002 §4.2)",
+            "the most of an attribute among the cheapest nodes (fast) " + cite("002", "§4.2"),
             attribute,
             False,
             (ATTRIBUTE,),
@@ -236,34 +286,76 @@ def _define_selectors() -> None:
         ),
         (
             "DEP",
-            "dependable: maximum distance to the nearest neighbour task, exact (seed 002 §4.3)",
+            "dependable: the most room around the window, so a late task does not hurt it " + cite("002", "§4.3"),
             simple(cr.Dependable),
             True,
             (),
             1.0,
         ),
-        ("DEP Lite", "dependable over the n cheapest slots (seed 002 §4.3)", simple(cr.Dependable), False, (), 1.0),
+        (
+            "DEP Lite",
+            "dependable among the cheapest nodes (fast) " + cite("002", "§4.3"),
+            simple(cr.Dependable),
+            False,
+            (),
+            1.0,
+        ),
         (
             "COORD",
-            "coordinated: minimum distance to the farthest neighbour task, exact (seed 002 §4.3)",
+            "coordinated: the window that fits its gaps most snugly, leaving little idle time " + cite("002", "§4.3"),
             simple(cr.Coordinated),
             True,
             (),
             1.0,
         ),
-        ("COORD Lite", "coordinated over the n cheapest slots (seed 002 §4.3)", simple(cr.Coordinated), False, (), 1.0),
-        ("BFstart", "backfilling by earliest start (seed 001 §4.1)", simple(cr.StartTime), True, (), 1.0),
-        ("BFfinish", "backfilling by earliest finish (seed 001 §4.1)", simple(cr.FinishTime), True, (), 1.0),
+        (
+            "COORD Lite",
+            "coordinated among the cheapest nodes (fast) " + cite("002", "§4.3"),
+            simple(cr.Coordinated),
+            False,
+            (),
+            1.0,
+        ),
+        (
+            "BFstart",
+            "backfilling: each job in queue order at its earliest start " + cite("001", "§4.1"),
+            simple(cr.StartTime),
+            True,
+            (),
+            1.0,
+        ),
+        (
+            "BFfinish",
+            "backfilling: each job in queue order at its earliest finish " + cite("001", "§4.1"),
+            simple(cr.FinishTime),
+            True,
+            (),
+            1.0,
+        ),
         (
             "BFshort",
-            "BFfinish with every runtime cut to 0.99 T, a reference (seed 001 §4.1)",
+            "BFfinish with every run 1 % shorter, a reference point " + cite("001", "§4.1"),
             simple(cr.FinishTime),
             True,
             (),
             0.99,
         ),
-        ("PAST", "finish time with PAST tie-breaking rules (seed 001 §4.1)", past, True, PAST_COP, 1.0),
-        ("CoP", "coordinated placement rules on top of finish time (seed 001 §3.2, §4.1)", cop, True, PAST_COP, 1.0),
+        (
+            "PAST",
+            "earliest finish, preferring windows that touch their neighbours (PAST rules) " + cite("001", "§4.1"),
+            past,
+            True,
+            PAST_COP,
+            1.0,
+        ),
+        (
+            "CoP",
+            "earliest finish, preferring snug windows and slower nodes (CoP rules) " + cite("001", "§3.2, §4.1"),
+            cop,
+            True,
+            PAST_COP,
+            1.0,
+        ),
     ]
     for name, description, criterion, exact, extra, factor in table:
 
@@ -291,7 +383,7 @@ def _define_selectors() -> None:
 
     _register_selector(
         "MultipleBest",
-        "all non-intersecting FirstFit alternatives, the best by a criterion (seed 002 §4.2)",
+        "collects many earliest windows that do not overlap, then keeps the best by a criterion " + cite("002", "§4.2"),
         mb_params,
         build_mb,
     )
@@ -309,7 +401,13 @@ _define_selectors()
 
 
 BATCHING = (
-    Param("batching", str, "all", "batch formation (seed 003)", choices=bt.METHODS),
+    Param(
+        "batching",
+        str,
+        "all",
+        "how each cycle's batch is chosen from the queue " + cite("003"),
+        choices=bt.METHODS,
+    ),
     Param("batch_size", int, 10, "jobs per batch for random batching", minimum=1, maximum=1_000_000),
     Param("seed", int, 0, "random batching seed"),
     Param(
@@ -326,7 +424,7 @@ BATCHING = (
             key,
             float,
             value,
-            f"Dq constant {key} (seed 003 eqs. 1-5)",
+            f"weight {key} of the compatibility score Dq " + cite("003", "eqs. 1-5"),
             minimum=0.0 if key.startswith("c_") else None,
             exclusive_minimum=key.startswith("c_"),
         )
@@ -334,7 +432,13 @@ BATCHING = (
     ),
 )
 CSS_PARAMS = (
-    Param("vo_criterion", str, "cpu_time", "VO criterion of the combination (seed 000 eqs. 6-9)", choices=VO_CRITERIA),
+    Param(
+        "vo_criterion",
+        str,
+        "cpu_time",
+        "what the virtual organisation optimises when it picks one window per job " + cite("000", "eqs. 6-9"),
+        choices=VO_CRITERIA,
+    ),
     # An unbounded horizon offers endless alternatives: each one is a window held in memory.
     Param("max_alternatives", int, 20, "most alternatives per job and cycle", minimum=1, maximum=10_000),
     RESOLUTION,
@@ -377,7 +481,7 @@ def _define_flows() -> None:
         StrategyInfo(
             "EASY",
             "flow",
-            "EASY backfilling: start what fits now without delaying the queue head (seed 004 §3)",
+            "EASY backfilling: start what fits now without delaying the first job in the queue " + cite("004", "§3"),
             (Param("fast_path", bool, True, "host-level fast path when all nodes are identical"),),
             _easy_flow,
         )
@@ -386,7 +490,7 @@ def _define_flows() -> None:
         StrategyInfo(
             "CSS",
             "flow",
-            "cyclic scheme: alternatives by each job's criterion, then the best combination (seed 000)",
+            "cyclic scheme: several windows per job by its own preference, then the best combination " + cite("000"),
             (*CSS_PARAMS, *BATCHING, MAX_CYCLES),
             _css_flow(False),
         )
@@ -395,7 +499,7 @@ def _define_flows() -> None:
         StrategyInfo(
             "Batch-slicer",
             "flow",
-            "CSS on k sub-batches in turn (seed 000 §3)",
+            "the cyclic scheme on k slices of the batch in turn " + cite("000", "§3"),
             (
                 Param("slices", int, 5, "number of sub-batches k", minimum=1, maximum=1_000_000),
                 *CSS_PARAMS,
@@ -409,10 +513,16 @@ def _define_flows() -> None:
         StrategyInfo(
             "BSF",
             "flow",
-            "batch-slicer for high-priority jobs, backfilling for the rest (seed 000 §4)",
+            "batch-slicer for the high-priority jobs, backfilling for the rest " + cite("000", "§4"),
             (
                 Param("rule", str, "order", "how high-priority jobs are chosen", choices=RULES),
-                Param("n_high", int, -1, "number of high-priority jobs (-1: use high_fraction)", minimum=-1),
+                Param(
+                    "n_high",
+                    int,
+                    -1,
+                    "how many jobs get high priority; -1 means use the high_fraction share instead",
+                    minimum=-1,
+                ),
                 Param(
                     "high_fraction", float, 0.5, "fraction of the batch that is high-priority", minimum=0.0, maximum=1.0
                 ),
