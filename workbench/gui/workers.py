@@ -115,3 +115,52 @@ class LiveRunner(QObject):
             return  # stopped by the user after the worker had finished
         self.busy = False
         self.document.set_result(version, schedule, error)
+
+
+class CompareRunner(QObject):
+    """Runs several strategies on one environment in the background, one after another."""
+
+    progress = Signal(int, int)  # strategies done, strategies in all
+    finished = Signal(object, object, object)  # results {name: Schedule}, metrics {name: FlowMetrics}, errors
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._token: Token | None = None
+        self.thread: threading.Thread | None = None
+        self.busy = False
+
+    def start(self, env: Environment, runs: list[tuple[str, dict[str, Any]]]) -> None:
+        self.stop()
+        token = Token()
+        self._token = token
+        self.busy = True
+        self.thread = threading.Thread(target=self._work, args=(env, runs, token), daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        if self._token is not None:
+            self._token.cancelled = True
+        self._token = None
+        self.busy = False
+
+    def _work(self, env: Environment, runs: list[tuple[str, dict[str, Any]]], token: Token) -> None:
+        from workbench.engine.metrics import flow_metrics
+
+        results: dict[str, Schedule] = {}
+        metrics: dict[str, Any] = {}
+        errors: list[str] = []
+        for done, (name, params) in enumerate(runs):
+            if token.cancelled:
+                return
+            self.progress.emit(done, len(runs))
+            try:
+                result = registry.run(env, name, params, should_stop=token)
+            except Cancelled:
+                return
+            except WorkbenchError as exc:
+                errors.append(f"{name}: {exc}")
+                continue
+            results[name] = result
+            metrics[name] = flow_metrics(env, result)
+        if not token.cancelled:
+            self.finished.emit(results, metrics, errors)

@@ -7,18 +7,18 @@ default parameters, except the document's own strategy, which keeps its own.
 from __future__ import annotations
 
 import math
-import time
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QApplication,
     QDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.engine import registry
-from workbench.engine.errors import WorkbenchError
-from workbench.engine.metrics import FlowMetrics, flow_metrics
+from workbench.engine.metrics import FlowMetrics
 from workbench.engine.schedule import Schedule
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.numbers import number
+from workbench.gui.workers import CompareRunner
 from workbench.session.document import Document
 
 # (label, attribute, better): better is min or max
@@ -45,6 +45,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("run time (ms)", "elapsed_ms", "min"),
 ]
 DEFAULT_CHOICE = ("FirstFit", "MinCost", "CoP")
+MIN_CHART_HEIGHT = 220  # pixels: rows and job names stay readable with many strategies
 
 
 def best_columns(values: list[float], better: str) -> set[int]:
@@ -69,21 +70,32 @@ class CompareDialog(QDialog):
             item.setCheckState(Qt.CheckState.Checked if info.name in DEFAULT_CHOICE else Qt.CheckState.Unchecked)
             item.setToolTip(info.description)
             self.choices.addItem(item)
-        run = QPushButton("Compare")
-        run.clicked.connect(self.compare)
+        self.run_button = QPushButton("Compare")
+        self.run_button.clicked.connect(self.compare)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
         self.note = QLabel("Tick two or more strategies.")
         self.note.setWordWrap(True)
         left = QVBoxLayout()
         left.addWidget(QLabel("Strategies"))
         left.addWidget(self.choices, 1)
-        left.addWidget(run)
+        left.addWidget(self.run_button)
+        left.addWidget(self.progress)
+        left.addWidget(self.cancel_button)
         left.addWidget(self.note)
-        self.charts_box = QSplitter(Qt.Orientation.Vertical)
+        # A scrollable stack: each chart keeps a legible height however many are compared.
+        self.charts_box = QVBoxLayout()
+        stack = QWidget()
+        stack.setLayout(self.charts_box)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(stack)
         self.table = QTableWidget(len(ROWS), 0)
         self.table.setVerticalHeaderLabels([label for label, _, _ in ROWS])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.charts_box)
+        right.addWidget(scroll)
         right.addWidget(self.table)
         right.setSizes([650, 200])
         layout = QHBoxLayout(self)
@@ -95,6 +107,13 @@ class CompareDialog(QDialog):
         self.charts: list[GanttChart] = []
         self.results: dict[str, Schedule] = {}
         self.metrics: dict[str, FlowMetrics] = {}
+        self.stale = False
+        self.runner = CompareRunner()
+        self.runner.progress.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self._show_running(False)
+        document.events.environment.connect(self._on_environment_changed)
+        self.finished.connect(lambda _code: document.events.environment.disconnect(self._on_environment_changed))
 
     def chosen(self) -> list[str]:
         return [
@@ -108,31 +127,54 @@ class CompareDialog(QDialog):
             item = self.choices.item(i)
             item.setCheckState(Qt.CheckState.Checked if item.text() in names else Qt.CheckState.Unchecked)
 
+    @property
+    def running(self) -> bool:
+        return self.runner.busy
+
     def compare(self) -> None:
+        """Run the ticked strategies in the background; the window stays responsive."""
         names = self.chosen()
         if len(names) < 2:
             self.note.setText("Tick two or more strategies.")
             return
         env = self.document.env
-        self.results, self.metrics, errors = {}, {}, []
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            for name in names:
-                params = env.strategy.params_dict() if name == env.strategy.name else {}
-                began = time.perf_counter()
-                try:
-                    result = registry.run(env, name, params)
-                except WorkbenchError as exc:
-                    errors.append(f"{name}: {exc}")
-                    continue
-                self.results[name] = result
-                self.metrics[name] = flow_metrics(env, result)
-                del began
-        finally:
-            QApplication.restoreOverrideCursor()
+        runs = [(name, env.strategy.params_dict() if name == env.strategy.name else {}) for name in names]
+        self._show_running(True)
+        self.progress.setRange(0, len(runs))
+        self.progress.setValue(0)
+        self.note.setText(f"Running {len(runs)} strategies…")
+        self.runner.start(env, runs)
+
+    def cancel(self) -> None:
+        self.runner.stop()
+        self._show_running(False)
+        self.note.setText("Cancelled." + (" The charts show the previous comparison." if self.results else ""))
+
+    def _show_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.progress.setVisible(running)
+        self.cancel_button.setVisible(running)
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if self.runner.busy:
+            self.progress.setValue(done)
+
+    def _on_finished(self, results: dict[str, Schedule], metrics: dict[str, FlowMetrics], errors: list[str]) -> None:
+        if not self.runner.busy:
+            return  # cancelled meanwhile
+        self.runner.busy = False
+        self._show_running(False)
+        self.results, self.metrics, self.stale = results, metrics, False
+        self.run_button.setText("Compare")
         self.note.setText("\n".join(errors) or f"{len(self.results)} strategies compared.")
         self._draw_charts()
         self._fill_table()
+
+    def _on_environment_changed(self, env: object) -> None:
+        if self.results and not self.stale:
+            self.stale = True
+            self.run_button.setText("Compare again")
+            self.note.setText("⚠ Stale: the environment changed after this comparison. Compare again to update it.")
 
     def _draw_charts(self) -> None:
         for chart in self.charts:
@@ -143,11 +185,16 @@ class CompareDialog(QDialog):
         for name, result in self.results.items():
             chart = GanttChart(editable=False)
             chart.getPlotItem().setTitle(name)
+            chart.setMinimumHeight(MIN_CHART_HEIGHT)
             chart.set_data(env, result, fit=True)
             if self.charts:
                 chart.setXLink(self.charts[0])
             self.charts_box.addWidget(chart)
             self.charts.append(chart)
+        # The linked time axis covers every schedule, not only the first one's.
+        ends = [w.end for result in self.results.values() for w in result.windows]
+        if self.charts and ends:
+            self.charts[0].view.setXRange(env.time.start, max(ends), padding=0.02)
 
     def _fill_table(self) -> None:
         names = list(self.results)
