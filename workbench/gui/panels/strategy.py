@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 from workbench.engine import registry
 from workbench.engine.errors import ValidationError
 from workbench.engine.registry import Param
+from workbench.gui.panels import scrolling
 from workbench.session import edits
 from workbench.session.document import Document
 
@@ -39,11 +39,7 @@ class StrategyPanel(QWidget):
         self.help = QLabel()
         self.help.setWordWrap(True)
         self.form = QFormLayout()
-        form_box = QWidget()
-        form_box.setLayout(self.form)
-        scroll = QScrollArea()
-        scroll.setWidget(form_box)
-        scroll.setWidgetResizable(True)
+        scroll = scrolling(self.form)
         self.run = QPushButton("Run  (F5)")
         self.run.clicked.connect(self.run_requested.emit)
         self.auto = QCheckBox("Auto-run after every edit")
