@@ -635,3 +635,16 @@ def test_compare_runs_in_the_background_and_marks_stale_results(qtbot, window):
     assert all(chart.minimumHeight() >= 200 for chart in dialog.charts)
     win.document.apply(edits.set_job(win.document.env.jobs[0].id, priority=5))
     assert dialog.stale and "Stale" in dialog.note.text() and dialog.run_button.text() == "Compare again"
+
+
+def test_a_refusal_message_goes_once_a_valid_edit_is_made(window):
+    """Item 11 of the GUI issue: "n: is 30; the environment has only 6 nodes" must not stay after a
+    valid edit."""
+    win = window(TINY)
+    model = win.jobs.model
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    n = model.index(0, headers.index("n"))
+    assert model.setData(n, "30", Qt.ItemDataRole.EditRole) is False
+    assert "30" in win.jobs.message.text()
+    assert model.setData(n, "1", Qt.ItemDataRole.EditRole) is True
+    assert win.jobs.message.text() == ""

@@ -216,6 +216,7 @@ class TableDock(QDockWidget):
         self._sized = False
 
     def _on_reset(self) -> None:
+        self.message.clear()  # the document changed: an earlier refusal no longer applies
         # Fit the columns once there is something to fit; later resets keep the user's widths.
         if not self._sized and self.model.rowCount() > 0:
             self.view.resizeColumnsToContents()
