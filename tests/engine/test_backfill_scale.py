@@ -174,3 +174,23 @@ def test_a_job_that_never_fits_costs_one_look_past_the_last_busy_time():
     spec = registry.selector("CoP").spec
     assert search_profile(profile, env.jobs[0], spec, 0.0) is None
     assert len(calls) == 1
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=environments(max_jobs=5, bounded=True), name=st.sampled_from(["FirstFit", "CoP", "DEP", "MinCost"]))
+def test_explained_runs_keep_the_distances_each_placement_saw(env, name):
+    """Static backfilling with explain: a job's recorded L_left/L_right are those of the slots it was
+    placed on, with only the local tasks and the earlier jobs' windows around it."""
+    from workbench.engine.slots import window_distances
+
+    schedule = registry.run(env, name, {"dynamic": False}, explain=True)
+    assert set(schedule.distances) == {w.job for w in schedule.windows}
+    earlier = []
+    for job in env.queue():
+        window = schedule.window_of(job.id)
+        if window is None:
+            continue
+        seen = SlotTable.from_environment(env, earlier)
+        assert schedule.distances[job.id] == window_distances(seen, window)
+        earlier.append(window)
+    assert registry.run(env, name, {"dynamic": False}).distances == {}  # headless runs do not pay for it

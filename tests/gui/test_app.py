@@ -18,6 +18,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from tests.engine.strategies import examples, flows
 from workbench.engine import registry
 from workbench.engine.io.envfile import load_environment
+from workbench.gui.numbers import number
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "sample_envs" / "default.json"
@@ -673,3 +674,29 @@ def test_a_live_run_on_a_2000_job_trace_keeps_the_window_responsive(qtbot, windo
     heartbeat.stop()
     gaps = [b - a for a, b in itertools.pairwise(beats)]
     assert len(gaps) >= 10 and max(gaps) < 0.3
+
+
+def test_tooltips_show_the_distances_the_strategy_saw(window):
+    """Defect 3 of the GUI issue: job 4 under CoP on default.json showed L_left 155 on node 08 while
+    the free slot to its left was [132.216, 155): the tooltip now gives the placement's own
+    distances, and, where a strategy keeps none, those of the picture."""
+    from workbench.engine.slots import SlotTable, window_distances
+
+    win = window(DEFAULT)
+    env, schedule = win.document.env, win.document.result
+    w = schedule.window_of("j4")
+    tip = win.chart._window_tip(env, w)
+    assert "when the strategy placed it" in tip
+    left, right = schedule.distances["j4"]
+    for k, node_id in enumerate(w.nodes):
+        name = env.nodes[env.node_index[node_id]].name
+        assert f"{name}: L_left {number(left[k])}, L_right {number(right[k])}" in tip
+    assert "L_left 155," not in tip
+    # EASY keeps no distances: the tooltip measures them among the windows drawn.
+    easy = registry.run(env, "EASY", explain=True)
+    win.chart.set_data(env, easy)
+    w = easy.windows[0]
+    tip = win.chart._window_tip(env, w)
+    others = [x for x in easy.windows if x.job != w.job]
+    left, right = window_distances(SlotTable.from_environment(env, others), w)
+    assert "in this picture" in tip and f"L_left {number(left[0])}, L_right {number(right[0])}" in tip

@@ -76,7 +76,7 @@ def first_fit(
         nodes=tuple(table.node_ids[p] for p in positions),
         cost=T * float(price[positions].sum()),
     )
-    return Found(window, value)
+    return Found(window, value, table)
 
 
 Best = tuple[float, float, float, float, np.ndarray]  # value, t, T, cost, chosen node positions

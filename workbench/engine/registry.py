@@ -167,11 +167,12 @@ def simulator(
     should_stop: StopFn = None,
     history: bool = True,
     progress: Progress = None,
+    explain: bool = False,
 ) -> Simulator:
     """A simulator of the named strategy on ``env``, ready to step (parameters already checked)."""
     info = get(name)
     resolved = info.resolve(params)
-    return Simulator(env, info.name, info.flow, resolved, should_stop, history, progress)
+    return Simulator(env, info.name, info.flow, resolved, should_stop, history, progress, explain)
 
 
 def run(
@@ -180,13 +181,15 @@ def run(
     params: Mapping[str, Any] | None = None,
     progress: Progress = None,
     should_stop: StopFn = None,
+    explain: bool = False,
 ) -> Schedule:
     """Run the named strategy on ``env`` to the end and return its schedule.
 
     ``progress(done, total)`` is called as the run goes (at most every 50 ms), and
-    ``should_stop()`` is honoured between searches: it raises ``Cancelled``.
+    ``should_stop()`` is honoured between searches: it raises ``Cancelled``. With ``explain`` the
+    schedule keeps the L_left and L_right each placement saw (``Schedule.distances``).
     """
-    return simulator(env, name, params, should_stop, history=False, progress=progress).run()
+    return simulator(env, name, params, should_stop, history=False, progress=progress, explain=explain).run()
 
 
 def _selector_flow(build: Callable[[dict[str, Any]], Selector]) -> Flow:

@@ -23,6 +23,9 @@ class Schedule:
     elapsed_ms: float = 0.0
     actual_ends: dict[str, float] = field(default_factory=dict)
     alternatives: dict[str, int] = field(default_factory=dict)  # CSS: alternatives found per job
+    # L_left and L_right of each part as the strategy saw them when it placed the window
+    # (runs that explain themselves, e.g. the GUI's; tuples in the order of window.nodes).
+    distances: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = field(default_factory=dict)
 
     @cached_property
     def _by_job(self) -> dict[str, Window]:

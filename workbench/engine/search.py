@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from workbench.engine.criteria import BoundEnv, Criterion, SlotContext, StartTim
 from workbench.engine.errors import Cancelled, check_dp_size
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import Profile
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import Distances, SlotTable, window_distances
 
 BLOCK = 1024
 FIRST_BLOCK = 32
@@ -55,10 +55,15 @@ class SearchSpec:
 
 @dataclass(frozen=True)
 class Found:
-    """A window with the criterion value it was chosen by."""
+    """A window with the criterion value it was chosen by, and the slots it was chosen from."""
 
     window: Window
     value: float
+    table: SlotTable | None = field(default=None, compare=False, repr=False)
+
+    def distances(self) -> Distances | None:
+        """L_left and L_right of each part as the search saw them (None without the table)."""
+        return None if self.table is None else window_distances(self.table, self.window)
 
 
 # Cost and budget units saturate here: integers are exact up to 2^53, and sums of up to
@@ -794,7 +799,7 @@ def _to_found(prep: _Prepared, best: _Best) -> Found:
         nodes=tuple(ids[p] for p in positions),
         cost=best.T * float(prep.table.price[positions].sum()),
     )
-    return Found(window, best.value)
+    return Found(window, best.value, prep.table)
 
 
 def knapsack_count(

@@ -17,7 +17,7 @@ from workbench.engine.errors import ParameterError
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import Profile
 from workbench.engine.search import Found, SearchSpec, find_window, search_profile
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import SlotTable, window_distances
 
 StopFn = Callable[[], bool] | None
 
@@ -110,12 +110,8 @@ def window_value(table: SlotTable, window: Window, criterion: cr.Criterion, job:
 
 def slot_distances(table: SlotTable, window: Window) -> tuple[np.ndarray, np.ndarray]:
     """L_left and L_right of each part of ``window`` (in the order of ``window.nodes``)."""
-    index = {node_id: i for i, node_id in enumerate(table.node_ids)}
-    pos = np.array([index[node_id] for node_id in window.nodes], dtype=np.int64)
-    sstart, send = table.slot_bounds(pos, window.start, window.length)
-    left = window.start - sstart
-    right = np.where(np.isinf(send), 0.0, send - window.end)
-    return left, right
+    left, right = window_distances(table, window)
+    return np.array(left), np.array(right)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from workbench.engine.errors import Cancelled
 from workbench.engine.metrics import FlowMetrics, flow_metrics
 from workbench.engine.model import EPS, Environment, Window
 from workbench.engine.schedule import Schedule
+from workbench.engine.slots import Distances
 
 StopFn = Callable[[], bool] | None
 Progress = Callable[[int, int], None] | None
@@ -32,7 +33,7 @@ REPORT_EVERY = 0.05  # seconds between progress reports
 class _Log:
     """Append-only history of a run: (job, window, actual end) placements, failures, alternatives."""
 
-    placements: list[tuple[str, Window, float]] = field(default_factory=list)
+    placements: list[tuple[str, Window, float, Distances | None]] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)
     alternatives: list[tuple[str, int]] = field(default_factory=list)
 
@@ -54,13 +55,18 @@ class Snapshot:
     _alts: int = field(repr=False)
 
     @cached_property
-    def _plan(self) -> tuple[dict[str, Window], dict[str, float]]:
+    def _plan(self) -> tuple[dict[str, Window], dict[str, float], dict[str, Distances]]:
         windows: dict[str, Window] = {}
         ends: dict[str, float] = {}
-        for job, window, end in self._log.placements[: self._placed]:
+        distances: dict[str, Distances] = {}
+        for job, window, end, seen in self._log.placements[: self._placed]:
             windows[job] = window  # a later placement of the same job replaces the earlier one
             ends[job] = end
-        return windows, ends
+            if seen is not None:
+                distances[job] = seen
+            else:
+                distances.pop(job, None)
+        return windows, ends, distances
 
     @cached_property
     def windows(self) -> tuple[Window, ...]:
@@ -97,6 +103,7 @@ class Snapshot:
             reasons=dict(self.failed),
             actual_ends=dict(self.actual_ends),
             alternatives=dict(self.alternatives),
+            distances=dict(self._plan[2]),
         )
 
     @cached_property
@@ -117,12 +124,19 @@ class Recorder:
     """The mutable side of a run: what a strategy placed (or moved) and gave up on."""
 
     def __init__(
-        self, env: Environment, history: bool = True, should_stop: StopFn = None, progress: Progress = None
+        self,
+        env: Environment,
+        history: bool = True,
+        should_stop: StopFn = None,
+        progress: Progress = None,
+        explain: bool = False,
     ) -> None:
         self.env = env
         self.history = history
         self.should_stop = should_stop
         self.progress = progress
+        self.explain = explain  # keep what each placement saw (the GUI's tooltips), at a small cost
+        self.distances: dict[str, Distances] = {}
         self._reported = 0.0
         self._log = _Log()
         self.windows: dict[str, Window] = {}
@@ -139,11 +153,17 @@ class Recorder:
         """Where the job really releases its nodes: start + actual_fraction * length."""
         return window.start + self.env.job(window.job).actual_fraction * window.length
 
-    def place(self, window: Window) -> None:
+    def place(self, window: Window, distances: Distances | None = None) -> None:
+        """Record a window (a later one of the same job replaces it); ``distances``: the L_left
+        and L_right its strategy saw, kept when the run explains itself (``explain``)."""
         end = self.actual_end(window)
         self.windows[window.job] = window
         self.actual[window.job] = end
-        self._log.placements.append((window.job, window, end))
+        self._log.placements.append((window.job, window, end, distances if self.explain else None))
+        if self.explain and distances is not None:
+            self.distances[window.job] = distances
+        else:
+            self.distances.pop(window.job, None)
         self.failed.pop(window.job, None)
 
     def fail(self, job_id: str, reason: str) -> None:
@@ -203,6 +223,7 @@ class Recorder:
             elapsed_ms=elapsed_ms,
             actual_ends=dict(self.actual),
             alternatives=dict(self.alternatives),
+            distances=dict(self.distances),
         )
 
 
@@ -226,10 +247,11 @@ class Simulator:
         should_stop: StopFn = None,
         history: bool = True,
         progress: Progress = None,
+        explain: bool = False,
     ) -> None:
         self.env = env
         self.name = name
-        self.recorder = Recorder(env, history, should_stop, progress)
+        self.recorder = Recorder(env, history, should_stop, progress, explain)
         self._gen = factory(env, params, self.recorder)
         self.snapshots: list[Snapshot] = []
         self.done = False

@@ -256,6 +256,20 @@ class SlotTable:
         return starts, ends
 
 
+Distances = tuple[tuple[float, ...], tuple[float, ...]]  # L_left and L_right per part
+
+
+def window_distances(table: SlotTable, window: Window) -> Distances:
+    """L_left and L_right of each part of ``window`` (in the order of ``window.nodes``) on ``table``:
+    the distances to the neighbours of the slot holding it (0 behind an open-ended slot)."""
+    index = table.index
+    pos = np.array([index[node_id] for node_id in window.nodes], dtype=np.int64)
+    sstart, send = table.slot_bounds(pos, window.start, window.length)
+    left = window.start - sstart
+    right = np.where(np.isinf(send), 0.0, send - window.end)
+    return tuple(float(v) for v in left), tuple(float(v) for v in right)
+
+
 def node_attributes(env: Environment) -> dict[str, FloatArray]:
     """Every attribute name used by any node, as an (N,) array (0 where a node lacks it)."""
     keys: dict[str, None] = {}

@@ -38,7 +38,10 @@ def run_strategy(
     """The environment's own strategy to the end: (schedule, None) or (None, error message)."""
     try:
         params = env.strategy.params_dict()
-        return registry.run(env, env.strategy.name, params, progress=progress, should_stop=should_stop), None
+        schedule = registry.run(
+            env, env.strategy.name, params, progress=progress, should_stop=should_stop, explain=True
+        )
+        return schedule, None
     except Cancelled:
         raise
     except WorkbenchError as exc:
@@ -154,7 +157,7 @@ class CompareRunner(QObject):
                 return
             self.progress.emit(done, len(runs))
             try:
-                result = registry.run(env, name, params, should_stop=token)
+                result = registry.run(env, name, params, should_stop=token, explain=True)
             except Cancelled:
                 return
             except WorkbenchError as exc:

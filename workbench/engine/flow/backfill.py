@@ -51,7 +51,7 @@ def backfill_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[Wi
             found = selector.select_in(profile, job, max(job.arrival, cs), rec.should_stop)
             if found is not None:
                 plan[job.id] = found.window
-                rec.place(found.window)
+                rec.place(found.window, found.distances() if rec.explain else None)
                 profile.add(found.window, i)
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         yield rec.snap(cs, f"{where}{selector.name} planned {len(plan)} of {len(jobs)} jobs")
@@ -231,7 +231,7 @@ class _Replanner:
             self._unverify([(profile.index[node], old.start, old.end) for node in old.nodes], i)
         profile.add(window, i)
         self.plan[job.id] = window
-        rec.place(window)
+        rec.place(window, found.distances() if rec.explain else None)
         self._track(window)
         self.start[i] = window.start
         self.verified[i] = self.selector.picks_earliest

@@ -10,6 +10,7 @@ The chart never edits anything itself: it emits what the user asked for.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 
@@ -20,9 +21,8 @@ from PySide6.QtGui import QColor, QFont
 
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule
-from workbench.engine.selectors import slot_distances
 from workbench.engine.simulate import Snapshot
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import Distances, SlotTable, window_distances
 from workbench.gui import palette
 from workbench.gui.gantt.layers import RectLayer
 from workbench.gui.numbers import number
@@ -159,6 +159,7 @@ class GanttChart(pg.PlotWidget):
         self.snapshot: Snapshot | None = None
         self._window_list: list[Window] = []
         self._actual_ends: dict[str, float] = {}  # where each drawn window's job really ended
+        self._distances: dict[str, Distances] = {}  # the L_left/L_right each placement saw
         self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
         self._drag: _Drag | None = None
@@ -176,11 +177,13 @@ class GanttChart(pg.PlotWidget):
         the actual ends they were drawn with)."""
         if schedule is not None:
             self._actual_ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
+            self._distances = dict(schedule.distances)
         self._draw(env, list(schedule.windows) if schedule else list(windows or []), None, fit)
 
     def set_snapshot(self, env: Environment, snapshot: Snapshot) -> None:
         """Draw one step of a simulation: what has run, what is planned, the current time."""
         self._actual_ends = dict(snapshot.actual_ends)
+        self._distances = dict(snapshot.schedule.distances)
         self._draw(env, list(snapshot.windows), snapshot, fit=False)
 
     def _draw(self, env: Environment, windows: list[Window], snapshot: Snapshot | None, fit: bool) -> None:
@@ -412,13 +415,17 @@ class GanttChart(pg.PlotWidget):
             actual = self.snapshot.actual_ends[window.job]
             if actual < window.end - 1e-9:
                 lines.append(f"finishes early at {number(actual)}")
-        try:
-            left, right = slot_distances(self._table, window) if self._table is not None else (None, None)
-        except ValueError:
-            left = right = None
+        seen = self._distances.get(window.job)
+        if seen is not None:
+            lines.append("distances to the neighbours when the strategy placed it:")
+        else:  # the strategy kept none: measure them on the picture, among the other windows
+            lines.append("distances to the neighbours in this picture:")
+            others = [w for w in self._window_list if w.job != window.job]
+            with contextlib.suppress(ValueError):
+                seen = window_distances(SlotTable.from_environment(env, others), window)
         names = {n.id: n.name for n in env.nodes}
         for k, node_id in enumerate(window.nodes):
-            extra = "" if left is None else f": L_left {number(left[k])}, L_right {number(right[k])}"
+            extra = "" if seen is None else f": L_left {number(seen[0][k])}, L_right {number(seen[1][k])}"
             lines.append(f"&nbsp;&nbsp;{names[node_id]}{extra}")
         return "<br>".join(lines)
 

@@ -91,7 +91,7 @@ class CyclesPanel(QWidget):
         if self.sim is None:
             env = self.document.env
             try:
-                self.sim = registry.simulator(env, env.strategy.name, env.strategy.params_dict())
+                self.sim = registry.simulator(env, env.strategy.name, env.strategy.params_dict(), explain=True)
             except WorkbenchError as exc:
                 self.info.setText(f"⚠ {exc}")
                 return False
