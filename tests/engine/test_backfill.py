@@ -132,7 +132,11 @@ def test_unscheduled_jobs_have_reasons_a_person_understands():
     assert schedule.unscheduled == ("wide", "poor", "long")
     assert schedule.reasons["wide"] == "needs 9 nodes of performance ≥ 4; the environment has 1"
     assert schedule.reasons["poor"] == "no window within budget 5; the cheapest costs 20"
-    assert schedule.reasons["long"].startswith("no 2 nodes of performance ≥ 1 are free together")
+    # Only level 2 has two nodes: a window needs 200 / 2 = 100, both are free together only over [150, 200).
+    assert schedule.reasons["long"] == (
+        "a window on nodes of performance ≥ 2 (one of them exactly 2) needs 100 time units (V / 2), "
+        "but 2 such nodes are free together for at most 50 (from 150) between 0 and 200"
+    )
 
 
 def test_multiple_best_picks_the_best_alternative_by_its_criterion():

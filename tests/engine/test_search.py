@@ -268,3 +268,34 @@ def test_exact_choice_never_falls_back_to_a_subset_without_a_level_node():
     assert found is not None
     assert (found.window.start, found.window.length, found.window.nodes) == (0.0, 2.0, ("n0", "n4"))
     assert found.value == -2.0
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=environments(max_jobs=1, bounded=True), earliest=st.sampled_from([0.0, 5.0]))
+def test_a_failure_reason_names_the_level_that_came_closest_and_is_true(env, earliest):
+    """Defect 4 of the GUI issue: the reason comes from the search's own candidate space. When no
+    window exists, the level it names needs T = V / P, and n nodes of performance >= P, one of
+    them exactly P, really are free together for the time it states, from the time it states."""
+    from dataclasses import replace
+
+    from workbench.engine.diagnose import closest_level
+
+    job = replace(env.jobs[0], budget=math.inf)
+    table = SlotTable.from_environment(env)
+    if find_window(table, job, SearchSpec(cr.StartTime()), earliest) is not None:
+        return
+    found = closest_level(table, job, earliest)
+    if found is None:
+        return
+    P, T, longest, at = found
+    assert job.volume / P == T and longest < T
+    free = [
+        table.perf[x]
+        for x in range(len(table.node_ids))
+        if table.perf[x] >= P
+        and any(
+            s <= at + 1e-9 and e >= at + longest - 1e-9
+            for s, e in zip(table.start[table.node == x], table.end[table.node == x], strict=True)
+        )
+    ]
+    assert len(free) >= job.node_count and P in free
