@@ -30,8 +30,8 @@ def explain_failure(table: SlotTable, job: Job, earliest: float, resolution: flo
             return f"no window within budget {_num(job.budget)}; the cheapest costs {cheapest.window.cost:.6g}"
     where = f"between {_num(earliest)} and {_num(table.iend)}"
     closest = closest_level(table, job, earliest)
-    if closest is None:
-        return f"no {job.node_count} nodes of performance ≥ {_num(job.min_performance)} are ever free together {where}"
+    if closest is None:  # never free together, or too large a table to say more cheaply
+        return f"no window for {job.node_count} nodes of performance ≥ {_num(job.min_performance)} fits {where}"
     P, T, longest, at = closest
     if longest >= T - EPS:  # long enough together, so something else (the interval's end) stands in the way
         return f"no window for {job.node_count} nodes of performance ≥ {_num(job.min_performance)} fits {where}"
@@ -42,25 +42,32 @@ def explain_failure(table: SlotTable, job: Job, earliest: float, resolution: flo
     )
 
 
+DETAIL_CELLS = 2_000_000  # (times x nodes) beyond which a failure gets the short reason
+
+
 def closest_level(table: SlotTable, job: Job, earliest: float) -> tuple[float, float, float, float] | None:
     """The level that comes closest to holding a window, from the search's own candidate space.
 
     For each performance level P >= p (T = V / P, DESIGN.md "Window length"), the longest time
     n nodes of performance >= P, one of them exactly P, are free together from a slot start;
     returns (P, T, that time, where it starts) for the level whose time is the largest share of
-    its T, or None when n such nodes are never free at once.
+    its T, or None when n such nodes are never free at once (or the table is too large to say).
     """
     n, perf = job.node_count, table.perf
     starts = np.maximum(table.start, earliest)
     usable = table.end - starts > EPS
     times = np.unique(starts[usable])
-    if times.size == 0:
+    if times.size == 0 or times.size * perf.size > DETAIL_CELLS:
         return None
     # run[k, x]: how long node x stays free from times[k] (0 where it is busy then).
+    node, s, e = table.node[usable], starts[usable], table.end[usable]
+    lo = np.searchsorted(times, s - EPS, "left")
+    hi = np.searchsorted(times, e - EPS, "left")
+    counts = hi - lo
+    which = np.repeat(np.arange(counts.size), counts)
+    rows = lo[which] + np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
     run = np.zeros((times.size, perf.size))
-    for x, s, e in zip(table.node[usable], starts[usable], table.end[usable], strict=True):
-        inside = (times >= s - EPS) & (times < e - EPS)
-        run[inside, x] = e - times[inside]
+    run[rows, node[which]] = e[which] - times[rows]
     best: tuple[float, float, float, float] | None = None
     for P in np.unique(perf[perf >= job.min_performance - EPS]):
         eligible = perf >= P
