@@ -700,3 +700,21 @@ def test_tooltips_show_the_distances_the_strategy_saw(window):
     others = [x for x in easy.windows if x.job != w.job]
     left, right = window_distances(SlotTable.from_environment(env, others), w)
     assert "in this picture" in tip and f"L_left {number(left[0])}, L_right {number(right[0])}" in tip
+
+
+def test_a_reopened_compare_dialog_still_notices_edits(qtbot, window):
+    """The main window reuses its Compare dialog: closing it must not stop the stale marker."""
+    from workbench.session import edits
+
+    win = window(TINY)
+    win.open_compare()
+    dialog = win.compare_dialog
+    dialog.set_chosen(["FirstFit", "MinCost"])
+    dialog.compare()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    dialog.close()
+    dialog.close()  # twice: nothing to undo twice
+    win.open_compare()
+    assert win.compare_dialog is dialog
+    win.document.apply(edits.set_job(win.document.env.jobs[0].id, priority=3))
+    assert dialog.stale

@@ -40,7 +40,8 @@ class Event:
         self._callbacks.append(callback)
 
     def disconnect(self, callback: Callable[..., None]) -> None:
-        self._callbacks.remove(callback)
+        if callback in self._callbacks:
+            self._callbacks.remove(callback)
 
     def emit(self, *args: Any) -> None:
         for callback in list(self._callbacks):

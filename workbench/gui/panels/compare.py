@@ -108,8 +108,10 @@ class CompareDialog(QDialog):
         self.runner.progress.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
         self._show_running(False)
-        document.events.environment.connect(self._on_environment_changed)
-        self.finished.connect(lambda _code: document.events.environment.disconnect(self._on_environment_changed))
+        # Connected for the dialog's whole life: the main window reopens the same dialog.
+        callback = self._on_environment_changed
+        document.events.environment.connect(callback)
+        self.destroyed.connect(lambda *_: document.events.environment.disconnect(callback))
 
     def chosen(self) -> list[str]:
         return [
