@@ -15,8 +15,7 @@ from tests.engine.validity import assert_valid_schedule
 from workbench.engine import criteria as cr
 from workbench.engine import registry
 from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
-from workbench.engine.selectors import slot_distances
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import SlotTable, window_distances
 
 SELECTORS = [info.name for info in registry.strategies() if info.family == "selector"]
 
@@ -48,11 +47,11 @@ def test_single_job_selector_properties(env):
     assert all(windows["MinRunTime"].length <= w.length + 1e-9 for n, w in windows.items() if n != "BFshort")
 
     def lmin(w):
-        left, right = slot_distances(table, w)
+        left, right = window_distances(table, w)
         return float(np.minimum(left, right).sum())
 
     def lmax(w):
-        left, right = slot_distances(table, w)
+        left, right = window_distances(table, w)
         return float(np.maximum(left, right).sum())
 
     same_length = [n for n in windows if n != "BFshort"]

@@ -221,10 +221,6 @@ class Profile:
             return self.istart
         return float(self.be[np.flatnonzero(held), self.count[held] - 1].max())
 
-    def full_table(self) -> SlotTable:
-        """Every slot of the interval (for searches that need all of it)."""
-        return self.table(-math.inf, math.inf)
-
     def gap_around(self, x: int, a: float, b: float) -> tuple[float, float, int, int, float, float]:
         """The free gap of node ``x`` that holds [a, b), with its neighbours.
 

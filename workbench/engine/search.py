@@ -554,7 +554,7 @@ def search_profile(
     capable = profile.perf[profile.perf >= job.min_performance - EPS]
     if capable.size < job.node_count:
         return None
-    first_fit = _is_first_fit(spec)
+    first_fit = _is_first_fit(spec) and _few_levels(profile.perf, job)  # decided once, not per round
     if first_fit and before < math.inf:
         span = before - earliest  # one look at [earliest, before] answers it
     else:
@@ -568,7 +568,7 @@ def search_profile(
         if limit >= end:
             limit = before if before < profile.iend else math.inf
         table = profile.search_table(earliest, limit, without)
-        if first_fit and _few_levels(profile.perf, job):
+        if first_fit:
             # Every candidate up to the limit is in the table, so the earliest found is the answer.
             from workbench.engine.firstfit import first_fit as earliest_window
 

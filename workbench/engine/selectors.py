@@ -17,7 +17,7 @@ from workbench.engine.errors import ParameterError
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import Profile
 from workbench.engine.search import Found, SearchSpec, find_window, search_profile
-from workbench.engine.slots import SlotTable, window_distances
+from workbench.engine.slots import SlotTable
 
 StopFn = Callable[[], bool] | None
 
@@ -106,12 +106,6 @@ def window_value(table: SlotTable, window: Window, criterion: cr.Criterion, job:
     )
     z = np.broadcast_to(criterion.z(ctx), (1, pos.size))
     return float(z.sum())
-
-
-def slot_distances(table: SlotTable, window: Window) -> tuple[np.ndarray, np.ndarray]:
-    """L_left and L_right of each part of ``window`` (in the order of ``window.nodes``)."""
-    left, right = window_distances(table, window)
-    return np.array(left), np.array(right)
 
 
 @dataclass

@@ -20,8 +20,7 @@ from workbench.engine.errors import ParameterError
 from workbench.engine.generate import generate
 from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import Environment
-from workbench.engine.selectors import slot_distances
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import SlotTable, window_distances
 
 Out = Callable[[str], None]
 
@@ -90,7 +89,7 @@ def bench_window_search(runs: int, repeats: int = 3) -> list[WindowFigures]:
                 failures += 1
                 continue
             w = found.window
-            left, right = slot_distances(table, w)
+            left, right = window_distances(table, w)
             q = {node.id: node.attribute("q") for node in env.nodes}
             qs.append(sum(q[n] for n in w.nodes))
             lmins.append(float(np.minimum(left, right).mean()))
