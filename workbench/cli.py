@@ -17,7 +17,8 @@ from typing import Any
 
 from workbench.engine.errors import ParameterError, WorkbenchError
 
-SUBCOMMANDS = ("schedule", "simulate", "strategies", "generate", "import-swf", "bench")
+SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "import-swf", "bench")
+EXPORT_FORMATS = (".png", ".svg", ".pdf", ".csv", ".json")
 
 
 def default_environment_path() -> Path:
@@ -71,10 +72,10 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_schedule(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Load ``args.env`` and run ``--strategy`` (default: the file's) with its ``--param``s."""
     from workbench.engine import registry
-    from workbench.engine.io.envfile import load_environment, write_json_atomic
-    from workbench.engine.io.result import schedule_to_dict
+    from workbench.engine.io.envfile import load_environment
 
     env = load_environment(args.env)
     name = args.strategy or env.strategy.name
@@ -83,12 +84,56 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
         params.update(env.strategy.params_dict())
     params.update(parse_params(args.param))
     with ProgressBar(registry.get(name).name) as bar:
-        schedule = registry.run(env, name, params, progress=bar)
+        return env, registry.run(env, name, params, progress=bar)
+
+
+def _cmd_schedule(args: argparse.Namespace) -> int:
+    from workbench.engine.io.envfile import write_json_atomic
+    from workbench.engine.io.result import schedule_to_dict
+
+    env, schedule = _run(args)
     doc = schedule_to_dict(env, schedule)
     if args.out:
         write_json_atomic(doc, args.out)
     else:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _size(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    w, _, h = text.lower().partition("x")
+    try:
+        return int(w), int(h)
+    except ValueError:
+        raise ParameterError("--size", f"expected WIDTHxHEIGHT in pixels, e.g. 1200x700, got {text!r}") from None
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
+    from workbench.engine.io.result import schedule_to_csv, schedule_to_dict
+
+    out = Path(args.output)
+    suffix = out.suffix.lower()
+    if suffix not in EXPORT_FORMATS:
+        raise ParameterError("-o", f"{out}: the suffix picks the format: one of {', '.join(EXPORT_FORMATS)}")
+    if not out.parent.is_dir():
+        raise ParameterError("-o", f"{out.parent}: no such folder")
+    size = _size(args.size)
+    if suffix in (".csv", ".json"):
+        env, schedule = _run(args)
+        if suffix == ".csv":
+            write_text_atomic(schedule_to_csv(env, schedule), out)
+        else:
+            write_json_atomic(schedule_to_dict(env, schedule), out)
+        return 0
+    from workbench.gui.figure import figure_of, save_figure
+    from workbench.gui.headless import ensure_gui_application
+
+    env, schedule = _run(args)
+    ensure_gui_application()
+    save_figure(figure_of(env, schedule, colour_by=args.colour_by), out, dpi=args.dpi, size=size)
     return 0
 
 
@@ -222,6 +267,17 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--cycles", type=int, help="most cycles (event-driven strategies: most steps)")
     p.add_argument("--out", help="write the summaries as JSON here")
     p.set_defaults(func=_cmd_simulate)
+    p = sub.add_parser("export", parents=[common], help="run a strategy, write its chart or schedule")
+    p.add_argument("env")
+    p.add_argument("--strategy", help="strategy name (default: the file's)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
+    p.add_argument(
+        "-o", "--output", required=True, help="the file; its suffix picks the format: " + ", ".join(EXPORT_FORMATS)
+    )
+    p.add_argument("--dpi", type=float, default=150.0, help="PNG resolution (default 150)")
+    p.add_argument("--size", metavar="WxH", help="figure size in pixels at 96 DPI (default: 1100 wide, fitted)")
+    p.add_argument("--colour-by", default="job", choices=("job", "criterion", "status", "cycle"), help="window colours")
+    p.set_defaults(func=_cmd_export)
     p = sub.add_parser("import-swf", parents=[common], help="convert an SWF trace into an environment")
     p.add_argument("file")
     p.add_argument("--nodes", type=int, required=True, help="number of identical nodes")

@@ -8,12 +8,15 @@ and the views draw it. Nothing here owns the environment.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -29,7 +32,9 @@ from workbench.engine.io.result import schedule_to_csv, schedule_to_dict
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
+from workbench.gui import palette
 from workbench.gui.bridge import DocumentBridge
+from workbench.gui.figure import Figure, figure_of, save_figure
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
@@ -144,6 +149,7 @@ class MainWindow(QMainWindow):
         export = menu.addMenu("&Export")
         export.addAction(self._action("Chart as PNG…", lambda: self.export_chart_dialog("png")))
         export.addAction(self._action("Chart as SVG…", lambda: self.export_chart_dialog("svg")))
+        export.addAction(self._action("Chart as PDF…", lambda: self.export_chart_dialog("pdf")))
         export.addAction(self._action("Schedule as CSV…", lambda: self.export_schedule_dialog("csv")))
         export.addAction(self._action("Schedule as JSON…", lambda: self.export_schedule_dialog("json")))
         menu.addSeparator()
@@ -153,6 +159,15 @@ class MainWindow(QMainWindow):
         menu.addAction(self.redo_action)
         menu = self.menuBar().addMenu("&View")
         menu.addAction(self.fit_action)
+        colour_menu = menu.addMenu("&Colour windows by")
+        self.colour_group = QActionGroup(self)
+        for key, text in palette.COLOUR_BY.items():
+            action = QAction(text, self, checkable=True)
+            action.setChecked(key == self.chart.colour_by)
+            action.setData(key)
+            action.triggered.connect(lambda _=False, k=key: self.chart.set_colour_by(k))
+            self.colour_group.addAction(action)
+            colour_menu.addAction(action)
         menu.addSeparator()
         for dock in self.findChildren(QDockWidget):
             menu.addAction(dock.toggleViewAction())
@@ -414,24 +429,40 @@ class MainWindow(QMainWindow):
             self.document.replace_environment(dialog.result_env, None, saved=False)
             self.chart.fit()
 
-    def export_chart(self, path: Path) -> None:
-        """The chart as PNG (pixels) or SVG (vectors, through Qt's own SVG painter)."""
-        from PySide6.QtCore import QRect, QSize
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
+    def chart_figure(self) -> Figure:
+        """A figure of what the chart shows: the same time span and rows, colours and highlight."""
+        env = self.document.env
+        (x0, x1), (y0, y1) = self.chart.view.viewRange()
+        rows = (max(0, math.floor(min(y0, y1))), min(len(env.nodes), math.ceil(max(y0, y1))))
+        options: dict[str, Any] = {
+            "colour_by": self.chart.colour_by,
+            "times": (x0, x1),
+            "rows": rows if rows[1] > rows[0] else None,
+            "highlight": self.chart.selected,
+        }
+        snap = self.showing_snapshot
+        if snap is None:
+            return figure_of(env, self.document.result, **options)
+        fig = figure_of(env, snap.schedule, **options)
+        return replace(
+            fig,
+            windows=list(snap.windows),
+            actual_ends=dict(snap.actual_ends),
+            now=snap.time,
+            subtitle=f"step {snap.step}: {snap.label}",
+        )
 
-        if path.suffix.lower() == ".svg":
-            generator = QSvgGenerator()
-            generator.setFileName(str(path))
-            size = self.chart.size()
-            generator.setSize(QSize(size.width(), size.height()))
-            generator.setViewBox(QRect(0, 0, size.width(), size.height()))
-            generator.setTitle(self.document.env.name or "Slot Workbench chart")
-            painter = QPainter(generator)
-            self.chart.render(painter)
-            painter.end()
-        elif not self.chart.grab().save(str(path)):
-            raise WorkbenchError(f"{path}: cannot write the image")
+    def export_chart(self, path: Path, dpi: float = 150.0) -> None:
+        """The chart as a publication figure: PNG at ``dpi``, SVG or PDF (the suffix decides)."""
+        save_figure(self.chart_figure(), path, dpi=dpi)
+
+    def export_chart_dialog(self, kind: str) -> None:
+        dpi = 150
+        if kind == "png" and not self.quiet:
+            dpi, ok = QInputDialog.getInt(self, "Export chart as PNG", "Resolution (dots per inch):", 150, 30, 1200, 10)
+            if not ok:
+                return
+        self._export_dialog("chart", kind, lambda path: self.export_chart(path, dpi))
 
     def export_schedule(self, path: Path) -> None:
         schedule = self.shown_schedule()
@@ -442,9 +473,6 @@ class MainWindow(QMainWindow):
             write_text_atomic(schedule_to_csv(env, schedule), path)
         else:
             write_json_atomic(schedule_to_dict(env, schedule), path)
-
-    def export_chart_dialog(self, kind: str) -> None:
-        self._export_dialog("chart", kind, self.export_chart)
 
     def export_schedule_dialog(self, kind: str) -> None:
         self._export_dialog("schedule", kind, self.export_schedule)

@@ -1,8 +1,24 @@
-"""Colours: a colour-blind-safe palette for jobs (Okabe-Ito, then Paul Tol's muted), greys for tasks."""
+"""Colours: a colour-blind-safe palette for jobs (Okabe-Ito, then Paul Tol's muted), greys for tasks.
+
+A job's colour comes from its id, never from its position in a list, so deleting
+or reordering jobs recolours nothing. Ids that end in a number (SWF job numbers,
+``j17``) take the palette in turn by that number, so jobs with neighbouring ids,
+which tend to be neighbours on the chart, never share a colour; other ids are
+hashed (CRC-32, the same on every run and machine).
+"""
 
 from __future__ import annotations
 
+import math
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 from PySide6.QtGui import QColor
+
+from workbench.engine.model import EPS, Environment, Window
 
 JOB_COLOURS = [
     "#0072B2",
@@ -33,8 +49,85 @@ FREE_SLOT = "#eef3f7"
 HIGHLIGHT = "#000000"
 
 
-def job_colour(index: int) -> QColor:
-    return QColor(JOB_COLOURS[index % len(JOB_COLOURS)])
+_TRAILING_NUMBER = re.compile(r"(\d{1,15})$")
+
+
+def job_colour_index(job_id: str) -> int:
+    """The palette entry of a job, from its id alone."""
+    match = _TRAILING_NUMBER.search(job_id)
+    key = int(match.group(1)) if match else zlib.crc32(job_id.encode("utf-8"))
+    return key % len(JOB_COLOURS)
+
+
+def job_colour(job_id: str) -> QColor:
+    return QColor(JOB_COLOURS[job_colour_index(job_id)])
+
+
+# What the windows can be coloured by (View ▸ Colour windows by).
+COLOUR_BY = {"job": "Job", "criterion": "Criterion", "status": "Status", "cycle": "Cycle (batch)"}
+CRITERION_COLOURS = {
+    "start": "#0072B2",
+    "finish": "#E69F00",
+    "runtime": "#009E73",
+    "cost": "#CC79A7",
+    "proc_time": "#D55E00",
+}
+STATUS_COLOURS = {
+    "ran its whole window": "#0072B2",
+    "finished early": "#56B4E9",
+    "running": "#009E73",
+    "planned": "#E69F00",
+}
+
+
+@dataclass(frozen=True)
+class Colouring:
+    """A colour group per window, the colours, and the legend entries that explain them."""
+
+    group: np.ndarray
+    colours: list[QColor]
+    legend: list[tuple[str, QColor]]
+
+
+def colour_windows(
+    env: Environment,
+    windows: Sequence[Window],
+    mode: str,
+    actual_ends: Mapping[str, float],
+    now: float | None,
+) -> Colouring:
+    """Colour groups for ``windows`` under a View ▸ Colour by ``mode`` (a key of COLOUR_BY)."""
+    if mode == "criterion":
+        names = list(CRITERION_COLOURS)
+        group = [names.index(env.job(w.job).criterion) for w in windows]
+        colours = [QColor(c) for c in CRITERION_COLOURS.values()]
+        used = sorted(set(group))
+        return Colouring(np.array(group, np.int64), colours, [(f"criterion {names[g]}", colours[g]) for g in used])
+    if mode == "status":
+        names = list(STATUS_COLOURS)
+        group = [names.index(_status(w, actual_ends.get(w.job, w.end), now)) for w in windows]
+        colours = [QColor(c) for c in STATUS_COLOURS.values()]
+        return Colouring(np.array(group, np.int64), colours, [(names[g], colours[g]) for g in sorted(set(group))])
+    colours = [QColor(c) for c in JOB_COLOURS]
+    if mode == "cycle" and env.time.cycle_length:
+        length, start = env.time.cycle_length, env.time.start
+        cycle = [math.floor((w.start - start) / length + EPS) for w in windows]
+        group = [k % len(colours) for k in cycle]
+        firsts = sorted(set(cycle))
+        legend = [(f"cycle {k + 1}", colours[k % len(colours)]) for k in firsts[:6]]
+        if len(firsts) > 6:
+            legend.append((f"… {len(firsts)} cycles", QColor("#ffffff")))
+        return Colouring(np.array(group, np.int64), colours, legend)
+    group = [job_colour_index(w.job) for w in windows]
+    return Colouring(np.array(group, np.int64), colours, [("jobs (a colour each)", colours[0])])
+
+
+def _status(window: Window, actual_end: float, now: float | None) -> str:
+    if now is not None and window.start > now + EPS:
+        return "planned"
+    if now is not None and actual_end > now + EPS:
+        return "running"
+    return "finished early" if actual_end < window.end - EPS else "ran its whole window"
 
 
 def text_colour_on(colour: QColor) -> QColor:
@@ -46,25 +139,44 @@ def text_colour_on(colour: QColor) -> QColor:
 RELEASED = QColor(255, 255, 255, 170)  # the released tail of a job that finished early
 
 
-def planned(colour: QColor) -> QColor:
+def planned_colour(colour: QColor) -> QColor:
     """A lighter version for windows that are reserved but have not started."""
     light = QColor(colour)
     light.setAlpha(110)
     return light
 
 
-def legend_html() -> str:
-    """A one-line key to the chart's colours and lines."""
-    sw = "<span style='color:{}'>&#9632;</span>"
-    parts = [
-        f"{sw.format(TASK_COLOURS['local'])} local task",
-        f"{sw.format(TASK_COLOURS['reserved'])} reserved",
-        f"{sw.format(TASK_COLOURS['maintenance'])} maintenance",
-        f"{sw.format('#c9d6e0')} free",
-        f"{sw.format(JOB_COLOURS[0])}{sw.format(JOB_COLOURS[1])} jobs",
-        "<span style='color:#808080'>&#9633;</span> released early",
-        "<span style='color:#d62728'>|</span> now",
-        "<span style='color:#7f7f7f'>¦</span> cycle",
-        "<span style='color:#404040'>|</span> horizon",
+VEIL = QColor(255, 255, 255, 175)  # over everything but the hovered or selected job
+
+
+def legend_entries(
+    jobs: Sequence[tuple[str, QColor]], planned: bool, env: Environment | None = None
+) -> list[tuple[str, str, QColor]]:
+    """(marker, text, colour) of every key entry: tasks, slots, the window colouring, the lines.
+
+    With ``env``, only the task kinds it has, and the cycle and horizon lines only if it has them.
+    """
+    kinds = {t.kind for t in env.local_tasks} if env is not None else set(TASK_COLOURS)
+    out = [
+        ("box", f"{kind} task" if kind == "local" else kind, QColor(c))
+        for kind, c in TASK_COLOURS.items()
+        if kind in kinds
     ]
+    out.append(("box", "free", QColor("#c9d6e0")))
+    out += [("box", text, colour) for text, colour in jobs]
+    if planned:
+        out.append(("box", "planned (light)", planned_colour(QColor(JOB_COLOURS[0]))))
+    out += [("hollow", "released early", QColor("#808080")), ("line", "now", QColor("#d62728"))]
+    if env is None or env.time.cycle_length:
+        out.append(("dash", "cycle", QColor("#7f7f7f")))
+    if env is None or env.time.horizon is not None:
+        out.append(("line", "horizon", QColor("#404040")))
+    return out
+
+
+def legend_html(jobs: Sequence[tuple[str, QColor]] = (), planned: bool = False, env: Environment | None = None) -> str:
+    """A one-line key to the chart's colours and lines."""
+    glyph = {"box": "&#9632;", "hollow": "&#9633;", "line": "|", "dash": "¦"}
+    entries = legend_entries(jobs, planned, env)
+    parts = [f"<span style='color:{c.name()}'>{glyph[m]}</span> {text}" for m, text, c in entries]
     return "<span style='color:#333'>" + "  ".join(parts) + "</span>"

@@ -24,10 +24,11 @@ from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
 from workbench.engine.slots import Distances, SlotTable, window_distances
 from workbench.gui import palette
+from workbench.gui.gantt import geometry
+from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.gantt.layers import RectLayer
 from workbench.gui.numbers import number
 
-ROW_HEIGHT = 0.8
 MAX_LABELS = 400
 EDGE_PIXELS = 6
 MIN_LABEL_PIXELS = 13
@@ -143,15 +144,18 @@ class GanttChart(pg.PlotWidget):
         plot.setLabel("bottom", "time (model units)")
         plot.setMenuEnabled(False)
         plot.hideButtons()
-        plot.setTitle(palette.legend_html(), size="8pt")
         self.slots = RectLayer(z=0)
         self.tasks = RectLayer(z=1)
         # The released tail of an early finish lies under the job windows: others may run there.
         self.released = RectLayer(z=1.5)
         self.windows = RectLayer(z=2)
+        # Hovering or selecting a job dims everything else under a veil and redraws the job above it.
+        self.veil = RectLayer(z=2.4)
+        self.focus = RectLayer(z=2.5)
         self.selection = RectLayer(z=3)
         self.preview = RectLayer(z=6)
-        for layer in (self.slots, self.tasks, self.windows, self.released, self.selection, self.preview):
+        layers = (self.slots, self.tasks, self.windows, self.released, self.veil, self.focus, self.selection)
+        for layer in (*layers, self.preview):
             self.addItem(layer)
         self._labels: list[pg.TextItem] = []
         self._lines: list[pg.InfiniteLine] = []
@@ -164,6 +168,8 @@ class GanttChart(pg.PlotWidget):
         self._table: SlotTable | None = None
         self._drag: _Drag | None = None
         self.selected: str | None = None
+        self.hovered: str | None = None
+        self.colour_by = "job"
         self._needs_fit = True  # fit again once there is something to fit (an open horizon starts empty)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.view.sigRangeChanged.connect(self._update_label_visibility)
@@ -204,7 +210,7 @@ class GanttChart(pg.PlotWidget):
 
     def _draw_slots(self, env: Environment, windows: list[Window]) -> None:
         table = self._table.reserve(windows) if self._table is not None else SlotTable.from_environment(env)
-        end = self._visible_end(env, windows)
+        end = geometry.visible_end(env, windows)
         slot_end = np.minimum(table.end, end)
         self.slots.set_rects(
             table.start,
@@ -229,53 +235,46 @@ class GanttChart(pg.PlotWidget):
         )
 
     def _draw_windows(self, env: Environment, windows: list[Window], snapshot: Snapshot | None) -> None:
-        index = env.node_index
-        job_pos = env.job_index
-        colours = len(palette.JOB_COLOURS)
-        parts = [(k, w, node_id) for k, w in enumerate(windows) for node_id in w.nodes]
-        # What ran is solid up to its actual end; an early finish releases the rest of its
-        # window (drawn apart), so no two solid rectangles ever share a node at once.
-        solid_end = [self._solid_end(w, snapshot) for w in windows]
-        x = np.fromiter((w.start for _, w, _ in parts), float, len(parts))
-        y = np.fromiter((index[n] for _, _, n in parts), float, len(parts))
-        width = np.fromiter((solid_end[k] - w.start for k, w, _ in parts), float, len(parts))
-        group = np.fromiter((job_pos[w.job] % colours for _, w, _ in parts), np.int64, len(parts))
-        self._window_rect_job = np.fromiter((k for k, _, _ in parts), np.int64, len(parts))
-        solid = [QColor(c) for c in palette.JOB_COLOURS]
-        light = [palette.planned(c) for c in solid]
-        edge = [QColor("#202020")] * colours + [QColor("#606060")] * colours
-        rel_x, rel_y, rel_w = [], [], []
-        if snapshot is not None:
-            planned = np.fromiter((w.start > snapshot.time + 1e-9 for _, w, _ in parts), bool, len(parts))
-            group = np.where(planned, group + colours, group)
-        for k, w in enumerate(windows):
-            if solid_end[k] < w.end - 1e-9:
-                for node_id in w.nodes:
-                    rel_x.append(solid_end[k])
-                    rel_y.append(index[node_id])
-                    rel_w.append(w.end - solid_end[k])
-        self.windows.set_rects(x, y, width, np.full(x.size, ROW_HEIGHT), group, solid + light, edge)
+        now = snapshot.time if snapshot is not None else None
+        parts = geometry.window_parts(env, windows, self._actual_ends, now)
+        colouring = palette.colour_windows(env, windows, self.colour_by, self._actual_ends, now)
+        self._parts, self._colouring = parts, colouring
+        count = len(colouring.colours)
+        group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
+        group = np.where(parts.planned, group + count, group)
+        self._window_rect_job = parts.window
+        light = [palette.planned_colour(c) for c in colouring.colours]
+        edge = [QColor("#202020")] * count + [QColor("#606060")] * count
+        self.windows.set_rects(
+            parts.x, parts.y, parts.width, np.full(parts.x.size, ROW_HEIGHT), group, colouring.colours + light, edge
+        )
         self.released.set_rects(
-            np.array(rel_x),
-            np.array(rel_y, float) + 0.2,
-            np.array(rel_w),
-            np.full(len(rel_x), ROW_HEIGHT - 0.4),
-            np.zeros(len(rel_x), dtype=np.int64),
+            parts.released_x,
+            parts.released_y + 0.2,
+            parts.released_width,
+            np.full(parts.released_x.size, ROW_HEIGHT - 0.4),
+            np.zeros(parts.released_x.size, dtype=np.int64),
             [palette.RELEASED],
             [QColor("#808080")],
         )
+        self.setTitle(palette.legend_html(colouring.legend, planned=snapshot is not None, env=env), size="8pt")
         self._draw_labels(env, windows)
 
-    def _solid_end(self, window: Window, snapshot: Snapshot | None) -> float:
-        """Where a window's solid part ends: its actual end once its job has finished early."""
-        end = self._actual_ends.get(window.job, window.end)
-        finished = snapshot is None or end <= snapshot.time + 1e-9
-        return end if finished and end < window.end - 1e-9 else window.end
+    def set_colour_by(self, mode: str) -> None:
+        """View ▸ Colour windows by: job, criterion, status or cycle."""
+        if mode == self.colour_by:
+            return
+        self.colour_by = mode
+        if self.env is not None:
+            self._draw_windows(self.env, self._window_list, self.snapshot)
+            self._draw_focus()
 
     def _draw_labels(self, env: Environment, windows: list[Window]) -> None:
-        """Job names on the windows, reusing the text items (creating them is the slow part)."""
-        shown = windows if len(windows) <= MAX_LABELS else []
-        while len(self._labels) < len(shown):
+        """Job names on every part wide enough for them, reusing the text items (creating
+        them is the slow part). Past MAX_LABELS parts no names are drawn."""
+        parts = self._parts
+        shown = parts.window.size if parts.window.size <= MAX_LABELS else 0
+        while len(self._labels) < shown:
             label = pg.TextItem("", anchor=(0.5, 0.5))
             font = QFont()
             font.setPointSize(8)
@@ -283,18 +282,19 @@ class GanttChart(pg.PlotWidget):
             label.setZValue(4)
             self.addItem(label)
             self._labels.append(label)
-        index, job_pos = env.node_index, env.job_index
+        colours = self._colouring.colours
+        group = self._colouring.group
+        self._label_fit = []
         # On the part that ran: the released tail of an early finish may hold other jobs.
-        solid = [self._solid_end(w, self.snapshot) - w.start for w in shown]
-        self._label_fit = [(length, len(env.job(w.job).name)) for w, length in zip(shown, solid, strict=True)]
-        for k, (label, w) in enumerate(zip(self._labels, shown, strict=False)):
-            colour = QColor(palette.JOB_COLOURS[job_pos[w.job] % len(palette.JOB_COLOURS)])
-            label.setText(env.job(w.job).name, color=palette.text_colour_on(colour))
-            label.setPos(w.start + solid[k] / 2, min(index[n] for n in w.nodes) + ROW_HEIGHT / 2)
-            label.setVisible(True)
-        for label in self._labels[len(shown) :]:
+        for k in range(shown):
+            label, w = self._labels[k], windows[int(parts.window[k])]
+            name = env.job(w.job).name
+            label.setText(name, color=palette.text_colour_on(colours[int(group[parts.window[k]])]))
+            label.setPos(parts.x[k] + parts.width[k] / 2, parts.y[k] + ROW_HEIGHT / 2)
+            self._label_fit.append((float(parts.width[k]), len(name)))
+        for label in self._labels[shown:]:
             label.setVisible(False)
-        self._shown_labels = len(shown)
+        self._shown_labels = shown
         self._update_label_visibility()
 
     def _update_label_visibility(self, *_: object) -> None:
@@ -309,22 +309,17 @@ class GanttChart(pg.PlotWidget):
 
     def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else env.time.start
-        key = (env.time, now, self._visible_end(env, self._window_list) if env.time.horizon is None else None)
+        key = (env.time, now, geometry.visible_end(env, self._window_list) if env.time.horizon is None else None)
         if key == getattr(self, "_lines_key", None):
             return
         self._lines_key = key
         for line in self._lines:
             self.removeItem(line)
         self._lines = []
-        t = env.time
-        if t.cycle_length:
-            end = t.horizon if t.horizon is not None else self._visible_end(env, self._window_list)
-            k = 1
-            while t.start + k * t.cycle_length < end - 1e-9 and k < 500:
-                self._add_line(t.start + k * t.cycle_length, "#7f7f7f", Qt.PenStyle.DashLine)
-                k += 1
-        if t.horizon is not None:
-            self._add_line(t.horizon, "#404040", Qt.PenStyle.SolidLine)
+        for x in geometry.cycle_marks(env, geometry.visible_end(env, self._window_list)):
+            self._add_line(x, "#7f7f7f", Qt.PenStyle.DashLine)
+        if env.time.horizon is not None:
+            self._add_line(env.time.horizon, "#404040", Qt.PenStyle.SolidLine)
         self._add_line(now, "#d62728", Qt.PenStyle.SolidLine, width=2.0)
 
     def _add_line(self, x: float, colour: str, style: Qt.PenStyle, width: float = 1.5) -> None:
@@ -333,39 +328,82 @@ class GanttChart(pg.PlotWidget):
         self.addItem(line)
         self._lines.append(line)
 
-    @staticmethod
-    def _visible_end(env: Environment, windows: list[Window]) -> float:
-        if env.time.horizon is not None:
-            return env.time.horizon
-        ends = [w.end for w in windows] + [t.end for t in env.local_tasks] + [env.time.start + 1.0]
-        return max(ends) * 1.05
-
     def fit(self) -> None:
         """Zoom to show every node and the whole scheduling interval."""
         if self.env is None:
             return
-        end = self._visible_end(self.env, self._window_list)
+        end = geometry.visible_end(self.env, self._window_list)
         self.view.setRange(xRange=(self.env.time.start, end), yRange=(-0.2, len(self.env.nodes)), padding=0.02)
 
     def set_selected(self, job_id: str | None) -> None:
-        """Outline every part of the job's window (or clear the outline)."""
+        """Outline every part of the job's window (or clear the outline), and bring it forward."""
         self.selected = job_id
         index = self.env.node_index if self.env is not None else {}
         parts = [(w.start, index[n], w.length) for w in self._window_list if w.job == job_id for n in w.nodes]
         if not parts:
-            self.selection.set_rects(np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0), [])
-            return
-        x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
-        self.selection.set_rects(
-            x,
-            y - 0.06,
-            w,
-            np.full(x.size, ROW_HEIGHT + 0.12),
-            np.zeros(x.size, dtype=np.int64),
-            [QColor(0, 0, 0, 0)],
-            [QColor(palette.HIGHLIGHT)],
-            width=2.5,
+            self.selection.clear()
+        else:
+            x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
+            self.selection.set_rects(
+                x,
+                y - 0.06,
+                w,
+                np.full(x.size, ROW_HEIGHT + 0.12),
+                np.zeros(x.size, dtype=np.int64),
+                [QColor(0, 0, 0, 0)],
+                [QColor(palette.HIGHLIGHT)],
+                width=2.5,
+            )
+        self._draw_focus()
+
+    def set_hovered(self, job_id: str | None) -> None:
+        if job_id != self.hovered:
+            self.hovered = job_id
+            self._draw_focus()
+
+    @property
+    def focused(self) -> str | None:
+        """The job drawn in full colour over the dimmed rest: the hovered one, else the selected one."""
+        return self.hovered or self.selected
+
+    def _draw_focus(self) -> None:
+        job = self.focused
+        parts = getattr(self, "_parts", None)
+        mine = (
+            np.flatnonzero(np.array([self._window_list[k].job == job for k in parts.window], dtype=bool))
+            if parts is not None and job is not None and parts.window.size
+            else np.empty(0, np.int64)
         )
+        if self.env is None or mine.size == 0:
+            self.veil.clear()
+            self.focus.clear()
+            for label in self._labels:
+                label.setOpacity(1.0)
+            return
+        end = geometry.visible_end(self.env, self._window_list)
+        left = min(self.env.time.start, float(parts.x.min()))
+        self.veil.set_rects(
+            np.array([left]),
+            np.array([-1.0]),
+            np.array([end - left]),
+            np.array([len(self.env.nodes) + 2.0]),
+            np.zeros(1, np.int64),
+            [palette.VEIL],
+        )
+        colours = self._colouring.colours
+        group = self._colouring.group[parts.window[mine]]
+        self.focus.set_rects(
+            parts.x[mine],
+            parts.y[mine],
+            parts.width[mine],
+            np.full(mine.size, ROW_HEIGHT),
+            np.arange(mine.size),
+            [colours[int(g)] for g in group],
+            [QColor(palette.HIGHLIGHT)] * mine.size,
+        )
+        focused = set(mine.tolist())
+        for k, label in enumerate(self._labels):
+            label.setOpacity(1.0 if k in focused else 0.35)
 
     # ------------------------------------------------------------ hit-testing and tooltips
 
@@ -431,6 +469,8 @@ class GanttChart(pg.PlotWidget):
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
         point = self.view.mapSceneToView(pos)
+        window = self.window_at(point)
+        self.set_hovered(window.job if window is not None else None)
         self.setToolTip(self.tooltip_at(point))
 
     def clicked(self, point: QPointF) -> None:
@@ -490,7 +530,7 @@ class GanttChart(pg.PlotWidget):
     def finish_drag(self, point: QPointF) -> None:
         start, end, row = self._dragged(point)
         drag, self._drag = self._drag, None
-        self.preview.set_rects(np.empty(0), np.empty(0), np.empty(0), np.empty(0), np.empty(0), [])
+        self.preview.clear()
         assert drag is not None and self.env is not None
         task = self.env.local_tasks[drag.task]
         node = self.env.nodes[row].id

@@ -73,6 +73,10 @@ class RectLayer(pg.GraphicsObject):
             self._bounds = QRectF()
         self.update()
 
+    def clear(self) -> None:
+        empty = np.empty(0)
+        self.set_rects(empty, empty, empty, empty, np.empty(0, np.int64), [])
+
     @property
     def count(self) -> int:
         return int(self._x.size)

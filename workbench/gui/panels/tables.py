@@ -122,7 +122,7 @@ class EnvTableModel(QAbstractTableModel):
             text = fmt(column.get(self.document, index.row()))
             return text if len(text) > 18 else None
         if self.colour_rows and index.column() == 0:
-            colour = palette.job_colour(index.row())
+            colour = palette.job_colour(self.document.env.jobs[index.row()].id)
             if role == Qt.ItemDataRole.BackgroundRole:
                 return colour
             if role == Qt.ItemDataRole.ForegroundRole:

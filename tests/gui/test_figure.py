@@ -1,0 +1,197 @@
+"""Publication figures (PNG/SVG/PDF), `workbench export`, and job identity (colours by id, highlighting)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from workbench.cli import main
+from workbench.engine import registry
+from workbench.engine.io.envfile import load_environment
+from workbench.gui import palette
+from workbench.gui.gantt import geometry
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = ROOT / "sample_envs" / "default.json"
+TINY = ROOT / "sample_envs" / "tiny.json"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def app(qapp):
+    return qapp
+
+
+def _svg_geometry(path: Path):
+    root = ET.parse(path).getroot()
+    rects = [tuple(float(r.get(k)) for k in ("x", "y", "width", "height")) for r in root.iter(f"{SVG}rect")]
+    lines = []
+    for poly in root.iter(f"{SVG}polyline"):
+        pts = [tuple(map(float, p.split(","))) for p in poly.get("points").split()]
+        if len(pts) == 2:
+            lines.append(pts)
+    texts = ["".join(t.itertext()).strip() for t in root.iter(f"{SVG}text")]
+    transforms = [g.get("transform") for g in root.iter() if g.get("transform")]
+    return root, rects, lines, texts, transforms
+
+
+def test_svg_is_plain_vectors_on_the_screen_time_axis(app, tmp_path):
+    """Defect 5: every window is a rect where the time axis says it is, labels are text, no bitmap."""
+    from workbench.gui.figure import figure_of, save_figure
+
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "CoP")
+    out = tmp_path / "chart.svg"
+    save_figure(figure_of(env, schedule), out)
+    root, rects, lines, texts, transforms = _svg_geometry(out)
+    assert not list(root.iter(f"{SVG}image")), "no part of the figure may be a bitmap"
+    # No scaled groups (librsvg drew windows in scaled groups with non-scaling strokes as blobs).
+    for t in transforms:
+        a, b, c, d = map(float, re.match(r"matrix\(([^,]+),([^,]+),([^,]+),([^,]+),", t).groups())
+        assert (a, b, c, d) == (1.0, 0.0, 0.0, 1.0), t
+    for node in env.nodes:
+        assert any(text.startswith(node.name) for text in texts), node.name
+    assert "600" in texts and "0" in texts
+    # The tick marks (5 px long, vertical) give the time axis; the horizon line sits on the 600 tick.
+    ticks = sorted(a[0] for a, b in lines if a[0] == b[0] and abs(b[1] - a[1] - 5) < 1e-6)
+    assert len(ticks) == 7  # 0, 100, ..., 600
+    assert np.allclose(np.diff(ticks), ticks[1] - ticks[0])
+    x_of = lambda t: ticks[0] + t / 600 * (ticks[-1] - ticks[0])  # noqa: E731
+    horizon = [a[0] for a, b in lines if a[0] == b[0] and b[1] - a[1] > 100]
+    assert any(abs(x - x_of(600)) < 1e-3 for x in horizon)
+    # Every part of every window is a rect from its start to its actual end on that axis.
+    for w in schedule.windows:
+        end = schedule.actual_end(env, w)
+        found = [
+            r for r in rects if abs(r[0] - x_of(w.start)) < 0.01 and abs(r[2] - (x_of(end) - x_of(w.start))) < 0.01
+        ]
+        assert len(found) >= len(w.nodes), w.job
+    title = root.find(f"{SVG}title").text
+    assert title == f"CoP on {env.name}"
+
+
+def test_png_dpi_and_pdf(app, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from workbench.gui.figure import figure_of, save_figure
+
+    env = load_environment(TINY)
+    fig = figure_of(env, registry.run(env, "MinCost"))
+    save_figure(fig, tmp_path / "a.png", dpi=96, size=(800, 400))
+    save_figure(fig, tmp_path / "b.png", dpi=192, size=(800, 400))
+    a, b = QImage(str(tmp_path / "a.png")), QImage(str(tmp_path / "b.png"))
+    assert (a.width(), a.height()) == (800, 400)
+    assert (b.width(), b.height()) == (1600, 800)
+    assert round(b.dotsPerMeterX() * 0.0254) == 192
+    save_figure(fig, tmp_path / "c.pdf")
+    assert (tmp_path / "c.pdf").read_bytes()[:5] == b"%PDF-"
+    assert not list(tmp_path.glob(".*tmp*")), "no temporary file is left behind"
+
+
+def test_export_command_writes_each_format(tmp_path, capsys):
+    for suffix in (".png", ".svg", ".pdf", ".csv", ".json"):
+        out = tmp_path / f"x{suffix}"
+        assert main(["export", str(TINY), "--strategy", "MinCost", "-o", str(out), "--dpi", "72"]) == 0
+        assert out.stat().st_size > 100
+    doc = json.loads((tmp_path / "x.json").read_text())
+    assert doc["strategy"] == "MinCost"
+    header = (tmp_path / "x.csv").read_text().splitlines()[0].split(",")
+    assert "reason" in header and "cost" in header
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["-o", "{tmp}/x.gif"], "-o"),
+        (["-o", "{tmp}/missing/x.png"], "-o"),
+        (["-o", "{tmp}/x.png", "--dpi", "0"], "--dpi"),
+        (["-o", "{tmp}/x.png", "--size", "big"], "--size"),
+        (["-o", "{tmp}/x.png", "--strategy", "Nope"], "Nope"),
+    ],
+)
+def test_export_command_bad_input_is_one_line(tmp_path, capsys, args, names):
+    argv = ["export", str(TINY), *[a.replace("{tmp}", str(tmp_path)) for a in args]]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and names in err, err
+    assert not any(tmp_path.iterdir())
+
+
+def test_job_colour_comes_from_its_id():
+    """Deleting a job recolours nothing; jobs with neighbouring numbers never share a colour."""
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "CoP")
+    before = palette.colour_windows(env, schedule.windows, "job", {}, None)
+    colour_of = {w.job: int(g) for w, g in zip(schedule.windows, before.group, strict=True)}
+    smaller = dataclasses.replace(env, jobs=env.jobs[1:])
+    kept = [w for w in schedule.windows if w.job != env.jobs[0].id]
+    after = palette.colour_windows(smaller, kept, "job", {}, None)
+    assert all(colour_of[w.job] == int(g) for w, g in zip(kept, after.group, strict=True))
+    for k in range(1, 200):
+        assert palette.job_colour_index(str(k)) != palette.job_colour_index(str(k + 1))
+        assert palette.job_colour_index(f"j{k}") != palette.job_colour_index(f"j{k + 1}")
+    assert palette.job_colour_index("alpha") == palette.job_colour_index("alpha")  # stable hash, no salt
+
+
+def test_colour_by_criterion_and_status():
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "CoP")
+    by = palette.colour_windows(env, schedule.windows, "criterion", {}, None)
+    names = list(palette.CRITERION_COLOURS)
+    assert [names[g] for g in by.group] == [env.job(w.job).criterion for w in schedule.windows]
+    assert {text for text, _ in by.legend} == {f"criterion {env.job(w.job).criterion}" for w in schedule.windows}
+    # Status at a step: planned after now, running across it, finished before it.
+    w = schedule.windows[0]
+    ends = {w.job: w.end}
+    assert palette.colour_windows(env, [w], "status", ends, w.start - 1).legend[0][0] == "planned"
+    assert palette.colour_windows(env, [w], "status", ends, w.start + 1e-3).legend[0][0] == "running"
+    early = {w.job: w.start + w.length / 2}
+    assert palette.colour_windows(env, [w], "status", early, None).legend[0][0] == "finished early"
+
+
+def test_parts_follow_the_geometry_rules():
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "CoP")
+    ends = {w.job: w.start + w.length / 2 for w in schedule.windows[:3]}
+    parts = geometry.window_parts(env, list(schedule.windows), ends, None)
+    assert parts.x.size == sum(len(w.nodes) for w in schedule.windows)
+    assert parts.released_x.size == sum(len(w.nodes) for w in schedule.windows[:3])
+    # During a step, a job that has not yet reached its early end is still drawn whole.
+    now = schedule.windows[0].start + 1e-3
+    during = geometry.window_parts(env, list(schedule.windows), ends, now)
+    assert during.solid_end[0] == schedule.windows[0].end
+    assert geometry.nice_ticks(0, 600, 7) == [0, 100, 200, 300, 400, 500, 600]
+    assert geometry.nice_ticks(0.5, 0.9, 4) == pytest.approx([0.5, 0.6, 0.7, 0.8, 0.9])
+
+
+def test_selecting_or_hovering_a_job_highlights_all_its_parts(qtbot):
+    from workbench.gui.gantt.chart import GanttChart
+
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "CoP")
+    chart = GanttChart(editable=False)
+    qtbot.addWidget(chart)
+    chart.set_data(env, schedule, fit=True)
+    assert chart.veil.count == 0 and chart.focus.count == 0
+    wide = max(schedule.windows, key=lambda w: len(w.nodes))
+    chart.set_selected(wide.job)
+    assert chart.veil.count == 1
+    assert sorted(chart.focus._y.tolist()) == sorted(float(env.node_index[n]) for n in wide.nodes)
+    other = next(w for w in schedule.windows if w.job != wide.job)
+    chart.set_hovered(other.job)  # hovering wins while it lasts
+    assert chart.focus.count == len(other.nodes)
+    chart.set_hovered(None)
+    assert chart.focus.count == len(wide.nodes)
+    chart.set_selected(None)
+    assert chart.veil.count == 0 and chart.focus.count == 0
+    # Colouring by criterion regroups the windows without changing where they are.
+    before = (chart.windows._x.copy(), chart.windows._w.copy())
+    chart.set_colour_by("criterion")
+    assert np.array_equal(chart.windows._x, before[0]) and np.array_equal(chart.windows._w, before[1])
+    assert "criterion" in chart.getPlotItem().titleLabel.text

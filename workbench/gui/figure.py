@@ -1,0 +1,359 @@
+"""Publication figures of a schedule: PNG at a chosen DPI, SVG and PDF, on screen or headless.
+
+The figure is painted with plain QPainter calls in the device's own coordinates
+(no scaled scene, no cached pixmaps), so every SVG renderer (Qt's, librsvg,
+browsers) and every PDF viewer sees the same rectangles, real text for the node
+labels and the job names, and a time axis computed here from the same numbers as
+the rectangles. It draws from ``gantt.geometry`` and ``palette``, like the
+interactive chart, so the two cannot disagree. The title names the strategy and
+the environment.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPageSize, QPainter, QPdfWriter, QPen
+
+from workbench.engine.errors import WorkbenchError
+from workbench.engine.model import Environment, Window
+from workbench.engine.schedule import Schedule
+from workbench.gui import palette
+from workbench.gui.gantt import geometry
+from workbench.gui.gantt.geometry import ROW_HEIGHT
+from workbench.gui.numbers import number
+
+FORMATS = (".png", ".svg", ".pdf")
+SCREEN_DPI = 96.0  # figure sizes are in pixels at this density
+DEFAULT_WIDTH = 1100
+MAX_DPI = 1200
+MAX_PIXELS = 400_000_000  # a PNG larger than this would not fit in memory comfortably
+
+
+@dataclass(frozen=True)
+class Figure:
+    """Everything a figure shows; ``times`` and ``rows`` select a part (default: all of it)."""
+
+    env: Environment
+    windows: Sequence[Window]
+    actual_ends: Mapping[str, float]
+    title: str
+    subtitle: str = ""
+    now: float | None = None  # a simulation step's time; None for a finished run
+    colour_by: str = "job"
+    times: tuple[float, float] | None = None
+    rows: tuple[int, int] | None = None  # first row, one past the last
+    highlight: str | None = None
+    time_label: str = "time (model units)"
+    extra_legend: Sequence[tuple[str, QColor]] = field(default_factory=tuple)
+
+    @property
+    def time_range(self) -> tuple[float, float]:
+        if self.times is not None:
+            return self.times
+        return self.env.time.start, geometry.visible_end(self.env, self.windows)
+
+    @property
+    def row_range(self) -> tuple[int, int]:
+        return self.rows if self.rows is not None else (0, len(self.env.nodes))
+
+
+def figure_of(env: Environment, schedule: Schedule | None, **options: object) -> Figure:
+    """A figure of a finished run, titled "STRATEGY on ENVIRONMENT" with its headline numbers."""
+    name = env.name or "environment"
+    if schedule is None:
+        return Figure(env, (), {}, title=name, subtitle="no result", **options)  # type: ignore[arg-type]
+    windows = list(schedule.windows)
+    ends = {w.job: schedule.actual_end(env, w) for w in windows}
+    placed, failed = len(windows), len(schedule.unscheduled)
+    makespan = max((ends[w.job] for w in windows), default=env.time.start)
+    subtitle = f"{placed} jobs placed, {failed} failed; makespan {number(makespan)}"
+    title = f"{schedule.strategy} on {name}"
+    return Figure(env, windows, ends, title=title, subtitle=subtitle, **options)  # type: ignore[arg-type]
+
+
+def default_height(fig: Figure) -> int:
+    first, last = fig.row_range
+    return int(min(max(140 + 22 * (last - first), 320), 1600))
+
+
+def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
+    """Draw the figure into the rectangle (0, 0, width, height) of the painter's device."""
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+    painter.fillRect(QRectF(0, 0, width, height), QColor("#ffffff"))
+    env = fig.env
+    t0, t1 = fig.time_range
+    if not t1 > t0:
+        t1 = t0 + 1.0
+    first, last = fig.row_range
+    rows = max(last - first, 1)
+
+    title_font, text_font, small_font = _font(13, bold=True), _font(10), _font(8.5)
+    label_metrics = QFontMetricsF(text_font)
+    labels = [geometry.node_label(n.name, number(n.performance), number(n.price)) for n in env.nodes[first:last]]
+    left = 16 + max((label_metrics.horizontalAdvance(t) for t in labels), default=40)
+    right, top = 24.0, 58.0 if fig.subtitle else 40.0
+    legend = palette.legend_entries([*_colouring(fig).legend, *fig.extra_legend], planned=fig.now is not None, env=env)
+    legend_lines = _legend_layout(legend, width - 32, QFontMetricsF(small_font))
+    bottom = 52.0 + 18 * len(legend_lines)
+    plot = QRectF(left, top, max(width - left - right, 10), max(height - top - bottom, 10))
+    row_px = plot.height() / rows
+
+    def px(t: float | np.ndarray) -> float | np.ndarray:
+        return plot.left() + (np.asarray(t) - t0) / (t1 - t0) * plot.width()
+
+    def py(r: float | np.ndarray) -> float | np.ndarray:
+        return plot.top() + (np.asarray(r) - first) * row_px
+
+    # Title and subtitle.
+    painter.setPen(QColor("#202020"))
+    painter.setFont(title_font)
+    painter.drawText(
+        QRectF(16, 6, width - 32, 24), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, fig.title
+    )
+    if fig.subtitle:
+        painter.setFont(text_font)
+        painter.setPen(QColor("#505050"))
+        painter.drawText(
+            QRectF(16, 30, width - 32, 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, fig.subtitle
+        )
+
+    def rects(x: np.ndarray, y: np.ndarray, w: np.ndarray, h: float, colour: QColor, edge: QColor | None) -> None:
+        """Rectangles in data coordinates, cut to the plot (no clip path: every renderer agrees)."""
+        a, b = np.maximum(x, t0), np.minimum(x + w, t1)
+        keep = (b > a) & (y >= first) & (y < last)
+        if not keep.any():
+            return
+        xa, xb = px(a[keep]), px(b[keep])
+        ya = py(y[keep]) + (ROW_HEIGHT - h) / 2 * row_px if h < ROW_HEIGHT else py(y[keep])
+        painter.setBrush(QBrush(colour))
+        pen = QPen(edge) if edge is not None and row_px * h >= 4 else QPen(Qt.PenStyle.NoPen)
+        pen.setCosmetic(False)
+        pen.setWidthF(0.8)
+        painter.setPen(pen)
+        for i in range(xa.size):
+            painter.drawRect(QRectF(float(xa[i]), float(ya[i]), float(xb[i] - xa[i]), h * row_px))
+
+    # Free slots, faint, as on screen.
+    from workbench.engine.slots import SlotTable
+
+    table = SlotTable.from_environment(env, list(fig.windows))
+    rects(
+        table.start,
+        table.node.astype(float),
+        np.minimum(table.end, t1) - table.start,
+        ROW_HEIGHT * 0.5,
+        QColor(palette.FREE_SLOT),
+        None,
+    )
+    for kind, colour in palette.TASK_COLOURS.items():
+        tasks = [t for t in env.local_tasks if t.kind == kind]
+        if tasks:
+            rects(
+                np.array([t.start for t in tasks]),
+                np.array([env.node_index[t.node] for t in tasks], float),
+                np.array([t.end - t.start for t in tasks]),
+                ROW_HEIGHT,
+                QColor(colour),
+                None,
+            )
+
+    parts = geometry.window_parts(env, fig.windows, fig.actual_ends, fig.now)
+    colouring = _colouring(fig)
+    group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
+    focus = (
+        np.array([fig.windows[k].job == fig.highlight for k in parts.window], dtype=bool)
+        if fig.highlight is not None and parts.window.size
+        else np.zeros(parts.window.size, dtype=bool)
+    )
+    for g, colour in enumerate(colouring.colours):
+        for planned in (False, True):
+            pick = (group == g) & (parts.planned == planned)
+            if not pick.any():
+                continue
+            fill = palette.planned_colour(colour) if planned else QColor(colour)
+            if fig.highlight is not None:
+                dim = pick & ~focus
+                rects(parts.x[dim], parts.y[dim], parts.width[dim], ROW_HEIGHT, _dimmed(fill), QColor("#c0c0c0"))
+                pick = pick & focus
+            edge = QColor("#606060") if planned else QColor("#202020")
+            rects(parts.x[pick], parts.y[pick], parts.width[pick], ROW_HEIGHT, fill, edge)
+    rects(
+        parts.released_x, parts.released_y, parts.released_width, ROW_HEIGHT - 0.4, palette.RELEASED, QColor("#808080")
+    )
+
+    # Job names on every part wide enough (and a row tall enough) to hold them.
+    if row_px * ROW_HEIGHT >= 11:
+        painter.setFont(small_font)
+        names = QFontMetricsF(small_font)
+        for k in range(parts.window.size):
+            a, b = max(parts.x[k], t0), min(parts.x[k] + parts.width[k], t1)
+            if b <= a or not first <= parts.y[k] < last:
+                continue
+            window = fig.windows[int(parts.window[k])]
+            name = env.job(window.job).name
+            box = QRectF(float(px(a)), float(py(parts.y[k])), float(px(b) - px(a)), ROW_HEIGHT * row_px)
+            if names.horizontalAdvance(name) + 4 > box.width():
+                continue
+            colour = colouring.colours[int(group[k])]
+            painter.setPen(palette.text_colour_on(colour))
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, name)
+
+    # Lines: cycles, horizon, now.
+    def vline(t: float, colour: str, style: Qt.PenStyle, w: float) -> None:
+        if t0 <= t <= t1:
+            pen = QPen(QColor(colour), w, style)
+            painter.setPen(pen)
+            x = float(px(t))
+            painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+
+    for t in geometry.cycle_marks(env, t1):
+        vline(t, "#7f7f7f", Qt.PenStyle.DashLine, 1.0)
+    if env.time.horizon is not None:
+        vline(env.time.horizon, "#404040", Qt.PenStyle.SolidLine, 1.2)
+    vline(fig.now if fig.now is not None else env.time.start, "#d62728", Qt.PenStyle.SolidLine, 1.6)
+
+    # Axes: node labels (thinned to stay legible) and round time ticks.
+    painter.setPen(QPen(QColor("#404040"), 1.0))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRect(plot)
+    painter.setFont(text_font)
+    step = max(1, math.ceil(15 / max(row_px, 1e-9)))
+    for i, text in enumerate(labels):
+        if i % step:
+            continue
+        box = QRectF(0, float(py(first + i)), left - 8, ROW_HEIGHT * row_px)
+        painter.drawText(box, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
+    ticks = geometry.nice_ticks(t0, t1, max(2, int(plot.width() / 90)))
+    for t in ticks:
+        x = float(px(t))
+        painter.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 5))
+        painter.drawText(QRectF(x - 50, plot.bottom() + 6, 100, 16), Qt.AlignmentFlag.AlignHCenter, number(t))
+    painter.drawText(
+        QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt.AlignmentFlag.AlignHCenter, fig.time_label
+    )
+
+    # The key, under the axis.
+    painter.setFont(small_font)
+    y = plot.bottom() + 44
+    for line in legend_lines:
+        x = 16.0
+        for (marker, text, colour), advance in line:
+            _marker(painter, marker, colour, QRectF(x, y + 3, 14, 9))
+            painter.setPen(QColor("#303030"))
+            painter.drawText(QRectF(x + 18, y, advance, 15), Qt.AlignmentFlag.AlignVCenter, text)
+            x += 18 + advance + 14
+        y += 18
+
+
+def _colouring(fig: Figure) -> palette.Colouring:
+    return palette.colour_windows(fig.env, fig.windows, fig.colour_by, fig.actual_ends, fig.now)
+
+
+def _dimmed(colour: QColor) -> QColor:
+    """The colour seen through the chart's veil (white at VEIL's opacity over it)."""
+    a = palette.VEIL.alphaF()
+    mix = [round(c * (1 - a) + 255 * a) for c in (colour.red(), colour.green(), colour.blue())]
+    return QColor(*mix)
+
+
+def _font(points: float, bold: bool = False) -> QFont:
+    font = QFont("DejaVu Sans")
+    font.setStyleHint(QFont.StyleHint.SansSerif)
+    font.setPixelSize(round(points * SCREEN_DPI / 72))
+    font.setBold(bold)
+    return font
+
+
+def _legend_layout(
+    entries: list[tuple[str, str, QColor]], width: float, metrics: QFontMetricsF
+) -> list[list[tuple[tuple[str, str, QColor], float]]]:
+    lines: list[list[tuple[tuple[str, str, QColor], float]]] = [[]]
+    x = 0.0
+    for entry in entries:
+        advance = metrics.horizontalAdvance(entry[1])
+        if lines[-1] and x + 32 + advance > width:
+            lines.append([])
+            x = 0.0
+        lines[-1].append((entry, advance))
+        x += 32 + advance
+    return lines
+
+
+def _marker(painter: QPainter, marker: str, colour: QColor, box: QRectF) -> None:
+    if marker in ("line", "dash"):
+        style = Qt.PenStyle.DashLine if marker == "dash" else Qt.PenStyle.SolidLine
+        painter.setPen(QPen(colour, 2.0, style))
+        painter.drawLine(QPointF(box.center().x(), box.top() - 2), QPointF(box.center().x(), box.bottom() + 2))
+        return
+    painter.setPen(QPen(colour, 1.0) if marker == "hollow" else QPen(Qt.PenStyle.NoPen))
+    painter.setBrush(QBrush(QColor("#ffffff") if marker == "hollow" else colour))
+    painter.drawRect(box)
+
+
+def save_figure(fig: Figure, path: Path, dpi: float = 150.0, size: tuple[int, int] | None = None) -> None:
+    """Write the figure; the suffix picks the format. Written to a temporary file, then renamed."""
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise WorkbenchError(f"{path}: a figure is .png, .svg or .pdf, not {suffix or 'no suffix'!r}")
+    if not 10 <= dpi <= MAX_DPI:
+        raise WorkbenchError(f"--dpi: must be between 10 and {MAX_DPI}, got {number(dpi)}")
+    width, height = size if size is not None else (DEFAULT_WIDTH, default_height(fig))
+    if not (100 <= width <= 20_000 and 100 <= height <= 20_000):
+        raise WorkbenchError(f"--size: each side must be 100 to 20000 pixels, got {width}x{height}")
+    tmp = path.with_name(f".{path.name}.tmp{suffix}")
+    try:
+        if suffix == ".png":
+            scale = dpi / SCREEN_DPI
+            pixels = QSize(round(width * scale), round(height * scale))
+            if pixels.width() * pixels.height() > MAX_PIXELS:
+                raise WorkbenchError(
+                    f"--dpi: {pixels.width()}x{pixels.height()} pixels is too large; lower the DPI or the size"
+                )
+            image = QImage(pixels, QImage.Format.Format_ARGB32)
+            image.setDotsPerMeterX(round(dpi / 0.0254))
+            image.setDotsPerMeterY(round(dpi / 0.0254))
+            painter = QPainter(image)
+            painter.scale(scale, scale)
+            paint(fig, painter, width, height)
+            painter.end()
+            if not image.save(str(tmp), "PNG"):
+                raise WorkbenchError(f"{path}: cannot write the image")
+        elif suffix == ".svg":
+            from PySide6.QtCore import QRect
+            from PySide6.QtSvg import QSvgGenerator
+
+            generator = QSvgGenerator()
+            generator.setFileName(str(tmp))
+            generator.setSize(QSize(width, height))
+            generator.setViewBox(QRect(0, 0, width, height))
+            generator.setResolution(round(SCREEN_DPI))
+            generator.setTitle(fig.title)
+            generator.setDescription(fig.subtitle)
+            painter = QPainter(generator)
+            paint(fig, painter, width, height)
+            painter.end()
+        else:
+            writer = QPdfWriter(str(tmp))
+            writer.setResolution(round(SCREEN_DPI))
+            writer.setPageSize(
+                QPageSize(QSizeF(width * 72 / SCREEN_DPI, height * 72 / SCREEN_DPI), QPageSize.Unit.Point)
+            )
+            writer.setPageMargins(QMarginsF(0, 0, 0, 0))
+            writer.setTitle(fig.title)
+            writer.setCreator("Slot Workbench")
+            painter = QPainter(writer)
+            paint(fig, painter, width, height)
+            painter.end()
+        if not tmp.is_file() or tmp.stat().st_size == 0:
+            raise WorkbenchError(f"{path}: cannot write the figure (is the folder writable?)")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -1,0 +1,110 @@
+"""What a Gantt picture shows, as numpy arrays in data coordinates (time, row).
+
+The interactive chart and the exported figure draw from the same geometry, so
+an exported figure can never disagree with the screen. Nothing here paints.
+
+Rows: node k of the environment occupies [k, k + ROW_HEIGHT) on the row axis.
+A window has one *part* per node. What ran is solid up to the job's actual end;
+once a job has finished early, the rest of its window is *released* (drawn
+apart), so no two solid parts ever share a node at the same time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.engine.model import EPS, Environment, Window
+
+ROW_HEIGHT = 0.8
+
+
+@dataclass(frozen=True)
+class Parts:
+    """One entry per (window, node); ``released_*`` is the given-back tail of early finishes."""
+
+    window: np.ndarray  # index into the window list
+    x: np.ndarray
+    y: np.ndarray  # row of the node
+    width: np.ndarray  # up to the solid end
+    planned: np.ndarray  # reserved but not started at ``now``
+    solid_end: np.ndarray  # per window
+    released_x: np.ndarray
+    released_y: np.ndarray
+    released_width: np.ndarray
+
+
+def solid_end(window: Window, actual_end: float, now: float | None) -> float:
+    """Where a window's solid part ends: its actual end once its job has finished early.
+
+    ``now`` is the time of a simulation step (None: the run is over).
+    """
+    finished = now is None or actual_end <= now + EPS
+    return actual_end if finished and actual_end < window.end - EPS else window.end
+
+
+def window_parts(
+    env: Environment, windows: Sequence[Window], actual_ends: Mapping[str, float], now: float | None
+) -> Parts:
+    index = env.node_index
+    counts = np.fromiter((len(w.nodes) for w in windows), np.int64, len(windows))
+    owner = np.repeat(np.arange(len(windows)), counts)
+    starts = np.fromiter((w.start for w in windows), float, len(windows))
+    ends = np.fromiter((w.end for w in windows), float, len(windows))
+    solid = np.fromiter((solid_end(w, actual_ends.get(w.job, w.end), now) for w in windows), float, len(windows))
+    rows = np.fromiter((index[n] for w in windows for n in w.nodes), float, int(counts.sum()))
+    x = starts[owner]
+    planned = x > now + EPS if now is not None else np.zeros(x.size, dtype=bool)
+    cut = solid[owner] < ends[owner] - EPS
+    return Parts(
+        window=owner,
+        x=x,
+        y=rows,
+        width=solid[owner] - x,
+        planned=planned,
+        solid_end=solid,
+        released_x=solid[owner][cut],
+        released_y=rows[cut],
+        released_width=(ends - solid)[owner][cut],
+    )
+
+
+def visible_end(env: Environment, windows: Sequence[Window]) -> float:
+    """The right edge of the picture: the horizon, or a little past the last thing drawn."""
+    if env.time.horizon is not None:
+        return env.time.horizon
+    ends = [w.end for w in windows] + [t.end for t in env.local_tasks] + [env.time.start + 1.0]
+    return max(ends) * 1.05
+
+
+def cycle_marks(env: Environment, end: float, limit: int = 500) -> list[float]:
+    """The cycle boundaries inside the picture (at most ``limit``)."""
+    t = env.time
+    if not t.cycle_length:
+        return []
+    stop = t.horizon if t.horizon is not None else end
+    out: list[float] = []
+    k = 1
+    while t.start + k * t.cycle_length < stop - EPS and k < limit:
+        out.append(t.start + k * t.cycle_length)
+        k += 1
+    return out
+
+
+def nice_ticks(lo: float, hi: float, most: int) -> list[float]:
+    """Round tick values (1, 2 or 5 times a power of ten apart) inside [lo, hi], at most ``most``."""
+    span = hi - lo
+    if not np.isfinite(span) or span <= 0 or most < 1:
+        return [lo]
+    raw = span / most
+    power = 10.0 ** np.floor(np.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw - 1e-12 * raw)
+    first = np.ceil(lo / step - 1e-9) * step
+    ticks = np.arange(first, hi + step * 1e-9, step)
+    return [float(round(v / step) * step) for v in ticks]
+
+
+def node_label(node_name: str, performance: str, price: str) -> str:
+    return f"{node_name}  p={performance}  c={price}"
