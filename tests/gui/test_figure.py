@@ -195,3 +195,33 @@ def test_selecting_or_hovering_a_job_highlights_all_its_parts(qtbot):
     chart.set_colour_by("criterion")
     assert np.array_equal(chart.windows._x, before[0]) and np.array_equal(chart.windows._w, before[1])
     assert "criterion" in chart.getPlotItem().titleLabel.text
+
+
+def test_icon_desktop_entry_about_and_shortcuts(qtbot):
+    """resources/ ships the icon and the .desktop entry; Help lists every key the menus define."""
+    import configparser
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.gui.help import DESKTOP_ENTRY, ShortcutsDialog, resource, show_about
+    from workbench.gui.main_window import MainWindow
+
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.optionxform = str
+    entry.read(resource(DESKTOP_ENTRY))
+    desktop = entry["Desktop Entry"]
+    assert desktop["Type"] == "Application" and desktop["Exec"].startswith("workbench")
+    assert desktop["Icon"] == "slot-workbench"
+    win = MainWindow(load_environment(TINY), TINY, quiet=True)
+    qtbot.addWidget(win)
+    assert not win.windowIcon().isNull()
+    assert not win.windowIcon().pixmap(64, 64).toImage().isNull()
+    box = show_about(win)
+    assert isinstance(box, QMessageBox) and "Slot Workbench" in box.text() and "Franke" in box.text()
+    assert not box.iconPixmap().isNull()
+    box.close()
+    dialog = ShortcutsDialog(win.menuBar(), win)
+    rows = {(dialog.table.item(r, 1).text(), dialog.table.item(r, 2).text()) for r in range(dialog.table.rowCount())}
+    assert ("Run", "F5") in rows and ("Compare strategies", "Ctrl+K") in rows
+    assert any(what == "Redo" and "Ctrl+Y" in keys for what, keys in rows)
+    assert ("Keyboard shortcuts", "Ctrl+/") in rows

@@ -21,12 +21,15 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     """
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from workbench.gui.help import app_icon
     from workbench.gui.main_window import MainWindow, autosave_path
     from workbench.session.document import read_autosave
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setOrganizationName("SlotWorkbench")
     app.setApplicationName("Slot Workbench")
+    app.setDesktopFileName("slot-workbench")  # the taskbar matches the window to resources/slot-workbench.desktop
+    app.setWindowIcon(app_icon())
     env, path, problem = None, env_path, ""
     try:
         env = load_environment(env_path)

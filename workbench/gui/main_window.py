@@ -36,6 +36,7 @@ from workbench.gui import palette
 from workbench.gui.bridge import DocumentBridge
 from workbench.gui.figure import Figure, figure_of, save_figure
 from workbench.gui.gantt.chart import GanttChart
+from workbench.gui.help import app_icon, help_actions
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.generate import GenerateDialog
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._connect()
         self.resize(1500, 920)
+        self.setWindowIcon(app_icon())
         if not quiet:  # screenshots and tests use the default layout, and leave the user's alone
             self._restore_layout()
         self._on_path_changed(path, False)
@@ -175,6 +177,11 @@ class MainWindow(QMainWindow):
         menu.addAction(self.run_action)
         menu.addAction(self.cancel_action)
         menu.addAction(self.compare_action)
+        menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action, self.about_action = help_actions(self, self.menuBar())
+        menu.addAction(self.shortcuts_action)
+        menu.addSeparator()
+        menu.addAction(self.about_action)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main_toolbar")
         for action in (

@@ -136,6 +136,25 @@ def text_colour_on(colour: QColor) -> QColor:
     return QColor("#000000") if luminance > 0.55 else QColor("#ffffff")
 
 
+def dark_theme() -> bool:
+    """Whether the system theme draws light text on dark windows."""
+    from PySide6.QtGui import QGuiApplication, QPalette
+
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5
+
+
+def error_style() -> str:
+    """A style sheet for error text that reads on light and on dark themes."""
+    return "color: #ff8a80" if dark_theme() else "color: #b00020"
+
+
+def muted_text() -> QColor:
+    """Text that is shown but cannot be edited: the theme's own disabled text colour."""
+    from PySide6.QtGui import QGuiApplication, QPalette
+
+    return QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+
+
 RELEASED = QColor(255, 255, 255, 170)  # the released tail of a job that finished early
 
 

@@ -209,6 +209,7 @@ class CompareDialog(QDialog):
                 if col in best:
                     item.setFont(bold)
                     item.setBackground(QBrush(QColor("#d9f2d9")))
+                    item.setForeground(QBrush(QColor("#000000")))  # readable on a dark theme too
                 self.table.setItem(row, col, item)
 
     def _value(self, name: str, key: str) -> float:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.generate import PRESETS, generate
 from workbench.engine.model import Environment
+from workbench.gui import palette
 
 
 class GenerateDialog(QDialog):
@@ -33,7 +34,7 @@ class GenerateDialog(QDialog):
         self.about.setWordWrap(True)
         self.form = QFormLayout()
         self.error = QLabel()
-        self.error.setStyleSheet("color: #b00020")
+        self.error.setStyleSheet(palette.error_style())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from workbench.engine import registry
 from workbench.engine.errors import ValidationError
 from workbench.engine.registry import Param
+from workbench.gui import palette
 from workbench.gui.panels import scrolling
 from workbench.session import edits
 from workbench.session.document import Document
@@ -46,7 +47,7 @@ class StrategyPanel(QWidget):
         self.auto.setChecked(True)
         self.error = QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #b00020")
+        self.error.setStyleSheet(palette.error_style())
         layout = QVBoxLayout(self)
         for widget in (QLabel("Family"), self.family, QLabel("Strategy"), self.name, self.help):
             layout.addWidget(widget)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -128,7 +127,7 @@ class EnvTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ForegroundRole:
                 return palette.text_colour_on(colour)
         if role == Qt.ItemDataRole.ForegroundRole and column.set is None:
-            return QColor("#555555")
+            return palette.muted_text()
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -199,7 +198,7 @@ class TableDock(QDockWidget):
         self.view.horizontalHeader().setStretchLastSection(True)
         self.message = QLabel()
         self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message.setStyleSheet(palette.error_style())
         bar = QHBoxLayout()
         for text, tip, action in buttons:
             button = QPushButton(text)

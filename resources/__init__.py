@@ -1,0 +1,1 @@
+"""Icons and the desktop entry, shipped as the package ``workbench.resources`` (see pyproject.toml)."""
