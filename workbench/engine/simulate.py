@@ -16,13 +16,16 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.engine.errors import Cancelled
 from workbench.engine.metrics import FlowMetrics, flow_metrics
 from workbench.engine.model import EPS, Environment, Window
 from workbench.engine.schedule import Schedule
-from workbench.engine.slots import Distances
+from workbench.engine.slots import Distances, SlotTable
+
+if TYPE_CHECKING:
+    from workbench.engine.explain import Watch
 
 StopFn = Callable[[], bool] | None
 Progress = Callable[[int, int], None] | None
@@ -148,6 +151,15 @@ class Recorder:
         self.batch: tuple[str, ...] = ()
         self.cycle: int | None = None
         self.steps = 0
+        self.watch: Watch | None = None  # "Why here?": the job whose search to keep (engine/explain.py)
+
+    def watching(self, job_id: str) -> bool:
+        return self.watch is not None and self.watch.job == job_id
+
+    def saw(self, table: SlotTable, earliest: float, selector: object) -> None:
+        """The slots a search for the watched job saw (call only when ``watching`` it)."""
+        if self.watch is not None:
+            self.watch.seen = (table, earliest, selector)
 
     def actual_end(self, window: Window) -> float:
         """Where the job really releases its nodes: start + actual_fraction * length."""
@@ -165,6 +177,8 @@ class Recorder:
         else:
             self.distances.pop(window.job, None)
         self.failed.pop(window.job, None)
+        if self.watch is not None and window.job == self.watch.job:
+            self.watch.placed_by = self.watch.seen
 
     def fail(self, job_id: str, reason: str) -> None:
         self.failed[job_id] = reason

@@ -48,6 +48,8 @@ def backfill_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[Wi
         for i, job in enumerate(jobs):
             rec.check_stop()
             rec.report(i, total)
+            if rec.watching(job.id):
+                rec.saw(profile.table(max(job.arrival, cs)), max(job.arrival, cs), selector)
             found = selector.select_in(profile, job, max(job.arrival, cs), rec.should_stop)
             if found is not None:
                 plan[job.id] = found.window
@@ -211,6 +213,8 @@ class _Replanner:
         old = self.plan.get(job.id)
         before = old.start if old is not None else math.inf
         earliest = max(job.arrival, self.now)
+        if rec.watching(job.id):
+            rec.saw(profile.table(earliest, without=i), earliest, self.selector)
         # Its own reservation counts as free (``without``), as if given back for the search.
         first = search_profile(profile, job, self.feasibility, earliest, rec.should_stop, before, i)
         if first is None or first.window.start >= before - EPS:

@@ -184,6 +184,16 @@ def css_plan(
         # The discretisation can make eq. 5 too tight; the cheapest alternatives always fit it.
         chosen = [int(np.argmin(row)) for row in expenses]
     plan = {job.id: alternatives[job.id][j] for job, j in zip(with_alts, chosen, strict=True)}
+    watch = rec.watch if rec is not None else None
+    if watch is not None and alternatives.get(watch.job):
+        watch.alternatives = list(alternatives[watch.job])
+        watch.alternative_values = [measure(w, problem.value) for w in watch.alternatives]
+        goal = "maximise" if problem.maximise else "minimise"
+        what = {"cpu": "CPU time (n × length)", "cost": "cost"}
+        watch.combination = (
+            f"{goal} the total {what[problem.value]} with the total {what[problem.expense]} "
+            f"at most {limit:.6g} (seed 000 eq. 5); the value column is this job's {what[problem.value]}"
+        )
     return plan, counts
 
 

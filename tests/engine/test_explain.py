@@ -1,0 +1,85 @@
+"""Why here?: the explainer's candidates are the normative search's, and its best is the strategy's window."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engine.brute import brute_window
+from tests.engine.strategies import environments, examples, flows
+from tests.engine.test_search import CRITERIA
+from workbench.engine import registry
+from workbench.engine.explain import candidates, explain_job, explanation_text
+from workbench.engine.io.envfile import load_environment
+from workbench.engine.search import SearchSpec
+from workbench.engine.slots import SlotTable
+
+SELECTORS = [info.name for info in registry.strategies() if info.family == "selector" and info.name != "MultipleBest"]
+
+
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=1),
+    name=st.sampled_from(sorted(CRITERIA)),
+    exact=st.booleans(),
+    earliest=st.sampled_from([0.0, 3.0, 10.0]),
+    factor=st.sampled_from([1.0, 0.5]),
+)
+def test_best_candidate_is_the_brute_force_window(env, name, exact, earliest, factor):
+    table = SlotTable.from_environment(env)
+    job = env.jobs[0]
+    spec = SearchSpec(CRITERIA[name](), exact=exact, length_factor=factor)
+    found, compared, cut = candidates(table, job, spec, earliest)
+    want = brute_window(table, job, spec.criterion, exact, earliest, factor)
+    assert not cut and compared == len(found)
+    if want is None:
+        assert found == []
+        return
+    value, window = want
+    best = found[0]
+    assert best.same_window(window) and best.value == pytest.approx(value, abs=1e-9)
+    # Every candidate is a real window: n distinct eligible nodes, the length its slowest node needs.
+    perf = {node.id: node.performance for node in env.nodes}
+    for c in found:
+        assert len(set(c.nodes)) == job.node_count
+        slowest = min(perf[n] for n in c.nodes)
+        assert slowest >= job.min_performance
+        assert c.length == pytest.approx(job.volume / slowest * factor)
+        if math.isfinite(job.budget):
+            assert c.cost <= job.budget * (1 + 1e-9) + spec.resolution * job.node_count
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=5), name=st.sampled_from(SELECTORS), pick=st.integers(0, 4), data=st.data())
+def test_explained_choice_is_the_strategys_window(env, name, pick, data):
+    """Replayed with the job watched, the best candidate on the slots it saw is the window it got,
+    also after dynamic moves on early completions."""
+    job = env.jobs[pick % len(env.jobs)]
+    schedule = registry.run(env, name)
+    ex = explain_job(env, name, {}, job.id)
+    window = schedule.window_of(job.id)
+    assert ex.chosen == window
+    if window is None:
+        assert ex.summary
+        return
+    assert ex.candidates, explanation_text(ex)
+    assert ex.candidates[0].same_window(window), explanation_text(ex)
+
+
+def test_default_sample_explanations_read_well():
+    env = load_environment(registry.__file__.replace("workbench/engine/registry.py", "sample_envs/default.json"))
+    cop = explain_job(env, "CoP", {}, "j4")
+    assert cop.candidates[0].same_window(cop.chosen)
+    assert "better than the next best" in cop.summary and "the next best starts at" in cop.summary
+    # The CoP rule terms add up to the value.
+    for c in cop.candidates:
+        assert sum(v for _, v in c.terms) == pytest.approx(c.value)
+    failed = explain_job(env, "CoP", {}, "j6")
+    assert failed.chosen is None and "budget" in failed.summary
+    assert failed.over_budget and min(c.cost for c in failed.over_budget) > env.job("j6").budget
+    css = explain_job(env, "CSS", {}, "j4")
+    assert css.candidates and any(c.same_window(css.chosen) for c in css.candidates)
+    assert "combination" in css.summary
