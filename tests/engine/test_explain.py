@@ -80,6 +80,9 @@ def test_default_sample_explanations_read_well():
     failed = explain_job(env, "CoP", {}, "j6")
     assert failed.chosen is None and "budget" in failed.summary
     assert failed.over_budget and min(c.cost for c in failed.over_budget) > env.job("j6").budget
+    # The cheapest window ruled out is the one the failure reason names.
+    cheapest = failed.over_budget[0].cost
+    assert f"the cheapest costs {cheapest:.6g}" in failed.summary or f"{cheapest:.2f}" in failed.summary
     css = explain_job(env, "CSS", {}, "j4")
     assert css.candidates and any(c.same_window(css.chosen) for c in css.candidates)
     assert "combination" in css.summary

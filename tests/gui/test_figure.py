@@ -225,3 +225,31 @@ def test_icon_desktop_entry_about_and_shortcuts(qtbot):
     assert ("Run", "F5") in rows and ("Compare strategies", "Ctrl+K") in rows
     assert any(what == "Redo" and "Ctrl+Y" in keys for what, keys in rows)
     assert ("Keyboard shortcuts", "Ctrl+/") in rows
+
+
+def test_why_here_panel_explains_the_selected_job(qtbot):
+    from workbench.gui.main_window import MainWindow
+
+    win = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
+    qtbot.addWidget(win)
+    win.show()
+    win.run_now()
+    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    win.findChild(__import__("PySide6.QtWidgets", fromlist=["QDockWidget"]).QDockWidget, "why here?").raise_()
+    win.jobs.view.selectRow(win.document.env.job_index["j4"])
+    qtbot.waitUntil(lambda: win.why.explanation is not None, timeout=30_000)
+    ex = win.why.explanation
+    chosen = win.document.result.window_of("j4")
+    assert ex.job == "j4" and ex.chosen == chosen
+    assert win.why.table.item(0, 0).text().startswith("★")
+    assert float(win.why.table.item(0, 1).text()) == pytest.approx(chosen.start)
+    # The other candidates are outlined on the chart; unticking the box removes them.
+    others = [c for c in ex.candidates if not c.same_window(chosen)]
+    assert win.chart.ghosts.count == sum(len(c.nodes) for c in others) > 0
+    win.why.show_ghosts.setChecked(False)
+    assert win.chart.ghosts.count == 0
+    # A failed job: the reason, and the cheapest windows its budget ruled out.
+    win.jobs.view.selectRow(win.document.env.job_index["j6"])
+    qtbot.waitUntil(lambda: win.why.explanation is not None and win.why.explanation.job == "j6", timeout=30_000)
+    assert "budget" in win.why.summary.text()
+    assert any(win.why.table.item(r, 0).text() == "over budget" for r in range(win.why.table.rowCount()))

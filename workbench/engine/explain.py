@@ -13,6 +13,7 @@ CoP and PAST the value is split into the rule terms of seed 001 §4.1.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -214,8 +215,14 @@ def explain_choice(
     rule = rule_of(spec)
     if chosen is None:
         reason = explain_failure(table, job, earliest)
-        dear, _, _ = candidates(table, job, spec, earliest, budget=False) if math.isfinite(job.budget) else ([], 0, 0)
-        dear = sorted(dear, key=lambda c: (c.cost, c.start))[:SHOWN]
+        dear: list[Candidate] = []
+        if math.isfinite(job.budget):
+            # The cheapest windows there are (exact choice by cost), which the budget ruled out;
+            # their value under the strategy's rule is not what made them lose, so it is left blank.
+            cheapest = SearchSpec(cr.Cost(), True, spec.length_factor, spec.resolution)
+            every, _, _ = candidates(table, job, cheapest, earliest, budget=False)
+            dear = [dataclasses.replace(c, value=math.nan) for c in sorted(every, key=lambda c: (c.cost, c.start))]
+            dear = dear[:SHOWN]
         return Explanation(job.id, strategy, rule, None, tuple(found[:SHOWN]), compared, reason, tuple(dear), notes)
     shown = found[:SHOWN]
     mine = next((c for c in found if c.same_window(chosen)), None)

@@ -44,6 +44,7 @@ from workbench.gui.panels.metrics import MetricsPanel
 from workbench.gui.panels.run_status import RunStatus
 from workbench.gui.panels.strategy import StrategyPanel
 from workbench.gui.panels.tables import jobs_dock, nodes_dock, tasks_dock
+from workbench.gui.panels.why import WhyPanel
 from workbench.gui.workers import LiveRunner
 from workbench.session import edits
 from workbench.session.document import Document, empty_environment
@@ -78,12 +79,15 @@ class MainWindow(QMainWindow):
         self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.why = WhyPanel(self.document)
+        self._dock("Why here?", self.why, Qt.DockWidgetArea.RightDockWidgetArea)
         for dock in (self.jobs, self.nodes, self.tasks):
             self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         self.tabifyDockWidget(self.jobs, self.nodes)
         self.tabifyDockWidget(self.nodes, self.tasks)
         self.jobs.raise_()
         self.tabifyDockWidget(self.findChild(QDockWidget, "metrics"), self.findChild(QDockWidget, "cycles"))
+        self.tabifyDockWidget(self.findChild(QDockWidget, "cycles"), self.findChild(QDockWidget, "why here?"))
         self.findChild(QDockWidget, "metrics").raise_()
         self.run_status = RunStatus(self.runner, self.document)
         self.statusBar().addPermanentWidget(self.run_status)
@@ -208,6 +212,7 @@ class MainWindow(QMainWindow):
         self.jobs.view.selectionModel().selectionChanged.connect(self._on_job_selection)
         self.cycles.snapshot_shown.connect(self._on_snapshot_shown)
         self.cycles.live_requested.connect(self._on_live_requested)
+        self.why.ghosts_changed.connect(self.chart.set_ghosts)
 
     # ------------------------------------------------------------ runs
 
@@ -317,7 +322,9 @@ class MainWindow(QMainWindow):
 
     def _on_job_selection(self, *_: object) -> None:
         row = self.jobs.selected_row()
-        self.chart.set_selected(self.document.env.jobs[row].id if row is not None else None)
+        job_id = self.document.env.jobs[row].id if row is not None else None
+        self.chart.set_selected(job_id)
+        self.why.show_job(job_id)
 
     # ------------------------------------------------------------ cycles
 

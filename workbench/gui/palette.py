@@ -47,6 +47,7 @@ TASK_COLOURS = {
 
 FREE_SLOT = "#eef3f7"
 HIGHLIGHT = "#000000"
+GHOST = "#d62728"  # Why here?: outlines of the candidates a strategy compared
 
 
 _TRAILING_NUMBER = re.compile(r"(\d{1,15})$")
@@ -149,10 +150,13 @@ def error_style() -> str:
 
 
 def muted_text() -> QColor:
-    """Text that is shown but cannot be edited: the theme's own disabled text colour."""
+    """Text that is shown but cannot be edited: the theme's text colour, a third of the way to its background."""
     from PySide6.QtGui import QGuiApplication, QPalette
 
-    return QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+    pal = QGuiApplication.palette()
+    text, base = pal.color(QPalette.ColorRole.Text), pal.color(QPalette.ColorRole.Base)
+    mix = [round(a + (b - a) * 0.35) for a, b in zip(text.getRgb()[:3], base.getRgb()[:3], strict=True)]
+    return QColor(*mix)
 
 
 RELEASED = QColor(255, 255, 255, 170)  # the released tail of a job that finished early

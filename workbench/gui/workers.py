@@ -167,3 +167,53 @@ class CompareRunner(QObject):
             metrics[name] = flow_metrics(env, result)
         if not token.cancelled:
             self.finished.emit(results, metrics, errors)
+
+
+class BackgroundCall(QObject):
+    """One cancellable call at a time in a worker thread; only the latest call's answer is delivered."""
+
+    finished = Signal(int, object, object)  # ticket, result, error text (None when it worked)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._token: Token | None = None
+        self.ticket = 0
+        self.thread: threading.Thread | None = None
+        self.finished.connect(self._check)
+
+    @property
+    def busy(self) -> bool:
+        return self._token is not None
+
+    def start(self, call: Callable[[Token], Any]) -> int:
+        """Run ``call(should_stop)``; a later ``start`` or ``stop`` makes this one's answer void."""
+        self.stop()
+        token = Token()
+        self._token = token
+        self.ticket += 1
+        ticket = self.ticket
+
+        def work() -> None:
+            try:
+                result, error = call(token), None
+            except Cancelled:
+                return
+            except WorkbenchError as exc:
+                result, error = None, str(exc)
+            except Exception as exc:
+                result, error = None, f"internal error: {exc!r}"
+            if not token.cancelled:
+                self.finished.emit(ticket, result, error)
+
+        self.thread = threading.Thread(target=work, daemon=True)
+        self.thread.start()
+        return ticket
+
+    def stop(self) -> None:
+        if self._token is not None:
+            self._token.cancelled = True
+        self._token = None
+
+    def _check(self, ticket: int, *_: object) -> None:
+        if ticket == self.ticket:
+            self._token = None

@@ -153,8 +153,18 @@ class GanttChart(pg.PlotWidget):
         self.veil = RectLayer(z=2.4)
         self.focus = RectLayer(z=2.5)
         self.selection = RectLayer(z=3)
+        self.ghosts = RectLayer(z=3.5)  # Why here?: the candidate windows the strategy compared
         self.preview = RectLayer(z=6)
-        layers = (self.slots, self.tasks, self.windows, self.released, self.veil, self.focus, self.selection)
+        layers = (
+            self.slots,
+            self.tasks,
+            self.windows,
+            self.released,
+            self.veil,
+            self.focus,
+            self.selection,
+            self.ghosts,
+        )
         for layer in (*layers, self.preview):
             self.addItem(layer)
         self._labels: list[pg.TextItem] = []
@@ -355,6 +365,29 @@ class GanttChart(pg.PlotWidget):
                 width=2.5,
             )
         self._draw_focus()
+
+    def set_ghosts(self, windows: list[tuple[float, float, tuple[str, ...]]]) -> None:
+        """Dashed outlines of candidate windows (start, length, node ids); [] clears them."""
+        if self.env is None or not windows:
+            self.ghosts.clear()
+            return
+        index = self.env.node_index
+        parts = [(s, index[n], length) for s, length, nodes in windows for n in nodes if n in index]
+        if not parts:
+            self.ghosts.clear()
+            return
+        x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
+        self.ghosts.set_rects(
+            x,
+            y + 0.1,
+            w,
+            np.full(x.size, ROW_HEIGHT - 0.2),
+            np.zeros(x.size, dtype=np.int64),
+            [QColor(0, 0, 0, 0)],
+            [QColor(palette.GHOST)],
+            width=1.6,
+            dashed=True,
+        )
 
     def set_hovered(self, job_id: str | None) -> None:
         if job_id != self.hovered:

@@ -47,6 +47,7 @@ class RectLayer(pg.GraphicsObject):
         colours: list[QColor],
         outline: list[QColor | None] | None = None,
         width: float = 1.0,
+        dashed: bool = False,
     ) -> None:
         """Replace every rectangle; ``group[i]`` indexes ``colours`` (and ``outline``)."""
         self.prepareGeometryChange()
@@ -64,6 +65,8 @@ class RectLayer(pg.GraphicsObject):
             pen = QPen(line) if line is not None else QPen(Qt.PenStyle.NoPen)
             pen.setCosmetic(True)
             pen.setWidthF(width)
+            if dashed and line is not None:
+                pen.setStyle(Qt.PenStyle.DashLine)
             self._pens.append(pen)
         if self._x.size:
             left, right = float(self._x.min()), float((self._x + self._w).max())

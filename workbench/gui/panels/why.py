@@ -1,0 +1,178 @@
+"""The "Why here?" panel: for the selected job, the candidates its strategy compared and why one won.
+
+The engine does the work (``engine/explain.py``: the strategy runs again with the
+job watched), in a background thread, so the window never waits for it. The
+candidates can be drawn on the chart as dashed outlines.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.engine.explain import Candidate, Explanation, explain_job
+from workbench.gui.numbers import number
+from workbench.gui.workers import BackgroundCall
+from workbench.session.document import Document
+
+COLUMNS = ["", "start", "end", "length", "cost", "value", "nodes"]
+
+
+class WhyPanel(QWidget):
+    """Explains the placement (or failure) of one job under the document's strategy."""
+
+    ghosts_changed = Signal(object)  # [(start, length, nodes)] to outline on the chart
+
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document
+        self.job_id: str | None = None
+        self.explanation: Explanation | None = None
+        self._asked: tuple[object, str] | None = None  # (environment, job) of the last request
+        self.call = BackgroundCall()
+        self.call.finished.connect(self._on_finished)
+        self.title = QLabel("Select a job (in the chart or the Jobs table) to see why it went where it did.")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setMinimumHeight(190)  # room for the chosen window and the next five
+        self.show_ghosts = QCheckBox("Outline these candidates on the chart")
+        self.show_ghosts.setChecked(True)
+        self.show_ghosts.toggled.connect(lambda _: self._emit_ghosts())
+        self.notes = QLabel("")
+        self.notes.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.show_ghosts)
+        layout.addWidget(self.notes)
+        document.events.result.connect(lambda *_: self.refresh())
+
+    def show_job(self, job_id: str | None) -> None:
+        """Explain ``job_id`` (None clears the panel)."""
+        self.job_id = job_id
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Ask again if the environment or the job changed (and the panel is on screen)."""
+        env = self.document.env
+        if self.job_id is None or self.job_id not in env.job_index:
+            self.call.stop()
+            self._asked = None
+            self._show(None)
+            return
+        if not self.isVisible() or self._asked == (env, self.job_id):
+            return
+        self._asked = (env, self.job_id)
+        job, name, params = self.job_id, env.strategy.name, env.strategy.params_dict()
+        self.title.setText(f"<b>{env.job(job).name}</b> under {name}: working it out…")
+        self.call.start(lambda stop: explain_job(env, name, params, job, stop))
+
+    def showEvent(self, event: object) -> None:
+        super().showEvent(event)  # type: ignore[arg-type]
+        self.refresh()
+
+    def _on_finished(self, ticket: int, result: object, error: object) -> None:
+        if ticket != self.call.ticket:
+            return
+        if error is not None:
+            self.explanation = None
+            self.title.setText("Cannot explain this job")
+            self.summary.setText(str(error))
+            self.table.setRowCount(0)
+            self._emit_ghosts()
+            return
+        assert isinstance(result, Explanation)
+        self._show(result)
+
+    def _show(self, ex: Explanation | None) -> None:
+        self.explanation = ex
+        if ex is None:
+            self.title.setText("Select a job (in the chart or the Jobs table) to see why it went where it did.")
+            self.summary.setText("")
+            self.notes.setText("")
+            self.table.setRowCount(0)
+            self._emit_ghosts()
+            return
+        env = self.document.env
+        job = env.job(ex.job)
+        where = (
+            f"placed at {number(ex.chosen.start)} on {len(ex.chosen.nodes)} nodes"
+            if ex.chosen is not None
+            else "not placed"
+        )
+        self.title.setText(
+            f"<b>{job.name}</b> under {ex.strategy}: {where}" + (f"<br>Rule: {ex.rule}" if ex.rule else "")
+        )
+        self.summary.setText(ex.summary)
+        rows: list[tuple[str, Candidate]] = [("", c) for c in ex.candidates]
+        if ex.over_budget:
+            rows += [("over budget", c) for c in ex.over_budget]
+        self.table.setRowCount(len(rows))
+        bold = QFont()
+        bold.setBold(True)
+        for r, (tag, c) in enumerate(rows):
+            chosen = ex.chosen is not None and c.same_window(ex.chosen)
+            budget = job.budget
+            cost = number(c.cost) + ("" if not math.isfinite(budget) else f" of {number(budget)}")
+            cells = [
+                "★ chosen" if chosen else tag or str(r + 1),
+                number(c.start),
+                number(c.end),
+                number(c.length),
+                cost,
+                number(c.value) if math.isfinite(c.value) else "—",
+                ", ".join(c.nodes),
+            ]
+            tip = "<br>".join(f"{name}: {number(v)}" for name, v in c.terms)
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if chosen:
+                    item.setFont(bold)
+                    item.setBackground(QBrush(QColor("#d9f2d9")))
+                    item.setForeground(QBrush(QColor("#000000")))
+                if tip:
+                    item.setToolTip(f"<b>value {number(c.value)}</b> =<br>{tip}")
+                self.table.setItem(r, col, item)
+        notes = [f"{ex.compared} candidate windows compared."] if ex.compared else []
+        notes += list(ex.notes)
+        if ex.over_budget:
+            notes.append("Rows marked 'over budget' are the cheapest windows the budget ruled out.")
+        if any(c.terms for c in ex.candidates):
+            notes.append("Hover a row for the rule terms that make up its value.")
+        self.notes.setText(" ".join(notes))
+        self._emit_ghosts()
+
+    def _emit_ghosts(self) -> None:
+        ex = self.explanation
+        if ex is None or not self.show_ghosts.isChecked():
+            self.ghosts_changed.emit([])
+            return
+        out = [
+            (c.start, c.length, c.nodes)
+            for c in [*ex.candidates, *ex.over_budget]
+            if ex.chosen is None or not c.same_window(ex.chosen)
+        ]
+        self.ghosts_changed.emit(out)
