@@ -171,7 +171,8 @@ class Recorder:
         end = self.actual_end(window)
         self.windows[window.job] = window
         self.actual[window.job] = end
-        self._log.placements.append((window.job, window, end, distances if self.explain else None))
+        if self.history:  # only snapshots read the log; a long run without them keeps none
+            self._log.placements.append((window.job, window, end, distances if self.explain else None))
         if self.explain and distances is not None:
             self.distances[window.job] = distances
         else:
@@ -182,11 +183,13 @@ class Recorder:
 
     def fail(self, job_id: str, reason: str) -> None:
         self.failed[job_id] = reason
-        self._log.failures.append((job_id, reason))
+        if self.history:
+            self._log.failures.append((job_id, reason))
 
     def count_alternatives(self, job_id: str, count: int) -> None:
         self.alternatives[job_id] = count
-        self._log.alternatives.append((job_id, count))
+        if self.history:
+            self._log.alternatives.append((job_id, count))
 
     def note_reservation(self, job_id: str, start: float) -> None:
         self.reservations.setdefault(job_id, start)

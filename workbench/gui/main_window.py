@@ -246,8 +246,17 @@ class MainWindow(QMainWindow):
             self.metrics.show_schedule(env, schedule)
         self.jobs.model.refresh()
         if schedule is not None and not self._jobs_sized:
-            self.jobs.view.resizeColumnsToContents()  # once per document: the result columns now have content
+            # Once per document: the result columns now have content. Later, in its own turn of the
+            # event loop, so the window answers between drawing the result and measuring the columns.
+            QTimer.singleShot(0, self._size_result_columns)
             self._jobs_sized = True
+
+    def _size_result_columns(self) -> None:
+        """Fit the Jobs table's result columns (start, end, cost, status) to what the run put there."""
+        headers = [c.header for c in self.jobs.model.columns]
+        for name in ("start", "end", "cost", "status"):
+            if name in headers:
+                self.jobs.view.resizeColumnToContents(headers.index(name))
 
     # ------------------------------------------------------------ document events
 

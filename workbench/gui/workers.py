@@ -19,6 +19,7 @@ from workbench.engine import registry
 from workbench.engine.errors import Cancelled, WorkbenchError
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
+from workbench.gui.prepared import prepare
 from workbench.session.document import Document
 
 
@@ -110,6 +111,8 @@ class LiveRunner(QObject):
             schedule, error = run_strategy(env, token, progress)
         except Cancelled:
             return
+        if schedule is not None and not token.cancelled:
+            prepare(env, schedule)  # the free slots and the measures, here rather than on the GUI thread
         if not token.cancelled:
             self.finished.emit(version, schedule, error, (time.perf_counter() - began) * 1000.0)
 
@@ -147,8 +150,6 @@ class CompareRunner(QObject):
         self.busy = False
 
     def _work(self, env: Environment, runs: list[tuple[str, dict[str, Any]]], token: Token) -> None:
-        from workbench.engine.metrics import flow_metrics
-
         results: dict[str, Schedule] = {}
         metrics: dict[str, Any] = {}
         errors: list[str] = []
@@ -164,7 +165,7 @@ class CompareRunner(QObject):
                 errors.append(f"{name}: {exc}")
                 continue
             results[name] = result
-            metrics[name] = flow_metrics(env, result)
+            metrics[name] = prepare(env, result).metrics
         if not token.cancelled:
             self.finished.emit(results, metrics, errors)
 

@@ -123,6 +123,13 @@ class _Replanner:
         heapq.heappush(self.ends, (end, self._seq, window.job, window))
         if end < window.end - EPS:
             heapq.heappush(self.early, (end, self._seq, window.job, window))
+        if len(self.ends) > 2 * len(self.current) + 64:
+            # Moved windows leave stale entries behind (deleted lazily): drop them now and then,
+            # so that a long run does not keep every window it ever planned.
+            self.ends = [e for e in self.ends if self._valid(e)]
+            self.early = [e for e in self.early if self._valid(e)]
+            heapq.heapify(self.ends)
+            heapq.heapify(self.early)
 
     def _valid(self, entry: tuple[float, int, str, Window]) -> bool:
         return self.current.get(entry[2]) is entry[3]

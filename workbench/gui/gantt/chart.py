@@ -23,7 +23,7 @@ from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
 from workbench.engine.slots import Distances, SlotTable, window_distances
-from workbench.gui import palette
+from workbench.gui import palette, prepared
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.gantt.layers import RectLayer
@@ -176,6 +176,7 @@ class GanttChart(pg.PlotWidget):
         self._distances: dict[str, Distances] = {}  # the L_left/L_right each placement saw
         self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
+        self._schedule: Schedule | None = None
         self._drag: _Drag | None = None
         self.selected: str | None = None
         self.hovered: str | None = None
@@ -191,6 +192,7 @@ class GanttChart(pg.PlotWidget):
     ) -> None:
         """Draw ``env`` and a result (None: only the environment, or the ``windows`` given, which keep
         the actual ends they were drawn with)."""
+        self._schedule = schedule
         if schedule is not None:
             self._actual_ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
             self._distances = dict(schedule.distances)
@@ -198,6 +200,7 @@ class GanttChart(pg.PlotWidget):
 
     def set_snapshot(self, env: Environment, snapshot: Snapshot) -> None:
         """Draw one step of a simulation: what has run, what is planned, the current time."""
+        self._schedule = None
         self._actual_ends = dict(snapshot.actual_ends)
         self._distances = dict(snapshot.schedule.distances)
         self._draw(env, list(snapshot.windows), snapshot, fit=False)
@@ -208,8 +211,9 @@ class GanttChart(pg.PlotWidget):
         self.env, self.snapshot = env, snapshot
         self.node_axis.set_labels([f"{n.name}  p={number(n.performance)}  c={number(n.price)}" for n in env.nodes])
         self._window_list = windows
-        self._table = SlotTable.from_environment(env)
-        self._draw_slots(env, windows)
+        ready = prepared.lookup(env, self._schedule)
+        self._table = None if ready is not None else SlotTable.from_environment(env)
+        self._draw_slots(env, windows, ready.free if ready is not None and snapshot is None else None)
         self._draw_tasks(env)
         self._draw_windows(env, windows, snapshot)
         self._draw_lines(env, snapshot)
@@ -218,8 +222,12 @@ class GanttChart(pg.PlotWidget):
             self.fit()
             self._needs_fit = env.time.horizon is None and not windows
 
-    def _draw_slots(self, env: Environment, windows: list[Window]) -> None:
-        table = self._table.reserve(windows) if self._table is not None else SlotTable.from_environment(env)
+    def _draw_slots(self, env: Environment, windows: list[Window], free: SlotTable | None = None) -> None:
+        """The free slots, faint: ``free`` when the worker prepared them, else computed here."""
+        if free is not None:
+            table = free
+        else:
+            table = (self._table or SlotTable.from_environment(env)).reserve(windows)
         end = geometry.visible_end(env, windows)
         slot_end = np.minimum(table.end, end)
         self.slots.set_rects(

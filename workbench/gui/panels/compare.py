@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QDialog,
@@ -46,6 +46,7 @@ ROWS: list[tuple[str, str, str]] = [
 ]
 DEFAULT_CHOICE = ("FirstFit", "MinCost", "CoP")
 MIN_CHART_HEIGHT = 220  # pixels: rows and job names stay readable with many strategies
+CHART_PACE_MS = 20  # between adding one chart and the next: each gets painted on its own
 
 
 def best_columns(values: list[float], better: str) -> set[int]:
@@ -127,7 +128,8 @@ class CompareDialog(QDialog):
 
     @property
     def running(self) -> bool:
-        return self.runner.busy
+        """Running the strategies, or still adding their charts."""
+        return self.runner.busy or self.drawing
 
     def compare(self) -> None:
         """Run the ticked strategies in the background; the window stays responsive."""
@@ -175,24 +177,40 @@ class CompareDialog(QDialog):
             self.note.setText("⚠ Stale: the environment changed after this comparison. Compare again to update it.")
 
     def _draw_charts(self) -> None:
+        """One chart per strategy, added one per turn of the event loop (each is drawn as it comes),
+        so that four or eight charts of a long trace never hold up the window together."""
         for chart in self.charts:
             chart.setParent(None)
             chart.deleteLater()
         self.charts = []
+        self._pending = list(self.results.items())
+        self._generation = getattr(self, "_generation", 0) + 1
+        self._add_next_chart(self._generation)
+
+    def _add_next_chart(self, generation: int) -> None:
+        if generation != self._generation or not self._pending:
+            return
         env = self.document.env
-        for name, result in self.results.items():
-            chart = GanttChart(editable=False)
-            chart.getPlotItem().setTitle(name)
-            chart.setMinimumHeight(MIN_CHART_HEIGHT)
-            chart.set_data(env, result, fit=True)
-            if self.charts:
-                chart.setXLink(self.charts[0])
-            self.charts_box.addWidget(chart)
-            self.charts.append(chart)
+        name, result = self._pending.pop(0)
+        chart = GanttChart(editable=False)
+        chart.getPlotItem().setTitle(name)
+        chart.setMinimumHeight(MIN_CHART_HEIGHT)
+        chart.set_data(env, result, fit=True)
+        if self.charts:
+            chart.setXLink(self.charts[0])
+        self.charts_box.addWidget(chart)
+        self.charts.append(chart)
         # The linked time axis covers every schedule, not only the first one's.
-        ends = [w.end for result in self.results.values() for w in result.windows]
-        if self.charts and ends:
+        ends = [w.end for r in self.results.values() for w in r.windows]
+        if ends:
             self.charts[0].view.setXRange(env.time.start, max(ends), padding=0.02)
+        if self._pending:
+            QTimer.singleShot(CHART_PACE_MS, lambda: self._add_next_chart(generation))
+
+    @property
+    def drawing(self) -> bool:
+        """Charts still to be added from the last comparison."""
+        return bool(getattr(self, "_pending", None))
 
     def _fill_table(self) -> None:
         names = list(self.results)

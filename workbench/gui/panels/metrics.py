@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QHeaderView, QTableView, QTableWidget, QTableWidge
 from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
+from workbench.gui import prepared
 from workbench.gui.numbers import number
 
 FLOW_ROWS: list[tuple[str, str]] = [
@@ -91,8 +92,9 @@ class MetricsPanel(QTabWidget):
                 self.flow.setItem(row, 0, QTableWidgetItem("—"))
             self.job_model.set_rows([])
             return
-        metrics = flow_metrics(env, schedule)
+        ready = prepared.lookup(env, schedule)
+        metrics = ready.metrics if ready is not None else flow_metrics(env, schedule)
         self.current = metrics
         for row, (_, key) in enumerate(FLOW_ROWS):
             self.flow.setItem(row, 0, QTableWidgetItem(format_metric(key, getattr(metrics, key))))
-        self.job_model.set_rows(job_metrics(env, schedule))
+        self.job_model.set_rows(ready.jobs if ready is not None else job_metrics(env, schedule))

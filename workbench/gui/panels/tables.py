@@ -190,7 +190,9 @@ class TableDock(QDockWidget):
         self.view = QTableView()
         self.view.setModel(model)
         # Fit columns to a sample of rows: reading every cell of a 10,000-job table stalls the window.
+        # (A column's width is measured over the rows the *vertical* header's precision allows.)
         self.view.horizontalHeader().setResizeContentsPrecision(SIZE_SAMPLE_ROWS)
+        self.view.verticalHeader().setResizeContentsPrecision(SIZE_SAMPLE_ROWS)
         self.view.setItemDelegate(ChoiceDelegate(model))
         self.view.verticalHeader().setVisible(False)
         self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)

@@ -1,0 +1,54 @@
+"""What the window shows of a result, computed in the worker thread so the GUI thread only draws.
+
+After a run, the worker also builds the free slots left by the local tasks and the
+windows (the chart draws them faintly) and the flow and per-job measures (the
+Metrics panel). The GUI thread looks them up by the schedule object; anything
+not prepared (a step in Cycles mode, say) is computed on the spot as before.
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_metrics
+from workbench.engine.model import Environment
+from workbench.engine.schedule import Schedule
+from workbench.engine.slots import SlotTable
+
+KEEP = 8  # results kept: the live one and a Compare of up to seven more
+
+
+@dataclass(frozen=True)
+class Prepared:
+    env: Environment
+    schedule: Schedule
+    free: SlotTable
+    metrics: FlowMetrics
+    jobs: list[JobMetrics]
+
+
+_lock = threading.Lock()
+_kept: list[Prepared] = []
+
+
+def prepare(env: Environment, schedule: Schedule) -> Prepared:
+    """Compute, keep and return what the window needs of ``schedule`` (call it off the GUI thread)."""
+    free = SlotTable.from_environment(env).reserve(schedule.windows)
+    done = Prepared(env, schedule, free, flow_metrics(env, schedule), job_metrics(env, schedule))
+    with _lock:
+        _kept.append(done)
+        del _kept[:-KEEP]
+    return done
+
+
+def lookup(env: Environment, schedule: Schedule | None) -> Prepared | None:
+    """What was prepared for exactly this schedule object on this environment, if anything."""
+    if schedule is None:
+        return None
+    with _lock:
+        for done in reversed(_kept):
+            if done.schedule is schedule and done.env is env:
+                return done
+    return None
