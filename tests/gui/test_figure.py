@@ -253,3 +253,31 @@ def test_why_here_panel_explains_the_selected_job(qtbot):
     qtbot.waitUntil(lambda: win.why.explanation is not None and win.why.explanation.job == "j6", timeout=30_000)
     assert "budget" in win.why.summary.text()
     assert any(win.why.table.item(r, 0).text() == "over budget" for r in range(win.why.table.rowCount()))
+
+
+def test_compare_shows_per_job_start_differences(qtbot):
+    from workbench.gui.main_window import MainWindow
+    from workbench.gui.panels.compare import CompareDialog, differences
+
+    env = load_environment(DEFAULT)
+    a, b = registry.run(env, "FirstFit"), registry.run(env, "MinCost")
+    diff = differences(env, a, b)
+    for job, d in zip(diff.jobs, diff.delta, strict=True):
+        assert d == pytest.approx(b.window_of(job).start - a.window_of(job).start)
+    assert diff.earlier + diff.later <= len(diff.jobs)
+    assert set(diff.only_a) == {j.id for j in env.jobs if a.window_of(j.id) and not b.window_of(j.id)}
+    win = MainWindow(env, DEFAULT, quiet=True)
+    qtbot.addWidget(win)
+    dialog = CompareDialog(win.document, win)
+    qtbot.addWidget(dialog)
+    dialog.set_chosen(["FirstFit", "MinCost", "CoP", "EASY"])
+    dialog.compare()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert len(dialog.charts) == 4
+    assert (dialog.diff_a.currentText(), dialog.diff_b.currentText()) == ("FirstFit", "MinCost")
+    heights = dialog.diff_bars.opts["height"]
+    assert np.allclose(sorted(heights), sorted(diff.delta))
+    assert f"{diff.earlier} jobs start earlier" in dialog.diff_note.text()
+    dialog.diff_b.setCurrentText("CoP")
+    cop = differences(env, a, dialog.results["CoP"])
+    assert np.allclose(sorted(dialog.diff_bars.opts["height"]), sorted(cop.delta))

@@ -7,10 +7,14 @@ default parameters, except the document's own strategy, which keeps its own.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -21,12 +25,14 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.engine import registry
 from workbench.engine.metrics import FlowMetrics
+from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.numbers import number
@@ -56,6 +62,45 @@ def best_columns(values: list[float], better: str) -> set[int]:
         return set()
     target = (min if better == "min" else max)(v for _, v in finite)
     return {i for i, v in finite if abs(v - target) <= 1e-9 * max(1.0, abs(target))}
+
+
+@dataclass(frozen=True)
+class Differences:
+    """Per-job start differences, B minus A, over the jobs both placed (in queue order)."""
+
+    jobs: list[str]
+    delta: np.ndarray
+    only_a: list[str]
+    only_b: list[str]
+
+    @property
+    def earlier(self) -> int:
+        return int((self.delta < -1e-9).sum())
+
+    @property
+    def later(self) -> int:
+        return int((self.delta > 1e-9).sum())
+
+    def summary(self, a: str, b: str) -> str:
+        same = len(self.jobs) - self.earlier - self.later
+        parts = [
+            f"Under {b}, {self.earlier} jobs start earlier, {self.later} later and {same} at the same time as under {a}"
+        ]
+        if self.jobs:
+            parts.append(f"mean change {number(float(self.delta.mean()))}")
+        if self.only_a:
+            parts.append(f"{len(self.only_a)} placed only under {a}")
+        if self.only_b:
+            parts.append(f"{len(self.only_b)} placed only under {b}")
+        return "; ".join(parts) + "."
+
+
+def differences(env: Environment, a: Schedule, b: Schedule) -> Differences:
+    jobs = [j.id for j in env.jobs if a.window_of(j.id) is not None and b.window_of(j.id) is not None]
+    delta = np.array([b.window_of(j).start - a.window_of(j).start for j in jobs], dtype=float)  # type: ignore[union-attr]
+    only_a = [j.id for j in env.jobs if a.window_of(j.id) is not None and b.window_of(j.id) is None]
+    only_b = [j.id for j in env.jobs if b.window_of(j.id) is not None and a.window_of(j.id) is None]
+    return Differences(jobs, delta, only_a, only_b)
 
 
 class CompareDialog(QDialog):
@@ -91,8 +136,11 @@ class CompareDialog(QDialog):
         self.table = QTableWidget(len(ROWS), 0)
         self.table.setVerticalHeaderLabels([label for label, _, _ in ROWS])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(scroll, "Charts")
+        self.tabs.addTab(self._build_diff_tab(), "Per-job differences")
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(scroll)
+        right.addWidget(self.tabs)
         right.addWidget(self.table)
         right.setSizes([650, 200])
         layout = QHBoxLayout(self)
@@ -113,6 +161,62 @@ class CompareDialog(QDialog):
         callback = self._on_environment_changed
         document.events.environment.connect(callback)
         self.destroyed.connect(lambda *_: document.events.environment.disconnect(callback))
+
+    def _build_diff_tab(self) -> QWidget:
+        """evalys-style difference plot: how much later (red) or earlier (green) each job starts under B."""
+        self.diff_a, self.diff_b = QComboBox(), QComboBox()
+        for combo in (self.diff_a, self.diff_b):
+            combo.currentIndexChanged.connect(lambda _: self._draw_diff())
+        self.diff_plot = pg.PlotWidget(background="w")
+        self.diff_plot.setLabel("bottom", "job (queue order)")
+        self.diff_plot.setLabel("left", "start under B − start under A")
+        self.diff_plot.addLine(y=0, pen=pg.mkPen("#404040"))
+        self.diff_bars: pg.BarGraphItem | None = None
+        self.diff_note = QLabel("")
+        self.diff_note.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("A:"))
+        row.addWidget(self.diff_a, 1)
+        row.addWidget(QLabel("B:"))
+        row.addWidget(self.diff_b, 1)
+        box = QVBoxLayout()
+        box.addLayout(row)
+        box.addWidget(self.diff_plot, 1)
+        box.addWidget(self.diff_note)
+        page = QWidget()
+        page.setLayout(box)
+        return page
+
+    def _fill_diff_choices(self) -> None:
+        names = list(self.results)
+        for combo, pick in ((self.diff_a, 0), (self.diff_b, 1)):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(names)
+            combo.setCurrentIndex(min(pick, len(names) - 1))
+            combo.blockSignals(False)
+        self._draw_diff()
+
+    def _draw_diff(self) -> None:
+        a, b = self.diff_a.currentText(), self.diff_b.currentText()
+        if self.diff_bars is not None:
+            self.diff_plot.removeItem(self.diff_bars)
+            self.diff_bars = None
+        if a not in self.results or b not in self.results:
+            self.diff_note.setText("")
+            return
+        env = self.document.env
+        self.diff = differences(env, self.results[a], self.results[b])
+        order = env.job_index
+        x = np.array([order[j] for j in self.diff.jobs], dtype=float)
+        colours = [
+            QColor("#2ca02c") if d < -1e-9 else QColor("#d62728") if d > 1e-9 else QColor("#808080")
+            for d in self.diff.delta
+        ]
+        self.diff_bars = pg.BarGraphItem(x=x, height=self.diff.delta, width=0.8, brushes=colours, pen=None)
+        self.diff_plot.addItem(self.diff_bars)
+        self.diff_plot.autoRange()
+        self.diff_note.setText(self.diff.summary(a, b) + " Green: starts earlier under B; red: later; grey: unchanged.")
 
     def chosen(self) -> list[str]:
         return [
@@ -169,6 +273,7 @@ class CompareDialog(QDialog):
         self.note.setText("\n".join(errors) or f"{len(self.results)} strategies compared.")
         self._draw_charts()
         self._fill_table()
+        self._fill_diff_choices()
 
     def _on_environment_changed(self, env: object) -> None:
         if self.results and not self.stale:
@@ -196,16 +301,30 @@ class CompareDialog(QDialog):
         chart.getPlotItem().setTitle(name)
         chart.setMinimumHeight(MIN_CHART_HEIGHT)
         chart.set_data(env, result, fit=True)
-        if self.charts:
-            chart.setXLink(self.charts[0])
+        # The linked time axis covers every schedule, not only the first one's: each chart starts there.
+        ends = [w.end for r in self.results.values() for w in r.windows]
+        if self.charts:  # join the others where they are (the user may have zoomed meanwhile)
+            chart.view.setXRange(*self.charts[0].view.viewRange()[0], padding=0)
+        elif ends:
+            chart.view.setXRange(env.time.start, max(ends), padding=0.02)
+        # Linked by value, not by pyqtgraph's XLink, which aligns by pixels and shifts a chart that
+        # is not laid out yet.
+        chart.view.sigXRangeChanged.connect(self._on_x_range)
         self.charts_box.addWidget(chart)
         self.charts.append(chart)
-        # The linked time axis covers every schedule, not only the first one's.
-        ends = [w.end for r in self.results.values() for w in r.windows]
-        if ends:
-            self.charts[0].view.setXRange(env.time.start, max(ends), padding=0.02)
         if self._pending:
             QTimer.singleShot(CHART_PACE_MS, lambda: self._add_next_chart(generation))
+
+    def _on_x_range(self, view: pg.ViewBox, x_range: tuple[float, float]) -> None:
+        if getattr(self, "_syncing", False):
+            return
+        self._syncing = True
+        try:
+            for chart in self.charts:
+                if chart.view is not view:
+                    chart.view.setXRange(*x_range, padding=0)
+        finally:
+            self._syncing = False
 
     @property
     def drawing(self) -> bool:
