@@ -133,7 +133,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     env, schedule = _run(args)
     ensure_gui_application()
-    save_figure(figure_of(env, schedule, colour_by=args.colour_by), out, dpi=args.dpi, size=size)
+    fig = figure_of(env, schedule, colour_by=args.colour_by, time_unit=args.time_unit)
+    save_figure(fig, out, dpi=args.dpi, size=size)
     return 0
 
 
@@ -277,6 +278,12 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--dpi", type=float, default=150.0, help="PNG resolution (default 150)")
     p.add_argument("--size", metavar="WxH", help="figure size in pixels at 96 DPI (default: 1100 wide, fitted)")
     p.add_argument("--colour-by", default="job", choices=("job", "criterion", "status", "cycle"), help="window colours")
+    p.add_argument(
+        "--time-unit",
+        default="model",
+        choices=("model", "minutes", "hours", "days"),
+        help="time axis: model units, or model units read as seconds and shown in minutes, hours or days",
+    )
     p.set_defaults(func=_cmd_export)
     p = sub.add_parser("import-swf", parents=[common], help="convert an SWF trace into an environment")
     p.add_argument("file")

@@ -281,3 +281,29 @@ def test_compare_shows_per_job_start_differences(qtbot):
     dialog.diff_b.setCurrentText("CoP")
     cop = differences(env, a, dialog.results["CoP"])
     assert np.allclose(sorted(dialog.diff_bars.opts["height"]), sorted(cop.delta))
+
+
+def test_time_unit_and_cursor(qtbot, tmp_path):
+    """View ▸ Time unit shows SWF seconds as hours on the axis, the cursor and exported figures."""
+    from PySide6.QtCore import QPointF
+
+    from workbench.gui.gantt.chart import GanttChart
+
+    env = load_environment(DEFAULT)
+    chart = GanttChart(editable=False)
+    qtbot.addWidget(chart)
+    chart.resize(900, 500)
+    chart.show()
+    chart.set_data(env, registry.run(env, "CoP"), fit=True)
+    chart.set_time_unit("hours")
+    axis = chart.getPlotItem().getAxis("bottom")
+    assert axis.scale == pytest.approx(1 / 3600) and "hours" in axis.labelText
+    assert chart.cursor_text(7200.0) == "t = 7200 = 2 hours"
+    chart._move_cursor(QPointF(300.0, 3.0))
+    assert chart.cursor.isVisible() and chart.cursor.value() == pytest.approx(300.0)
+    chart.show_cursor = False
+    chart._move_cursor(QPointF(310.0, 3.0))
+    assert not chart.cursor.isVisible()
+    assert main(["export", str(TINY), "-o", str(tmp_path / "h.svg"), "--time-unit", "minutes"]) == 0
+    _, _, _, texts, _ = _svg_geometry(tmp_path / "h.svg")
+    assert "time (minutes; model units read as seconds)" in texts

@@ -50,7 +50,7 @@ class Figure:
     times: tuple[float, float] | None = None
     rows: tuple[int, int] | None = None  # first row, one past the last
     highlight: str | None = None
-    time_label: str = "time (model units)"
+    time_unit: str = "model"  # a key of geometry.TIME_UNITS
     extra_legend: Sequence[tuple[str, QColor]] = field(default_factory=tuple)
 
     @property
@@ -231,13 +231,15 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
             continue
         box = QRectF(0, float(py(first + i)), left - 8, ROW_HEIGHT * row_px)
         painter.drawText(box, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
-    ticks = geometry.nice_ticks(t0, t1, max(2, int(plot.width() / 90)))
-    for t in ticks:
-        x = float(px(t))
+    per = geometry.TIME_UNITS[fig.time_unit][1]
+    for tick in geometry.nice_ticks(t0 / per, t1 / per, max(2, int(plot.width() / 90))):
+        x = float(px(tick * per))
         painter.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 5))
-        painter.drawText(QRectF(x - 50, plot.bottom() + 6, 100, 16), Qt.AlignmentFlag.AlignHCenter, number(t))
+        painter.drawText(QRectF(x - 50, plot.bottom() + 6, 100, 16), Qt.AlignmentFlag.AlignHCenter, number(tick))
     painter.drawText(
-        QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16), Qt.AlignmentFlag.AlignHCenter, fig.time_label
+        QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16),
+        Qt.AlignmentFlag.AlignHCenter,
+        geometry.time_label(fig.time_unit),
     )
 
     # The key, under the axis.

@@ -35,6 +35,7 @@ from workbench.engine.simulate import Snapshot
 from workbench.gui import palette
 from workbench.gui.bridge import DocumentBridge
 from workbench.gui.figure import Figure, figure_of, save_figure
+from workbench.gui.gantt import geometry
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.help import app_icon, help_actions
 from workbench.gui.panels.compare import CompareDialog
@@ -174,6 +175,19 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, k=key: self.chart.set_colour_by(k))
             self.colour_group.addAction(action)
             colour_menu.addAction(action)
+        unit_menu = menu.addMenu("&Time unit")
+        self.unit_group = QActionGroup(self)
+        for key in geometry.TIME_UNITS:
+            action = QAction(geometry.unit_menu_text(key), self, checkable=True)
+            action.setChecked(key == "model")
+            action.triggered.connect(lambda _=False, k=key: self.set_time_unit(k))
+            self.unit_group.addAction(action)
+            unit_menu.addAction(action)
+        self.cursor_action = QAction("Time &cursor", self, checkable=True)
+        self.cursor_action.setShortcut(QKeySequence("T"))
+        self.cursor_action.setChecked(True)
+        self.cursor_action.toggled.connect(self._set_cursor)
+        menu.addAction(self.cursor_action)
         menu.addSeparator()
         for dock in self.findChildren(QDockWidget):
             menu.addAction(dock.toggleViewAction())
@@ -250,6 +264,16 @@ class MainWindow(QMainWindow):
             # event loop, so the window answers between drawing the result and measuring the columns.
             QTimer.singleShot(0, self._size_result_columns)
             self._jobs_sized = True
+
+    def set_time_unit(self, unit: str) -> None:
+        self.chart.set_time_unit(unit)
+        for action in self.unit_group.actions():
+            action.setChecked(action.text() == geometry.unit_menu_text(unit))
+
+    def _set_cursor(self, on: bool) -> None:
+        self.chart.show_cursor = on
+        if not on:
+            self.chart.cursor.setVisible(False)
 
     def _size_result_columns(self) -> None:
         """Fit the Jobs table's result columns (start, end, cost, status) to what the run put there."""
@@ -462,6 +486,7 @@ class MainWindow(QMainWindow):
             "times": (x0, x1),
             "rows": rows if rows[1] > rows[0] else None,
             "highlight": self.chart.selected,
+            "time_unit": self.chart.time_unit,
         }
         snap = self.showing_snapshot
         if snap is None:

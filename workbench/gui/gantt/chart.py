@@ -141,7 +141,8 @@ class GanttChart(pg.PlotWidget):
         plot = self.getPlotItem()
         plot.invertY(True)
         plot.showGrid(x=False, y=False)
-        plot.setLabel("bottom", "time (model units)")
+        self.time_unit = "model"
+        plot.setLabel("bottom", geometry.time_label(self.time_unit))
         plot.setMenuEnabled(False)
         plot.hideButtons()
         self.slots = RectLayer(z=0)
@@ -183,6 +184,18 @@ class GanttChart(pg.PlotWidget):
         self.colour_by = "job"
         self._needs_fit = True  # fit again once there is something to fit (an open horizon starts empty)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        # The time cursor: a line that follows the mouse and reads out the time under it.
+        self.cursor = pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            pen=pg.mkPen("#1f77b4", width=1, style=Qt.PenStyle.DotLine),
+            label="",
+            labelOpts={"position": 0.02, "color": "#1f77b4", "fill": (255, 255, 255, 200)},
+        )
+        self.cursor.setZValue(7)
+        self.cursor.setVisible(False)
+        self.addItem(self.cursor, ignoreBounds=True)
+        self.show_cursor = True
         self.view.sigRangeChanged.connect(self._update_label_visibility)
 
     # ------------------------------------------------------------ drawing
@@ -508,8 +521,29 @@ class GanttChart(pg.PlotWidget):
             lines.append(f"&nbsp;&nbsp;{names[node_id]}{extra}")
         return "<br>".join(lines)
 
+    def set_time_unit(self, unit: str) -> None:
+        """Show time in ``unit`` (a key of geometry.TIME_UNITS): the axis, its label and the cursor."""
+        self.time_unit = unit
+        axis = self.getPlotItem().getAxis("bottom")
+        axis.setScale(1.0 / geometry.TIME_UNITS[unit][1])
+        self.getPlotItem().setLabel("bottom", geometry.time_label(unit))
+
+    def cursor_text(self, t: float) -> str:
+        text = f"t = {number(t)}"
+        if self.time_unit != "model":
+            text += f" = {number(geometry.in_unit(t, self.time_unit))} {self.time_unit}"
+        return text
+
+    def _move_cursor(self, point: QPointF) -> None:
+        inside = self.view.sceneBoundingRect().contains(self.view.mapViewToScene(point))
+        self.cursor.setVisible(self.show_cursor and inside)
+        if self.cursor.isVisible():
+            self.cursor.setValue(point.x())
+            self.cursor.label.setFormat(self.cursor_text(point.x()))
+
     def _on_mouse_moved(self, pos: QPointF) -> None:
         point = self.view.mapSceneToView(pos)
+        self._move_cursor(point)
         window = self.window_at(point)
         self.set_hovered(window.job if window is not None else None)
         self.setToolTip(self.tooltip_at(point))

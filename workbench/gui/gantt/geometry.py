@@ -108,3 +108,25 @@ def nice_ticks(lo: float, hi: float, most: int) -> list[float]:
 
 def node_label(node_name: str, performance: str, price: str) -> str:
     return f"{node_name}  p={performance}  c={price}"
+
+
+# View ▸ Time unit: (label, model units per displayed unit). Model time is abstract; SWF traces
+# count seconds, which read better as minutes, hours or days.
+TIME_UNITS = {
+    "model": ("model units", 1.0),
+    "minutes": ("minutes", 60.0),
+    "hours": ("hours", 3600.0),
+    "days": ("days", 86400.0),
+}
+
+
+def time_label(unit: str) -> str:
+    return "time (model units)" if unit == "model" else f"time ({TIME_UNITS[unit][0]}; model units read as seconds)"
+
+
+def unit_menu_text(unit: str) -> str:
+    return "Model units" if unit == "model" else f"Seconds as {TIME_UNITS[unit][0]}"
+
+
+def in_unit(t: float, unit: str) -> float:
+    return t / TIME_UNITS[unit][1]
