@@ -274,6 +274,9 @@ def test_compare_shows_per_job_start_differences(qtbot):
     dialog.compare()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert len(dialog.charts) == 4
+    # Each chart names its strategy (before the legend).
+    for chart, name in zip(dialog.charts, dialog.results, strict=True):
+        assert f"<b>{name}</b>" in chart.getPlotItem().titleLabel.text
     assert (dialog.diff_a.currentText(), dialog.diff_b.currentText()) == ("FirstFit", "MinCost")
     heights = dialog.diff_bars.opts["height"]
     assert np.allclose(sorted(heights), sorted(diff.delta))

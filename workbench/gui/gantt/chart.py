@@ -11,6 +11,7 @@ The chart never edits anything itself: it emits what the user asked for.
 from __future__ import annotations
 
 import contextlib
+import html
 import math
 from dataclasses import dataclass
 
@@ -181,6 +182,7 @@ class GanttChart(pg.PlotWidget):
         self._drag: _Drag | None = None
         self.selected: str | None = None
         self.hovered: str | None = None
+        self.caption = ""  # shown before the legend (Compare: the strategy's name)
         self.colour_by = "job"
         self._needs_fit = True  # fit again once there is something to fit (an open horizon starts empty)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
@@ -197,6 +199,7 @@ class GanttChart(pg.PlotWidget):
         self.addItem(self.cursor, ignoreBounds=True)
         self.show_cursor = True
         self.view.sigRangeChanged.connect(self._update_label_visibility)
+        self.view.sigResized.connect(self._update_label_visibility)  # rows grow or shrink with the widget
 
     # ------------------------------------------------------------ drawing
 
@@ -288,7 +291,9 @@ class GanttChart(pg.PlotWidget):
             [palette.RELEASED],
             [QColor("#808080")],
         )
-        self.setTitle(palette.legend_html(colouring.legend, planned=snapshot is not None, env=env), size="8pt")
+        legend = palette.legend_html(colouring.legend, planned=snapshot is not None, env=env)
+        caption = f"<b>{html.escape(self.caption)}</b>&nbsp;&nbsp;" if self.caption else ""
+        self.setTitle(caption + legend, size="8pt")
         self._draw_labels(env, windows)
 
     def set_colour_by(self, mode: str) -> None:

@@ -298,7 +298,7 @@ class CompareDialog(QDialog):
         env = self.document.env
         name, result = self._pending.pop(0)
         chart = GanttChart(editable=False)
-        chart.getPlotItem().setTitle(name)
+        chart.caption = name
         chart.setMinimumHeight(MIN_CHART_HEIGHT)
         chart.set_data(env, result, fit=True)
         # The linked time axis covers every schedule, not only the first one's: each chart starts there.

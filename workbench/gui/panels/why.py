@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from workbench.engine.explain import Candidate, Explanation, explain_job
 from workbench.gui.numbers import number
+from workbench.gui.panels import scrolling
 from workbench.gui.workers import BackgroundCall
 from workbench.session.document import Document
 
@@ -56,18 +57,21 @@ class WhyPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setMinimumHeight(190)  # room for the chosen window and the next five
+        self.table.setMinimumHeight(150)  # room for the chosen window and the next three
         self.show_ghosts = QCheckBox("Outline these candidates on the chart")
         self.show_ghosts.setChecked(True)
         self.show_ghosts.toggled.connect(lambda _: self._emit_ghosts())
         self.notes = QLabel("")
         self.notes.setWordWrap(True)
+        inner = QVBoxLayout()
+        inner.addWidget(self.title)
+        inner.addWidget(self.summary)
+        inner.addWidget(self.table, 1)
+        inner.addWidget(self.show_ghosts)
+        inner.addWidget(self.notes)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.show_ghosts)
-        layout.addWidget(self.notes)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scrolling(inner))  # a short dock scrolls rather than overlapping its parts
         document.events.result.connect(lambda *_: self.refresh())
 
     def show_job(self, job_id: str | None) -> None:
