@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.brute import brute_window
-from tests.engine.strategies import environments, examples, flows
-from tests.engine.test_search import CRITERIA
+from tests.engine.strategies import examples, flows
+from tests.engine.test_search import CRITERIA, SEARCH_CASES
 from workbench.engine import registry
 from workbench.engine.explain import candidates, explain_job, explanation_text
 from workbench.engine.io.envfile import load_environment
@@ -21,13 +21,7 @@ SELECTORS = [info.name for info in registry.strategies() if info.family == "sele
 
 
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    env=environments(max_jobs=1),
-    name=st.sampled_from(sorted(CRITERIA)),
-    exact=st.booleans(),
-    earliest=st.sampled_from([0.0, 3.0, 10.0]),
-    factor=st.sampled_from([1.0, 0.5]),
-)
+@given(**SEARCH_CASES)
 def test_best_candidate_is_the_brute_force_window(env, name, exact, earliest, factor):
     table = SlotTable.from_environment(env)
     job = env.jobs[0]

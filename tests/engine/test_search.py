@@ -40,14 +40,18 @@ CRITERIA = {
 }
 
 
+# One job, any criterion, lite or exact, from several earliest times, BFshort-like length factors.
+SEARCH_CASES = {
+    "env": environments(max_jobs=1),
+    "name": st.sampled_from(sorted(CRITERIA)),
+    "exact": st.booleans(),
+    "earliest": st.sampled_from([0.0, 3.0, 10.0]),
+    "factor": st.sampled_from([1.0, 0.5]),
+}
+
+
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    env=environments(max_jobs=1),
-    name=st.sampled_from(sorted(CRITERIA)),
-    exact=st.booleans(),
-    earliest=st.sampled_from([0.0, 3.0, 10.0]),
-    factor=st.sampled_from([1.0, 0.5]),
-)
+@given(**SEARCH_CASES)
 def test_search_equals_brute_force(env, name, exact, earliest, factor):
     """find_window returns exactly the window the literal normative search finds."""
     table = SlotTable.from_environment(env)
