@@ -310,3 +310,46 @@ def test_time_unit_and_cursor(qtbot, tmp_path):
     assert main(["export", str(TINY), "-o", str(tmp_path / "h.svg"), "--time-unit", "minutes"]) == 0
     _, _, _, texts, _ = _svg_geometry(tmp_path / "h.svg")
     assert "time (minutes; model units read as seconds)" in texts
+
+
+def test_job_table_sorts_by_value_filters_and_keeps_rows_straight(qtbot):
+    from PySide6.QtCore import Qt
+
+    from workbench.gui.main_window import MainWindow
+
+    win = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
+    qtbot.addWidget(win)
+    win.show()
+    win.run_now()
+    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    dock, env = win.jobs, win.document.env
+    headers = [c.header for c in dock.model.columns]
+    view = dock.view
+    view.sortByColumn(headers.index("V"), Qt.SortOrder.DescendingOrder)
+    shown = [float(dock.proxy.index(r, headers.index("V")).data()) for r in range(dock.proxy.rowCount())]
+    assert shown == sorted((j.volume for j in env.jobs), reverse=True)  # as numbers, not as text
+    # Selection maps back to the environment's row, whatever the order on screen.
+    view.selectRow(0)
+    biggest = max(range(len(env.jobs)), key=lambda r: env.jobs[r].volume)
+    assert dock.selected_row() == biggest
+    assert win.chart.selected == env.jobs[biggest].id
+    dock.select_source_row(3)
+    assert dock.selected_row() == 3
+    # An edit resets the model: the order follows the new values.
+    from workbench.session import edits
+
+    win.document.apply(edits.set_job(env.jobs[0].id, volume=100_000))
+    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
+    assert dock.proxy.index(0, headers.index("id")).data() == env.jobs[0].id
+    # Filters: text anywhere in the row, and unplaced jobs only.
+    dock.filter.setText("job 1")
+    names = {dock.proxy.index(r, headers.index("name")).data() for r in range(dock.proxy.rowCount())}
+    assert names == {j.name for j in win.document.env.jobs if "job 1" in j.name}
+    dock.filter.setText("")
+    dock.only.setChecked(True)
+    result = win.document.result
+    unplaced = {dock.proxy.index(r, headers.index("id")).data() for r in range(dock.proxy.rowCount())}
+    assert unplaced == set(result.unscheduled) and unplaced
+    view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+    dock.only.setChecked(False)
+    assert [dock.proxy.index(r, 0).data() for r in range(3)] == [j.id for j in win.document.env.jobs[:3]]

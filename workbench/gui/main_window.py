@@ -351,7 +351,7 @@ class MainWindow(QMainWindow):
         row = self.document.env.job_index.get(job_id)
         if row is not None:
             self.jobs.raise_()
-            self.jobs.view.selectRow(row)
+            self.jobs.select_source_row(row)
 
     def _on_job_selection(self, *_: object) -> None:
         row = self.jobs.selected_row()

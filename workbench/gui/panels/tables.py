@@ -14,13 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDockWidget,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QPushButton,
     QStyledItemDelegate,
     QTableView,
@@ -96,6 +98,11 @@ class EnvTableModel(QAbstractTableModel):
         self.count = count
         self.columns = columns
         self.colour_rows = False
+        self.generation = 0  # bumped at every reset: sort keys and filter masks are per generation
+        self.modelAboutToBeReset.connect(self._bump)
+
+    def _bump(self) -> None:
+        self.generation += 1
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self.count(self.document.env)
@@ -180,6 +187,71 @@ class ChoiceDelegate(QStyledItemDelegate):
             super().setModelData(editor, model, index)
 
 
+def sort_key(value: Any) -> tuple[int, Any]:
+    """Numbers as numbers, text without case, blanks last."""
+    if isinstance(value, bool):
+        return (0, float(value))
+    if isinstance(value, int | float):
+        return (0, float(value))
+    text = str(value)
+    return (2, "") if text == "" else (1, text.lower())
+
+
+class TableProxy(QSortFilterProxyModel):
+    """Sorting and filtering of a table without Qt reading cells through Python per comparison:
+    the sort keys of a column and the filter's verdicts are computed once per model generation."""
+
+    def __init__(self, source: EnvTableModel) -> None:
+        super().__init__()
+        self.setSourceModel(source)
+        self.source = source
+        self.text = ""
+        self.row_filter: Callable[[Document, int], bool] | None = None  # e.g. unplaced jobs only
+        self._keys: tuple[int, int, list[tuple[int, Any]]] | None = None
+        self._mask: tuple[int, list[bool]] | None = None
+
+    def _column_keys(self, column: int) -> list[tuple[int, Any]]:
+        m = self.source
+        if self._keys is None or self._keys[:2] != (m.generation, column):
+            get, doc = m.columns[column].get, m.document
+            self._keys = (m.generation, column, [sort_key(get(doc, r)) for r in range(m.rowCount())])
+        return self._keys[2]
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        keys = self._column_keys(left.column())
+        return keys[left.row()] < keys[right.row()]
+
+    def set_filter(self, text: str, row_filter: Callable[[Document, int], bool] | None = None) -> None:
+        modern = hasattr(self, "beginFilterChange")  # Qt 6.9 on; invalidateFilter() is deprecated there
+        if modern:
+            self.beginFilterChange()
+        self.text, self.row_filter = text.strip().lower(), row_filter
+        self._mask = None
+        if modern:
+            self.endFilterChange()
+        else:  # pragma: no cover - older Qt
+            self.invalidateFilter()
+
+    def _accepted(self) -> list[bool]:
+        m = self.source
+        if self._mask is None or self._mask[0] != m.generation:
+            doc, rows = m.document, range(m.rowCount())
+            keep = [True] * m.rowCount()
+            if self.row_filter is not None:
+                keep = [self.row_filter(doc, r) for r in rows]
+            if self.text:
+                getters = [c.get for c in m.columns]
+                keep = [keep[r] and any(self.text in fmt(g(doc, r)).lower() for g in getters) for r in rows]
+            self._mask = (m.generation, keep)
+        return self._mask[1]
+
+    def filterAcceptsRow(self, row: int, parent: Index) -> bool:
+        if not self.text and self.row_filter is None:
+            return True
+        mask = self._accepted()
+        return row < len(mask) and mask[row]
+
+
 class TableDock(QDockWidget):
     """A dock with an editable table, add/delete buttons and a message line."""
 
@@ -187,8 +259,12 @@ class TableDock(QDockWidget):
         super().__init__(title)
         self.setObjectName(title.lower().replace(" ", "_"))
         self.model = model
+        self.proxy = TableProxy(model)
         self.view = QTableView()
-        self.view.setModel(model)
+        self.view.setModel(self.proxy)
+        # Click a header to sort (numbers as numbers); "List order" goes back to the environment's order.
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.view.setSortingEnabled(True)
         # Fit columns to a sample of rows: reading every cell of a 10,000-job table stalls the window.
         # (A column's width is measured over the rows the *vertical* header's precision allows.)
         self.view.horizontalHeader().setResizeContentsPrecision(SIZE_SAMPLE_ROWS)
@@ -208,6 +284,18 @@ class TableDock(QDockWidget):
             button.clicked.connect(action)
             bar.addWidget(button)
         bar.addStretch(1)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter rows…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setMaximumWidth(260)
+        self.filter.textChanged.connect(lambda _: self.apply_filter())
+        bar.addWidget(self.filter)
+        self.only: QCheckBox | None = None
+        self._only_filter: Callable[[Document, int], bool] | None = None
+        unsort = QPushButton("List order")
+        unsort.setToolTip("undo the sorting: rows in the environment's own order")
+        unsort.clicked.connect(lambda: self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder))
+        bar.addWidget(unsort)
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -226,15 +314,38 @@ class TableDock(QDockWidget):
             self.view.resizeColumnsToContents()
             self._sized = True
 
+    def add_row_filter(self, text: str, keep: Callable[[Document, int], bool]) -> None:
+        """A check box that shows only the rows ``keep`` accepts (e.g. unplaced jobs)."""
+        self.only = QCheckBox(text)
+        self._only_filter = keep
+        self.only.toggled.connect(lambda _: self.apply_filter())
+        layout = self.widget().layout()
+        assert isinstance(layout, QVBoxLayout)
+        bar = layout.itemAt(0).layout()
+        bar.insertWidget(bar.count() - 2, self.only)
+
+    def apply_filter(self) -> None:
+        only = self._only_filter if self.only is not None and self.only.isChecked() else None
+        self.proxy.set_filter(self.filter.text(), only)
+
+    def select_source_row(self, row: int) -> None:
+        """Select the row of the environment's list (wherever sorting or filtering put it)."""
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if index.isValid():
+            self.view.selectRow(index.row())
+        else:
+            self.view.clearSelection()
+
     def _on_refused(self, row: int, column: int, message: str) -> None:
         self.message.setText(message)
-        rect = self.view.visualRect(self.model.index(row, column))
+        rect = self.view.visualRect(self.proxy.mapFromSource(self.model.index(row, column)))
         QToolTip.showText(self.view.viewport().mapToGlobal(rect.bottomLeft()), message, self.view)
 
     def selected_row(self) -> int | None:
-        rows = {i.row() for i in self.view.selectionModel().selectedRows()} or {
-            i.row() for i in self.view.selectionModel().selectedIndexes()
-        }
+        """The selected row in the environment's list (not the view's sorted position)."""
+        selection = self.view.selectionModel()
+        picked = selection.selectedRows() or selection.selectedIndexes()
+        rows = {self.proxy.mapToSource(i).row() for i in picked}
         return min(rows) if rows else None
 
 
@@ -439,11 +550,11 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
             row = dock.selected_row()
             if row is not None and 0 <= row + step < len(document.env.jobs):
                 _apply(document, dock.message.setText, edits.reorder_job(document.env.jobs[row].id, row + step))
-                dock.view.selectRow(row + step)
+                dock.select_source_row(row + step)
 
         return go
 
-    return _editing_dock(
+    dock = _editing_dock(
         "Jobs",
         model,
         "job",
@@ -454,3 +565,5 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
             ("Down", "later in the job list", move(1)),
         ],
     )
+    dock.add_row_filter("Unplaced only", lambda d, r: result() is not None and window(d, r) is None)
+    return dock
