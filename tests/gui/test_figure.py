@@ -353,3 +353,40 @@ def test_job_table_sorts_by_value_filters_and_keeps_rows_straight(qtbot):
     view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
     dock.only.setChecked(False)
     assert [dock.proxy.index(r, 0).data() for r in range(3)] == [j.id for j in win.document.env.jobs[:3]]
+
+
+def test_node_rows_sort_by_performance_or_price(qtbot, tmp_path):
+    """View ▸ Sort node rows: every window part, task and label moves with its node."""
+    from PySide6.QtCore import QPointF
+
+    from workbench.gui.figure import figure_of, save_figure
+    from workbench.gui.gantt.chart import GanttChart
+
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "CoP")
+    chart = GanttChart()
+    qtbot.addWidget(chart)
+    chart.set_data(env, schedule, fit=True)
+    chart.set_row_order("performance")
+    perf = [n.performance for n in env.nodes]
+    by_row = sorted(range(len(perf)), key=lambda k: (-perf[k], k))
+    assert chart.node_axis._labels[0].startswith(env.nodes[by_row[0]].name)
+    # The parts of a window sit on the rows of its nodes.
+    w = schedule.windows[0]
+    rows = {float(by_row.index(env.node_index[n])) for n in w.nodes}
+    drawn = {y for x, y in zip(chart.windows._x, chart.windows._y, strict=True) if x == w.start}
+    assert rows <= drawn
+    # A double-click adds a task to the node on that row, not to the node at that list position.
+    added = []
+    chart.task_add_requested.connect(lambda node, t: added.append(node))
+    free_row = 0  # the fastest node: free at t = 599
+    chart.double_clicked(QPointF(599.0, free_row + 0.4))
+    assert added == [env.nodes[by_row[free_row]].id]
+    chart.set_row_order("price")
+    cheapest = min(range(len(env.nodes)), key=lambda k: (env.nodes[k].price, k))
+    assert chart.node_axis._labels[0].startswith(env.nodes[cheapest].name)
+    out = tmp_path / "p.svg"
+    save_figure(figure_of(env, schedule, row_order="price"), out)
+    _, _, _, texts, _ = _svg_geometry(out)
+    labels = [t for t in texts if t.startswith("node ")]
+    assert labels[0].startswith(env.nodes[cheapest].name)

@@ -51,6 +51,7 @@ class Figure:
     rows: tuple[int, int] | None = None  # first row, one past the last
     highlight: str | None = None
     time_unit: str = "model"  # a key of geometry.TIME_UNITS
+    row_order: str = "list"  # a key of geometry.ROW_ORDERS
     extra_legend: Sequence[tuple[str, QColor]] = field(default_factory=tuple)
 
     @property
@@ -97,7 +98,9 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
 
     title_font, text_font, small_font = _font(13, bold=True), _font(10), _font(8.5)
     label_metrics = QFontMetricsF(text_font)
-    labels = [geometry.node_label(n.name, number(n.performance), number(n.price)) for n in env.nodes[first:last]]
+    row_of = geometry.row_order(env, fig.row_order)
+    in_rows = [env.nodes[k] for k in np.argsort(row_of)[first:last]]
+    labels = [geometry.node_label(n.name, number(n.performance), number(n.price)) for n in in_rows]
     left = 16 + max((label_metrics.horizontalAdvance(t) for t in labels), default=40)
     right, top = 24.0, 58.0 if fig.subtitle else 40.0
     legend = palette.legend_entries([*_colouring(fig).legend, *fig.extra_legend], planned=fig.now is not None, env=env)
@@ -147,7 +150,7 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
     table = SlotTable.from_environment(env, list(fig.windows))
     rects(
         table.start,
-        table.node.astype(float),
+        row_of[table.node].astype(float),
         np.minimum(table.end, t1) - table.start,
         ROW_HEIGHT * 0.5,
         QColor(palette.FREE_SLOT),
@@ -158,14 +161,14 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
         if tasks:
             rects(
                 np.array([t.start for t in tasks]),
-                np.array([env.node_index[t.node] for t in tasks], float),
+                np.array([row_of[env.node_index[t.node]] for t in tasks], float),
                 np.array([t.end - t.start for t in tasks]),
                 ROW_HEIGHT,
                 QColor(colour),
                 None,
             )
 
-    parts = geometry.window_parts(env, fig.windows, fig.actual_ends, fig.now)
+    parts = geometry.window_parts(env, fig.windows, fig.actual_ends, fig.now, row_of)
     colouring = _colouring(fig)
     group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
     focus = (

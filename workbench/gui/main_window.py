@@ -183,6 +183,14 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, k=key: self.set_time_unit(k))
             self.unit_group.addAction(action)
             unit_menu.addAction(action)
+        order_menu = menu.addMenu("Sort node &rows")
+        self.order_group = QActionGroup(self)
+        for key, text in geometry.ROW_ORDERS.items():
+            action = QAction(text, self, checkable=True)
+            action.setChecked(key == "list")
+            action.triggered.connect(lambda _=False, k=key: self.chart.set_row_order(k))
+            self.order_group.addAction(action)
+            order_menu.addAction(action)
         self.cursor_action = QAction("Time &cursor", self, checkable=True)
         self.cursor_action.setShortcut(QKeySequence("T"))
         self.cursor_action.setChecked(True)
@@ -487,6 +495,7 @@ class MainWindow(QMainWindow):
             "rows": rows if rows[1] > rows[0] else None,
             "highlight": self.chart.selected,
             "time_unit": self.chart.time_unit,
+            "row_order": self.chart.row_order,
         }
         snap = self.showing_snapshot
         if snap is None:

@@ -183,6 +183,9 @@ class GanttChart(pg.PlotWidget):
         self.selected: str | None = None
         self.hovered: str | None = None
         self.caption = ""  # shown before the legend (Compare: the strategy's name)
+        self.row_order = "list"  # View ▸ Sort node rows
+        self._row_of = np.empty(0, dtype=np.int64)
+        self._node_at = np.empty(0, dtype=np.int64)
         self.colour_by = "job"
         self._needs_fit = True  # fit again once there is something to fit (an open horizon starts empty)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
@@ -225,7 +228,10 @@ class GanttChart(pg.PlotWidget):
         if self.env is not None and self.env.nodes != env.nodes:
             self._needs_fit = True
         self.env, self.snapshot = env, snapshot
-        self.node_axis.set_labels([f"{n.name}  p={number(n.performance)}  c={number(n.price)}" for n in env.nodes])
+        self._row_of = geometry.row_order(env, self.row_order)
+        self._node_at = np.argsort(self._row_of)
+        nodes = [env.nodes[k] for k in self._node_at]
+        self.node_axis.set_labels([geometry.node_label(n.name, number(n.performance), number(n.price)) for n in nodes])
         self._window_list = windows
         ready = prepared.lookup(env, self._schedule)
         self._table = None if ready is not None else SlotTable.from_environment(env)
@@ -248,7 +254,7 @@ class GanttChart(pg.PlotWidget):
         slot_end = np.minimum(table.end, end)
         self.slots.set_rects(
             table.start,
-            table.node + (1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT,
+            self._row_of[table.node] + (1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT,
             slot_end - table.start,
             np.full(table.size, ROW_HEIGHT * 0.5),
             np.zeros(table.size, dtype=np.int64),
@@ -261,7 +267,7 @@ class GanttChart(pg.PlotWidget):
         tasks = env.local_tasks
         self.tasks.set_rects(
             np.fromiter((t.start for t in tasks), float, len(tasks)),
-            np.fromiter((index[t.node] for t in tasks), float, len(tasks)),
+            np.fromiter((self._row_of[index[t.node]] for t in tasks), float, len(tasks)),
             np.fromiter((t.end - t.start for t in tasks), float, len(tasks)),
             np.full(len(tasks), ROW_HEIGHT),
             np.fromiter((kinds.index(t.kind) for t in tasks), np.int64, len(tasks)),
@@ -270,7 +276,7 @@ class GanttChart(pg.PlotWidget):
 
     def _draw_windows(self, env: Environment, windows: list[Window], snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else None
-        parts = geometry.window_parts(env, windows, self._actual_ends, now)
+        parts = geometry.window_parts(env, windows, self._actual_ends, now, self._row_of)
         colouring = palette.colour_windows(env, windows, self.colour_by, self._actual_ends, now)
         self._parts, self._colouring = parts, colouring
         count = len(colouring.colours)
@@ -295,6 +301,14 @@ class GanttChart(pg.PlotWidget):
         caption = f"<b>{html.escape(self.caption)}</b>&nbsp;&nbsp;" if self.caption else ""
         self.setTitle(caption + legend, size="8pt")
         self._draw_labels(env, windows)
+
+    def set_row_order(self, order: str) -> None:
+        """View ▸ Sort node rows: the environment's order, or by performance or price."""
+        if order == self.row_order:
+            return
+        self.row_order = order
+        if self.env is not None:
+            self._draw(self.env, self._window_list, self.snapshot, fit=False)
 
     def set_colour_by(self, mode: str) -> None:
         """View ▸ Colour windows by: job, criterion, status or cycle."""
@@ -375,7 +389,9 @@ class GanttChart(pg.PlotWidget):
         """Outline every part of the job's window (or clear the outline), and bring it forward."""
         self.selected = job_id
         index = self.env.node_index if self.env is not None else {}
-        parts = [(w.start, index[n], w.length) for w in self._window_list if w.job == job_id for n in w.nodes]
+        parts = [
+            (w.start, self._row_of[index[n]], w.length) for w in self._window_list if w.job == job_id for n in w.nodes
+        ]
         if not parts:
             self.selection.clear()
         else:
@@ -398,7 +414,7 @@ class GanttChart(pg.PlotWidget):
             self.ghosts.clear()
             return
         index = self.env.node_index
-        parts = [(s, index[n], length) for s, length, nodes in windows for n in nodes if n in index]
+        parts = [(s, self._row_of[index[n]], length) for s, length, nodes in windows for n in nodes if n in index]
         if not parts:
             self.ghosts.clear()
             return
@@ -563,7 +579,7 @@ class GanttChart(pg.PlotWidget):
         if not self.editable or row is None or self.env is None:
             return
         if self.tasks.index_at(point) is None and self.window_at(point) is None:
-            self.task_add_requested.emit(self.env.nodes[row].id, float(round(point.x())))
+            self.task_add_requested.emit(self.env.nodes[self._node_at[row]].id, float(round(point.x())))
 
     # ------------------------------------------------------------ dragging local tasks
 
@@ -578,7 +594,7 @@ class GanttChart(pg.PlotWidget):
         task = self.env.local_tasks[hit]
         edge = EDGE_PIXELS * self.view.viewPixelSize()[0]
         mode = "left" if point.x() - task.start < edge else "right" if task.end - point.x() < edge else "move"
-        self._drag = _Drag(hit, mode, point, task.start, task.end, self.env.node_index[task.node])
+        self._drag = _Drag(hit, mode, point, task.start, task.end, int(self._row_of[self.env.node_index[task.node]]))
         self.update_drag(point)
         return True
 
@@ -613,6 +629,6 @@ class GanttChart(pg.PlotWidget):
         self.preview.clear()
         assert drag is not None and self.env is not None
         task = self.env.local_tasks[drag.task]
-        node = self.env.nodes[row].id
+        node = self.env.nodes[self._node_at[row]].id
         if (start, end, node) != (task.start, task.end, task.node):
             self.task_changed.emit(task.id, start, end, node)

@@ -46,15 +46,21 @@ def solid_end(window: Window, actual_end: float, now: float | None) -> float:
 
 
 def window_parts(
-    env: Environment, windows: Sequence[Window], actual_ends: Mapping[str, float], now: float | None
+    env: Environment,
+    windows: Sequence[Window],
+    actual_ends: Mapping[str, float],
+    now: float | None,
+    row_of: np.ndarray | None = None,
 ) -> Parts:
+    """``row_of[k]``: the row of the k-th node of the environment (default: its own position)."""
     index = env.node_index
     counts = np.fromiter((len(w.nodes) for w in windows), np.int64, len(windows))
     owner = np.repeat(np.arange(len(windows)), counts)
     starts = np.fromiter((w.start for w in windows), float, len(windows))
     ends = np.fromiter((w.end for w in windows), float, len(windows))
     solid = np.fromiter((solid_end(w, actual_ends.get(w.job, w.end), now) for w in windows), float, len(windows))
-    rows = np.fromiter((index[n] for w in windows for n in w.nodes), float, int(counts.sum()))
+    rows = np.fromiter((index[n] for w in windows for n in w.nodes), np.int64, int(counts.sum()))
+    rows = (row_of[rows] if row_of is not None else rows).astype(float)
     x = starts[owner]
     planned = x > now + EPS if now is not None else np.zeros(x.size, dtype=bool)
     cut = solid[owner] < ends[owner] - EPS
@@ -130,3 +136,25 @@ def unit_menu_text(unit: str) -> str:
 
 def in_unit(t: float, unit: str) -> float:
     return t / TIME_UNITS[unit][1]
+
+
+# View ▸ Sort node rows: the environment's own order, or by performance or price.
+ROW_ORDERS = {
+    "list": "Environment order",
+    "performance": "Performance, fastest first",
+    "price": "Price, cheapest first",
+}
+
+
+def row_order(env: Environment, order: str) -> np.ndarray:
+    """The row of each node (by its position in the environment) under a View ▸ Sort node rows choice."""
+    count = len(env.nodes)
+    if order == "performance":
+        ranked = sorted(range(count), key=lambda k: (-env.nodes[k].performance, k))
+    elif order == "price":
+        ranked = sorted(range(count), key=lambda k: (env.nodes[k].price, k))
+    else:
+        ranked = list(range(count))
+    row_of = np.empty(count, dtype=np.int64)
+    row_of[np.array(ranked, dtype=np.int64)] = np.arange(count)
+    return row_of
