@@ -390,3 +390,30 @@ def test_node_rows_sort_by_performance_or_price(qtbot, tmp_path):
     _, _, _, texts, _ = _svg_geometry(out)
     labels = [t for t in texts if t.startswith("node ")]
     assert labels[0].startswith(env.nodes[cheapest].name)
+
+
+def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog):
+    """Defect 11: "commitData called with an editor that does not belong to this view" on every edit."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLineEdit
+
+    from workbench.gui.main_window import MainWindow
+
+    win = MainWindow(load_environment(TINY), TINY, quiet=True)
+    qtbot.addWidget(win)
+    win.show()
+    win.run_now()
+    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    view = win.jobs.view
+    headers = [c.header for c in win.jobs.model.columns]
+    for row, text, key in ((0, "77", Qt.Key.Key_Return), (1, "55", Qt.Key.Key_Tab)):
+        index = view.model().index(row, headers.index("V"))
+        view.setCurrentIndex(index)
+        view.edit(index)
+        editor = view.findChild(QLineEdit)
+        editor.selectAll()
+        qtbot.keyClicks(editor, text)
+        qtbot.keyClick(editor, key)
+        qtbot.wait(20)
+        assert win.document.env.jobs[row].volume == float(text)
+    assert not [r for r in qtlog.records if "commitData" in r.message]

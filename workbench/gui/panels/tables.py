@@ -14,7 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -147,16 +155,33 @@ class EnvTableModel(QAbstractTableModel):
             return False
         if str(value) == full(column.get(self.document, index.row())):
             return False
+        self._committing = True
         try:
             self.document.apply(column.set(self.document.env, index.row(), str(value)))
         except ValidationError as exc:
             self.refused.emit(index.row(), index.column(), f"{column.header}: {exc.message}")
             return False
+        finally:
+            self._committing = False
+        self.generation += 1  # the sort keys and filter verdicts of the old values are void
+        self.dataChanged.emit(index, index)
         return True
 
     def refresh(self) -> None:
+        """Show the document anew. During a cell's own commit the reset waits for the next turn of
+        the event loop: resetting under the view's open editor makes Qt warn ("commitData called
+        with an editor that does not belong to this view") and can drop a Tab to the next cell."""
+        if getattr(self, "_committing", False):
+            if not getattr(self, "_refresh_pending", False):
+                self._refresh_pending = True
+                QTimer.singleShot(0, self._deferred_refresh)
+            return
         self.beginResetModel()
         self.endResetModel()
+
+    def _deferred_refresh(self) -> None:
+        self._refresh_pending = False
+        self.refresh()
 
 
 class ChoiceDelegate(QStyledItemDelegate):
@@ -305,6 +330,7 @@ class TableDock(QDockWidget):
         self.setWidget(box)
         model.refused.connect(self._on_refused)
         model.modelReset.connect(self._on_reset)
+        model.dataChanged.connect(lambda *_: self.message.clear())  # a valid edit: the refusal no longer holds
         self._sized = False
 
     def _on_reset(self) -> None:
