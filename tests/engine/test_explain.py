@@ -80,3 +80,31 @@ def test_default_sample_explanations_read_well():
     css = explain_job(env, "CSS", {}, "j4")
     assert css.candidates and any(c.same_window(css.chosen) for c in css.candidates)
     assert "combination" in css.summary
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=6, cycles=False, equal_priority=True))
+def test_easy_snapshots_show_the_heads_reservation_and_keep_it(env):
+    """Cycles mode draws EASY's reservation for the blocked head: it is the head of the queue, lies
+    ahead, holds n nodes for its requested length, and the head never starts later than it (with
+    equal priorities; a higher-priority arrival may take the head's place)."""
+    sim = registry.simulator(env, "EASY", {}, history=True)
+    schedule = sim.run()
+    holds = [s for s in sim.snapshots if s.hold is not None]
+    for snap in holds:
+        job_id, start, length, nodes = snap.hold
+        job = env.job(job_id)
+        assert snap.queue and snap.queue[0] == job_id
+        assert start >= snap.time - 1e-9 and len(nodes) == job.node_count == len(set(nodes))
+        assert length > 0
+        window = schedule.window_of(job_id)
+        assert window is not None and window.start <= start + 1e-9
+
+
+def test_slices_are_recorded_for_colouring():
+    env = load_environment(registry.__file__.replace("workbench/engine/registry.py", "sample_envs/default.json"))
+    schedule = registry.run(env, "Batch-slicer", {"slices": 3})
+    labels = {schedule.groups[w.job] for w in schedule.windows}
+    assert labels <= {"slice 1 of 3", "slice 2 of 3", "slice 3 of 3"} and len(labels) >= 2
+    bsf = registry.run(env, "BSF", {})
+    assert "backfilled" in set(bsf.groups.values())

@@ -417,3 +417,30 @@ def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog):
         qtbot.wait(20)
         assert win.document.env.jobs[row].volume == float(text)
     assert not [r for r in qtlog.records if "commitData" in r.message]
+
+
+def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
+    from workbench.engine.io.swf import import_swf
+    from workbench.gui.gantt.chart import GanttChart
+
+    env = import_swf(ROOT / "sample_envs" / "sample16.swf", 16).env
+    sim = registry.simulator(env, "EASY", {}, history=True)
+    sim.run()
+    snap = next(s for s in sim.snapshots if s.hold is not None)
+    chart = GanttChart(editable=False)
+    qtbot.addWidget(chart)
+    chart.set_snapshot(env, snap)
+    _job, start, length, nodes = snap.hold
+    assert chart.hold.count == len(nodes)
+    assert set(chart.hold._x.tolist()) == {start} and set(chart.hold._w.tolist()) == {length}
+    assert "head's reservation" in chart.getPlotItem().titleLabel.text
+    later = next(s for s in sim.snapshots if s.hold is None and s.step > snap.step)
+    chart.set_snapshot(env, later)
+    assert chart.hold.count == 0
+    # Colour by batch and slice: Batch-slicer's slices get their own colours and legend entries.
+    vo = load_environment(DEFAULT)
+    sliced = registry.run(vo, "Batch-slicer", {"slices": 3})
+    chart.set_colour_by("batch")
+    chart.set_data(vo, sliced, fit=True)
+    legend = {text for text, _ in chart._colouring.legend}
+    assert {"cycle 1, slice 1 of 3", "cycle 1, slice 2 of 3"} <= legend

@@ -26,6 +26,8 @@ class Schedule:
     # L_left and L_right of each part as the strategy saw them when it placed the window
     # (runs that explain themselves, e.g. the GUI's; tuples in the order of window.nodes).
     distances: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = field(default_factory=dict)
+    # Batch-slicer and BSF: the part of its batch that placed each job ("slice 2 of 3", "backfilled").
+    groups: dict[str, str] = field(default_factory=dict)
 
     @cached_property
     def _by_job(self) -> dict[str, Window]:

@@ -56,6 +56,8 @@ class Snapshot:
     _placed: int = field(repr=False)
     _failed: int = field(repr=False)
     _alts: int = field(repr=False)
+    # EASY: the blocked head's reservation at this step (job, start, length, nodes), if any.
+    hold: tuple[str, float, float, tuple[str, ...]] | None = None
 
     @cached_property
     def _plan(self) -> tuple[dict[str, Window], dict[str, float], dict[str, Distances]]:
@@ -152,6 +154,8 @@ class Recorder:
         self.cycle: int | None = None
         self.steps = 0
         self.watch: Watch | None = None  # "Why here?": the job whose search to keep (engine/explain.py)
+        self.hold: tuple[str, float, float, tuple[str, ...]] | None = None  # EASY's head reservation now
+        self.groups: dict[str, str] = {}  # the part of a batch that placed each job ("slice 2 of 3", …)
 
     def watching(self, job_id: str) -> bool:
         return self.watch is not None and self.watch.job == job_id
@@ -225,6 +229,7 @@ class Recorder:
             _placed=len(self._log.placements),
             _failed=len(self._log.failures),
             _alts=len(self._log.alternatives),
+            hold=self.hold,
         )
 
     def schedule(self, strategy: str, elapsed_ms: float) -> Schedule:
@@ -241,6 +246,7 @@ class Recorder:
             actual_ends=dict(self.actual),
             alternatives=dict(self.alternatives),
             distances=dict(self.distances),
+            groups=dict(self.groups),
         )
 
 

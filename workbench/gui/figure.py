@@ -52,6 +52,7 @@ class Figure:
     highlight: str | None = None
     time_unit: str = "model"  # a key of geometry.TIME_UNITS
     row_order: str = "list"  # a key of geometry.ROW_ORDERS
+    groups: Mapping[str, str] = field(default_factory=dict)  # Batch-slicer/BSF parts, for colour by batch
     extra_legend: Sequence[tuple[str, QColor]] = field(default_factory=tuple)
 
     @property
@@ -76,7 +77,15 @@ def figure_of(env: Environment, schedule: Schedule | None, **options: object) ->
     makespan = max((ends[w.job] for w in windows), default=env.time.start)
     subtitle = f"{placed} jobs placed, {failed} failed; makespan {number(makespan)}"
     title = f"{schedule.strategy} on {name}"
-    return Figure(env, windows, ends, title=title, subtitle=subtitle, **options)  # type: ignore[arg-type]
+    return Figure(
+        env,
+        windows,
+        ends,
+        title=title,
+        subtitle=subtitle,
+        groups=dict(schedule.groups),
+        **options,  # type: ignore[arg-type]
+    )
 
 
 def default_height(fig: Figure) -> int:
@@ -259,7 +268,7 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
 
 
 def _colouring(fig: Figure) -> palette.Colouring:
-    return palette.colour_windows(fig.env, fig.windows, fig.colour_by, fig.actual_ends, fig.now)
+    return palette.colour_windows(fig.env, fig.windows, fig.colour_by, fig.actual_ends, fig.now, fig.groups)
 
 
 def _dimmed(colour: QColor) -> QColor:

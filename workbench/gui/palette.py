@@ -48,6 +48,7 @@ TASK_COLOURS = {
 FREE_SLOT = "#eef3f7"
 HIGHLIGHT = "#000000"
 GHOST = "#d62728"  # Why here?: outlines of the candidates a strategy compared
+HOLD = "#9467bd"  # EASY: the blocked head's reservation
 
 
 _TRAILING_NUMBER = re.compile(r"(\d{1,15})$")
@@ -65,7 +66,7 @@ def job_colour(job_id: str) -> QColor:
 
 
 # What the windows can be coloured by (View ▸ Colour windows by).
-COLOUR_BY = {"job": "Job", "criterion": "Criterion", "status": "Status", "cycle": "Cycle (batch)"}
+COLOUR_BY = {"job": "Job", "criterion": "Criterion", "status": "Status", "batch": "Batch and slice"}
 CRITERION_COLOURS = {
     "start": "#0072B2",
     "finish": "#E69F00",
@@ -96,6 +97,7 @@ def colour_windows(
     mode: str,
     actual_ends: Mapping[str, float],
     now: float | None,
+    groups: Mapping[str, str] | None = None,
 ) -> Colouring:
     """Colour groups for ``windows`` under a View ▸ Colour by ``mode`` (a key of COLOUR_BY)."""
     if mode == "criterion":
@@ -110,17 +112,31 @@ def colour_windows(
         colours = [QColor(c) for c in STATUS_COLOURS.values()]
         return Colouring(np.array(group, np.int64), colours, [(names[g], colours[g]) for g in sorted(set(group))])
     colours = [QColor(c) for c in JOB_COLOURS]
-    if mode == "cycle" and env.time.cycle_length:
-        length, start = env.time.cycle_length, env.time.start
-        cycle = [math.floor((w.start - start) / length + EPS) for w in windows]
-        group = [k % len(colours) for k in cycle]
-        firsts = sorted(set(cycle))
-        legend = [(f"cycle {k + 1}", colours[k % len(colours)]) for k in firsts[:6]]
-        if len(firsts) > 6:
-            legend.append((f"… {len(firsts)} cycles", QColor("#ffffff")))
+    if mode == "batch":
+        labels = [_batch_label(env, w, groups) for w in windows]
+        order = {label: k for k, label in enumerate(sorted(set(labels), key=_natural))}
+        group = [order[label] % len(colours) for label in labels]
+        legend = [(label, colours[k % len(colours)]) for label, k in list(order.items())[:8]]
+        if len(order) > 8:
+            legend.append((f"… {len(order)} in all", QColor("#ffffff")))
         return Colouring(np.array(group, np.int64), colours, legend)
     group = [job_colour_index(w.job) for w in windows]
     return Colouring(np.array(group, np.int64), colours, [("jobs (a colour each)", colours[0])])
+
+
+def _batch_label(env: Environment, window: Window, groups: Mapping[str, str] | None) -> str:
+    """The batch a window was placed in: its cycle (with cycles) and its slice or part (Batch-slicer, BSF)."""
+    parts = []
+    if env.time.cycle_length:
+        parts.append(f"cycle {math.floor((window.start - env.time.start) / env.time.cycle_length + EPS) + 1}")
+    if groups and window.job in groups:
+        parts.append(groups[window.job])
+    return ", ".join(parts) or "one batch"
+
+
+def _natural(label: str) -> list[object]:
+    """Sort "cycle 10" after "cycle 9"."""
+    return [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", label)]
 
 
 def _status(window: Window, actual_end: float, now: float | None) -> str:

@@ -67,6 +67,10 @@ def bsf_placer(
         high_ids = {j.id for j in high}
         sliced = slice_and_place(rec, high, table, cs, vo_criterion, max_alternatives, slices, resolution)
         rest = [j for j in jobs if j.id not in high_ids]
+        for job in high:
+            rec.groups.setdefault(job.id, "high-priority slice")
+        for job in rest:
+            rec.groups[job.id] = "backfilled"
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         yield rec.snap(cs, f"{where}BSF sliced {len(sliced)} of {len(high)} high-priority jobs")
         yield from backfill_placer(selector, dynamic, fixed=sliced)(rec, rest, table, cs, ce)

@@ -237,7 +237,11 @@ def slice_and_place(
 ) -> list[Window]:
     placed: list[Window] = []
     current = table
-    for part in slices_of(jobs, slices):
+    parts = slices_of(jobs, slices)
+    for k, part in enumerate(parts):
+        if len(parts) > 1:
+            for job in part:
+                rec.groups[job.id] = f"slice {k + 1} of {len(parts)}"
         plan, counts = css_plan(rec, part, current, cs, vo_criterion, max_alternatives, resolution)
         for job_id, count in counts.items():
             rec.count_alternatives(job_id, count)

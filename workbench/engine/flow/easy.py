@@ -165,6 +165,7 @@ def _general_pass(
         if window is None:
             break
         start(0, window)
+    rec.hold = None
     if not len(queue):
         return started, None
     head = queue.jobs[0]
@@ -172,6 +173,8 @@ def _general_pass(
     shadow = table.reserve([found.window]) if found is not None else table
     if found is not None:
         rec.note_reservation(head.id, found.window.start)
+        w = found.window
+        rec.hold = (head.id, w.start, w.length, w.nodes)
     at = 1
     while at < len(queue):
         rec.check_stop()
@@ -271,12 +274,16 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
         jobs = queue.jobs
         while jobs and jobs[0].node_count <= n_free:
             started.append(start(0, np.flatnonzero(free)[: jobs[0].node_count], now))
+        rec.hold = None
         if jobs and n_free:
             head = jobs[0]
             available = np.where(free, now, predicted)
             shadow = float(np.partition(available, head.node_count - 1)[head.node_count - 1])
             reserved = np.zeros(hosts, dtype=bool)
             reserved[np.flatnonzero(available <= shadow + EPS)[: head.node_count]] = True
+            if history:
+                held_nodes = tuple(env.nodes[int(i)].id for i in np.flatnonzero(reserved))
+                rec.hold = (head.id, shadow, length[head.id], held_nodes)
             held_free = int(np.count_nonzero(free & reserved))
             open_free = n_free - held_free
             at = 1
@@ -427,11 +434,13 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
             if hit is None:
                 break
             started.append(start(0, *hit, now))
+        rec.hold = None
         if jobs and now < horizon - EPS and free.any():
             held = reservation(jobs[0], now)
             limit = everywhere
             if held is not None:
                 rec.note_reservation(jobs[0].id, held.start)
+                rec.hold = (jobs[0].id, held.start, held.length, held.nodes)
                 limit = everywhere.copy()
                 limit[col_of[[base.index[node] for node in held.nodes]]] = held.start
             at = 1

@@ -156,6 +156,7 @@ class GanttChart(pg.PlotWidget):
         self.focus = RectLayer(z=2.5)
         self.selection = RectLayer(z=3)
         self.ghosts = RectLayer(z=3.5)  # Why here?: the candidate windows the strategy compared
+        self.hold = RectLayer(z=3.4)  # Cycles mode: EASY's reservation for the blocked queue head
         self.preview = RectLayer(z=6)
         layers = (
             self.slots,
@@ -179,6 +180,7 @@ class GanttChart(pg.PlotWidget):
         self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
         self._schedule: Schedule | None = None
+        self._groups: dict[str, str] = {}  # Batch-slicer/BSF: the part of the batch of each job
         self._drag: _Drag | None = None
         self.selected: str | None = None
         self.hovered: str | None = None
@@ -215,6 +217,7 @@ class GanttChart(pg.PlotWidget):
         if schedule is not None:
             self._actual_ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
             self._distances = dict(schedule.distances)
+            self._groups = dict(schedule.groups)
         self._draw(env, list(schedule.windows) if schedule else list(windows or []), None, fit)
 
     def set_snapshot(self, env: Environment, snapshot: Snapshot) -> None:
@@ -222,6 +225,7 @@ class GanttChart(pg.PlotWidget):
         self._schedule = None
         self._actual_ends = dict(snapshot.actual_ends)
         self._distances = dict(snapshot.schedule.distances)
+        self._groups = dict(snapshot.schedule.groups)
         self._draw(env, list(snapshot.windows), snapshot, fit=False)
 
     def _draw(self, env: Environment, windows: list[Window], snapshot: Snapshot | None, fit: bool) -> None:
@@ -277,7 +281,7 @@ class GanttChart(pg.PlotWidget):
     def _draw_windows(self, env: Environment, windows: list[Window], snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else None
         parts = geometry.window_parts(env, windows, self._actual_ends, now, self._row_of)
-        colouring = palette.colour_windows(env, windows, self.colour_by, self._actual_ends, now)
+        colouring = palette.colour_windows(env, windows, self.colour_by, self._actual_ends, now, self._groups)
         self._parts, self._colouring = parts, colouring
         count = len(colouring.colours)
         group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
@@ -297,10 +301,32 @@ class GanttChart(pg.PlotWidget):
             [palette.RELEASED],
             [QColor("#808080")],
         )
-        legend = palette.legend_html(colouring.legend, planned=snapshot is not None, env=env)
+        self._draw_hold(env, snapshot)
+        extra = [("head's reservation", QColor(palette.HOLD))] if snapshot is not None and snapshot.hold else []
+        legend = palette.legend_html([*colouring.legend, *extra], planned=snapshot is not None, env=env)
         caption = f"<b>{html.escape(self.caption)}</b>&nbsp;&nbsp;" if self.caption else ""
         self.setTitle(caption + legend, size="8pt")
         self._draw_labels(env, windows)
+
+    def _draw_hold(self, env: Environment, snapshot: Snapshot | None) -> None:
+        """EASY's reservation for the blocked head at this step, outlined where and when it is held."""
+        hold = snapshot.hold if snapshot is not None else None
+        if hold is None:
+            self.hold.clear()
+            return
+        _job, start, length, nodes = hold
+        rows = np.array([self._row_of[env.node_index[n]] for n in nodes if n in env.node_index], float)
+        self.hold.set_rects(
+            np.full(rows.size, start),
+            rows + 0.05,
+            np.full(rows.size, length),
+            np.full(rows.size, ROW_HEIGHT - 0.1),
+            np.zeros(rows.size, dtype=np.int64),
+            [QColor(0, 0, 0, 0)],
+            [QColor(palette.HOLD)],
+            width=2.0,
+            dashed=True,
+        )
 
     def set_row_order(self, order: str) -> None:
         """View ▸ Sort node rows: the environment's order, or by performance or price."""
