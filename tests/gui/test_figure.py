@@ -246,6 +246,7 @@ def test_why_here_panel_explains_the_selected_job(qtbot):
     # The other candidates are outlined on the chart; unticking the box removes them.
     others = [c for c in ex.candidates if not c.same_window(chosen)]
     assert win.chart.ghosts.count == sum(len(c.nodes) for c in others) > 0
+    assert win.chart.ghosts.scene() is win.chart.scene()
     win.why.show_ghosts.setChecked(False)
     assert win.chart.ghosts.count == 0
     # A failed job: the reason, and the cheapest windows its budget ruled out.
@@ -431,12 +432,13 @@ def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
     qtbot.addWidget(chart)
     chart.set_snapshot(env, snap)
     _job, start, length, nodes = snap.hold
-    assert chart.hold.count == len(nodes)
+    assert chart.hold.count == len(nodes) and chart.hold.scene() is chart.scene()
     assert set(chart.hold._x.tolist()) == {start} and set(chart.hold._w.tolist()) == {length}
     assert "head's reservation" in chart.getPlotItem().titleLabel.text
+    assert chart.hold_label.isVisible() and env.job(_job).name in chart.hold_label.textItem.toPlainText()
     later = next(s for s in sim.snapshots if s.hold is None and s.step > snap.step)
     chart.set_snapshot(env, later)
-    assert chart.hold.count == 0
+    assert chart.hold.count == 0 and not chart.hold_label.isVisible()
     # Colour by batch and slice: Batch-slicer's slices get their own colours and legend entries.
     vo = load_environment(DEFAULT)
     sliced = registry.run(vo, "Batch-slicer", {"slices": 3})

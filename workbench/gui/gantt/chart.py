@@ -167,9 +167,14 @@ class GanttChart(pg.PlotWidget):
             self.focus,
             self.selection,
             self.ghosts,
+            self.hold,
         )
         for layer in (*layers, self.preview):
             self.addItem(layer)
+        self.hold_label = pg.TextItem("", anchor=(0, 1))
+        self.hold_label.setZValue(7)
+        self.hold_label.setVisible(False)
+        self.addItem(self.hold_label, ignoreBounds=True)
         self._labels: list[pg.TextItem] = []
         self._lines: list[pg.InfiniteLine] = []
         self.env: Environment | None = None
@@ -311,10 +316,13 @@ class GanttChart(pg.PlotWidget):
     def _draw_hold(self, env: Environment, snapshot: Snapshot | None) -> None:
         """EASY's reservation for the blocked head at this step, outlined where and when it is held."""
         hold = snapshot.hold if snapshot is not None else None
+        self.hold_label.setVisible(hold is not None)
         if hold is None:
             self.hold.clear()
             return
-        _job, start, length, nodes = hold
+        job_id, start, length, nodes = hold
+        name = env.job(job_id).name if job_id in env.job_index else job_id
+        self.hold_label.setText(f"{name}: reserved", color=palette.HOLD)
         rows = np.array([self._row_of[env.node_index[n]] for n in nodes if n in env.node_index], float)
         self.hold.set_rects(
             np.full(rows.size, start),
@@ -327,6 +335,7 @@ class GanttChart(pg.PlotWidget):
             width=2.0,
             dashed=True,
         )
+        self.hold_label.setPos(start, float(rows.min()) if rows.size else 0.0)
 
     def set_row_order(self, order: str) -> None:
         """View ▸ Sort node rows: the environment's order, or by performance or price."""
