@@ -446,3 +446,27 @@ def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
     chart.set_data(vo, sliced, fit=True)
     legend = {text for text, _ in chart._colouring.legend}
     assert {"cycle 1, slice 1 of 3", "cycle 1, slice 2 of 3"} <= legend
+
+
+def test_keyboard_navigation_of_the_chart(qtbot):
+    from PySide6.QtCore import Qt
+
+    from workbench.gui.gantt.chart import GanttChart
+
+    env = load_environment(DEFAULT)
+    chart = GanttChart(editable=False)
+    qtbot.addWidget(chart)
+    chart.resize(900, 500)
+    chart.show()
+    chart.set_data(env, registry.run(env, "CoP"), fit=True)
+    chart.view.setRange(xRange=(100, 200), yRange=(0, 10), padding=0)
+    qtbot.keyClick(chart, Qt.Key.Key_Right)
+    assert chart.view.viewRange()[0] == pytest.approx([110, 210])
+    qtbot.keyClick(chart, Qt.Key.Key_Left, Qt.KeyboardModifier.ShiftModifier)
+    assert chart.view.viewRange()[0] == pytest.approx([60, 160])
+    qtbot.keyClick(chart, Qt.Key.Key_Minus)
+    assert chart.view.viewRange()[0] == pytest.approx([47.5, 172.5])
+    qtbot.keyClick(chart, Qt.Key.Key_PageDown)
+    assert chart.view.viewRange()[1] == pytest.approx([9, 19])
+    qtbot.keyClick(chart, Qt.Key.Key_Home)
+    assert chart.view.viewRange()[0][1] >= 600

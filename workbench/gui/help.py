@@ -37,6 +37,10 @@ CHART_GESTURES = [
     ("Chart", "Move a local task / resize it", "Drag it / drag its edge"),
     ("Chart", "Add a local task", "Double-click a free slot"),
     ("Chart", "Select a job (highlights all its parts)", "Click a window"),
+    ("Chart", "Pan time (further)", "Left / Right (with Shift)"),
+    ("Chart", "Zoom time in / out", "+ / -"),
+    ("Chart", "Scroll node rows (a page)", "Up / Down (Page Up / Page Down)"),
+    ("Chart", "Fit everything", "Home"),
 ]
 
 

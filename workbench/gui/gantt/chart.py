@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QKeyEvent
 
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule
@@ -138,6 +138,7 @@ class GanttChart(pg.PlotWidget):
         self.view = EditViewBox(self)
         super().__init__(parent=parent, viewBox=self.view, axisItems={"left": self.node_axis})
         self.editable = editable
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # keyboard navigation (keyPressEvent)
         self.setBackground("w")
         plot = self.getPlotItem()
         plot.invertY(True)
@@ -442,6 +443,36 @@ class GanttChart(pg.PlotWidget):
                 width=2.5,
             )
         self._draw_focus()
+
+    # ------------------------------------------------------------ keyboard navigation
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Arrows pan (Shift: further), + and - zoom time, Page Up/Down scroll rows, Home fits."""
+        key, shift = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        step_x = (x1 - x0) * (0.5 if shift else 0.1)
+        rows = max(1.0, (y1 - y0) * (0.9 if key in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown) else 0.1))
+        moves = {
+            Qt.Key.Key_Left: (-step_x, 0.0),
+            Qt.Key.Key_Right: (step_x, 0.0),
+            Qt.Key.Key_Up: (0.0, -rows),
+            Qt.Key.Key_Down: (0.0, rows),
+            Qt.Key.Key_PageUp: (0.0, -rows),
+            Qt.Key.Key_PageDown: (0.0, rows),
+        }
+        if key in moves:
+            dx, dy = moves[key]
+            self.view.setRange(xRange=(x0 + dx, x1 + dx), yRange=(y0 + dy, y1 + dy), padding=0)
+        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal, Qt.Key.Key_Minus):
+            factor = 1.25 if key == Qt.Key.Key_Minus else 0.8
+            middle, half = (x0 + x1) / 2, (x1 - x0) / 2 * factor
+            self.view.setXRange(middle - half, middle + half, padding=0)
+        elif key == Qt.Key.Key_Home:
+            self.fit()
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
 
     def set_ghosts(self, windows: list[tuple[float, float, tuple[str, ...]]]) -> None:
         """Dashed outlines of candidate windows (start, length, node ids); [] clears them."""
