@@ -411,12 +411,12 @@ def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog):
         index = view.model().index(row, headers.index("V"))
         view.setCurrentIndex(index)
         view.edit(index)
-        editor = view.findChild(QLineEdit)
+        # The editor just opened (the previous one may linger until its deferred deletion).
+        editor = next(e for e in view.findChildren(QLineEdit) if e.isVisible())
         editor.selectAll()
         qtbot.keyClicks(editor, text)
         qtbot.keyClick(editor, key)
-        qtbot.wait(20)
-        assert win.document.env.jobs[row].volume == float(text)
+        qtbot.waitUntil(lambda r=row, t=text: win.document.env.jobs[r].volume == float(t), timeout=5000)
     assert not [r for r in qtlog.records if "commitData" in r.message]
 
 
