@@ -277,7 +277,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     )
     p.add_argument("--dpi", type=float, default=150.0, help="PNG resolution (default 150)")
     p.add_argument("--size", metavar="WxH", help="figure size in pixels at 96 DPI (default: 1100 wide, fitted)")
-    p.add_argument("--colour-by", default="job", choices=("job", "criterion", "status", "batch"), help="window colours")
+    p.add_argument(
+        "--colour-by", default="job", choices=("job", "criterion", "status", "batch", "user"), help="window colours"
+    )
     p.add_argument(
         "--time-unit",
         default="model",

@@ -108,3 +108,27 @@ def test_slices_are_recorded_for_colouring():
     assert labels <= {"slice 1 of 3", "slice 2 of 3", "slice 3 of 3"} and len(labels) >= 2
     bsf = registry.run(env, "BSF", {})
     assert "backfilled" in set(bsf.groups.values())
+
+
+def test_user_comes_from_swf_and_round_trips(tmp_path):
+    """SWF's user number becomes the job's user (for View ▸ Colour windows by ▸ User); files keep it,
+    and files without users are written as before."""
+    from pathlib import Path
+
+    from workbench.engine.io.envfile import environment_to_dict, save_environment
+    from workbench.engine.io.swf import import_swf
+
+    root = Path(registry.__file__).resolve().parents[2]
+    trace = root / "sample_envs" / "sample16.swf"
+    users = {}
+    for line in trace.read_text().splitlines():
+        if line.strip() and not line.startswith(";"):
+            fields = line.split()
+            users[fields[0]] = fields[11] if float(fields[11]) >= 0 else ""
+    env = import_swf(trace, 16).env
+    assert {j.id: j.user for j in env.jobs} == {k: v for k, v in users.items() if k in env.job_index}
+    assert any(j.user for j in env.jobs)
+    save_environment(env, tmp_path / "e.json")
+    assert load_environment(tmp_path / "e.json") == env
+    plain = load_environment(root / "sample_envs" / "tiny.json")
+    assert all("user" not in j for j in environment_to_dict(plain)["jobs"])

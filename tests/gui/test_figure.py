@@ -470,3 +470,19 @@ def test_keyboard_navigation_of_the_chart(qtbot):
     assert chart.view.viewRange()[1] == pytest.approx([9, 19])
     qtbot.keyClick(chart, Qt.Key.Key_Home)
     assert chart.view.viewRange()[0][1] >= 600
+
+
+def test_colour_by_user():
+    import dataclasses
+
+    env = load_environment(DEFAULT)
+    jobs = tuple(dataclasses.replace(j, user=str(k % 3)) for k, j in enumerate(env.jobs))
+    env = dataclasses.replace(env, jobs=jobs)
+    schedule = registry.run(env, "CoP")
+    colouring = palette.colour_windows(env, schedule.windows, "user", {}, None)
+    by_user = {}
+    for w, g in zip(schedule.windows, colouring.group, strict=True):
+        by_user.setdefault(env.job(w.job).user, set()).add(int(g))
+    assert all(len(groups) == 1 for groups in by_user.values())  # one colour per user
+    assert len({next(iter(g)) for g in by_user.values()}) == len(by_user)  # and users differ
+    assert {text for text, _ in colouring.legend} == {f"user {u}" for u in by_user}

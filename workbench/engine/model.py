@@ -61,6 +61,7 @@ class Job:
     arrival: float = 0.0
     priority: float = 0.0
     actual_fraction: float = 1.0
+    user: str = ""  # who submitted it (SWF's user number); optional, for grouping and colouring
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,13 @@ def job_colour(job_id: str) -> QColor:
 
 
 # What the windows can be coloured by (View ▸ Colour windows by).
-COLOUR_BY = {"job": "Job", "criterion": "Criterion", "status": "Status", "batch": "Batch and slice"}
+COLOUR_BY = {
+    "job": "Job",
+    "criterion": "Criterion",
+    "status": "Status",
+    "batch": "Batch and slice",
+    "user": "User",
+}
 CRITERION_COLOURS = {
     "start": "#0072B2",
     "finish": "#E69F00",
@@ -112,8 +118,11 @@ def colour_windows(
         colours = [QColor(c) for c in STATUS_COLOURS.values()]
         return Colouring(np.array(group, np.int64), colours, [(names[g], colours[g]) for g in sorted(set(group))])
     colours = [QColor(c) for c in JOB_COLOURS]
-    if mode == "batch":
-        labels = [_batch_label(env, w, groups) for w in windows]
+    if mode in ("batch", "user"):
+        if mode == "batch":
+            labels = [_batch_label(env, w, groups) for w in windows]
+        else:
+            labels = [f"user {env.job(w.job).user}" if env.job(w.job).user else "no user" for w in windows]
         order = {label: k for k, label in enumerate(sorted(set(labels), key=_natural))}
         group = [order[label] % len(colours) for label in labels]
         legend = [(label, colours[k % len(colours)]) for label, k in list(order.items())[:8]]

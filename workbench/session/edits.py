@@ -96,6 +96,7 @@ def check_task(task: LocalTask, env: Environment) -> None:
 def check_job(job: Job, env: Environment) -> None:
     _text(job.id, "id")
     _text(job.name, "name", free=True)
+    _text(job.user, "user")
     if not job.id.strip():
         raise ValidationError("id", "must not be empty")
     if not isinstance(job.node_count, int) or job.node_count < 1:

@@ -324,6 +324,7 @@ def _jobs_from(top: _Obj) -> list[Job]:
                 "arrival",
                 "priority",
                 "actual_fraction",
+                "user",
             ),
         )
         ident = _unique_id(obj, seen, "job")
@@ -352,6 +353,7 @@ def _jobs_from(top: _Obj) -> list[Job]:
                 arrival=float(obj.num("arrival", 0.0, low=0.0) or 0.0),
                 priority=float(obj.num("priority", 0.0) or 0.0),
                 actual_fraction=float(obj.num("actual_fraction", 1.0, low=0.0, low_open=True, high=1.0) or 1.0),
+                user=obj.text("user", ""),
             )
         )
     return jobs
@@ -432,6 +434,7 @@ def environment_to_dict(env: Environment) -> dict[str, Any]:
                 "arrival": _number(j.arrival),
                 "priority": _number(j.priority),
                 "actual_fraction": _number(j.actual_fraction),
+                **({"user": j.user} if j.user else {}),  # optional: files without users stay as they were
             }
             for j in env.jobs
         ],

@@ -9,7 +9,8 @@ node ids n1..nN; unbounded horizon):
 * requested time -> reservation length (run time when the request is missing),
   so ``volume`` = that length × P;
 * run time / requested time -> ``actual_fraction``, capped at 1 (an overrunning job
-  is killed at its requested time, as batch systems do).
+  is killed at its requested time, as batch systems do);
+* user number -> ``user`` (empty when the trace says -1).
 
 Header comments (';') and -1 fields of the Parallel Workloads Archive are
 tolerated. A line that cannot be a job (not 18 fields, a field that is not a finite
@@ -32,7 +33,7 @@ from workbench.engine.model import Environment, Job, Node, StrategyRef, TimeSett
 
 FIELDS = 18
 # 1-based SWF field numbers of the fields the import reads
-JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME = 1, 2, 4, 5, 8, 9
+JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME, USER = 1, 2, 4, 5, 8, 9, 12
 
 
 @dataclass
@@ -151,7 +152,13 @@ def _job_from(parts: list[str], nodes: int, job_perf: float, min_perf: float, se
         arrival=max(submit, 0.0),
         priority=0.0,
         actual_fraction=1.0 if run < 0 else min(1.0, run / length),
+        user=_user(values[USER - 1]),
     )
+
+
+def _user(value: float) -> str:
+    """SWF's user number as the job's user ("" when the trace says -1, unknown)."""
+    return str(int(value)) if value >= 0 and value.is_integer() else ""
 
 
 def write_swf(path: str | os.PathLike[str], rows: list[tuple[int, float, float, int, float]], header: str) -> None:

@@ -563,6 +563,7 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
             setter("actual_fraction", lambda v: parse_float(v, "actual_fraction")),
             tip="real runtime / reserved runtime, in (0, 1]",
         ),
+        Column("user", lambda d, r: job(d, r).user, setter("user", str), tip="who submitted it (SWF user number)"),
         Column("start", lambda d, r: window(d, r).start if window(d, r) else ""),
         Column("end", lambda d, r: window(d, r).end if window(d, r) else ""),
         Column("cost", lambda d, r: round(window(d, r).cost, 3) if window(d, r) else ""),
