@@ -17,7 +17,7 @@ from typing import Any
 
 from workbench.engine.errors import ParameterError, WorkbenchError
 
-SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "import-swf", "bench")
+SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "import-swf", "bench", "lab")
 EXPORT_FORMATS = (".png", ".svg", ".pdf", ".csv", ".json")
 
 
@@ -231,6 +231,54 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lab_list(args: argparse.Namespace) -> int:
+    from workbench.lab.study import all_studies
+
+    for study in all_studies():
+        factors = "; ".join(f"{f.name}: {', '.join(map(str, f.values))}" for f in study.factors) or "none"
+        print(f"{study.name:16s} {study.title}")
+        print(f"{'':16s} {study.source}")
+        print(f"{'':16s} strategies: {', '.join(study.labels)}")
+        print(
+            f"{'':16s} factors: {factors}; {study.reps} repetitions by default; measures: {', '.join(study.measures)}"
+        )
+    return 0
+
+
+def _cmd_lab_run(args: argparse.Namespace) -> int:
+    from workbench.lab.runner import run_study
+
+    overrides = parse_params(args.set)
+    with ProgressBar(f"lab {args.study}") as bar:
+        result = run_study(args.study, args.reps, args.workers, args.dask, args.out, overrides, progress=bar)
+    failed = f", {result.failed} failed" if result.failed else ""
+    if result.stopped:
+        print(
+            f"workbench: stopped; {result.recorded} of {result.planned} runs are in {result.folder}{failed}; "
+            "the same command resumes",
+            file=sys.stderr,
+        )
+        return 130
+    print(
+        f"{result.recorded} of {result.planned} runs in {result.folder}{failed}; `workbench lab report {result.folder}`"
+    )
+    return 0
+
+
+def _cmd_lab_report(args: argparse.Namespace) -> int:
+    from workbench.lab.report import write_report
+
+    print(write_report(Path(args.dir), Path(args.out) if args.out else None))
+    return 0
+
+
+def _cmd_lab_export(args: argparse.Namespace) -> int:
+    from workbench.lab.export import export
+
+    print(export(Path(args.dir), args.format, Path(args.output) if args.output else None))
+    return 0
+
+
 def _cmd_gui(args: argparse.Namespace) -> int:
     from workbench.gui.app import run_app
 
@@ -314,6 +362,27 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale run is stopped")
     p.add_argument("--gui", action="store_true", help="time the chart and the live runs instead")
     p.set_defaults(func=_cmd_bench)
+    lab = sub.add_parser("lab", parents=[common], help="the papers' experiments as studies")
+    lab_sub = lab.add_subparsers(dest="lab_command", required=True)
+    q = lab_sub.add_parser("list", parents=[common], help="the studies, their factors and measures")
+    q.set_defaults(func=_cmd_lab_list)
+    q = lab_sub.add_parser("run", parents=[common], help="run (or resume) a study")
+    q.add_argument("study")
+    q.add_argument("--reps", type=int, help="repetitions (seeds 1..N; default: the study's)")
+    q.add_argument("--workers", type=int, help="processes (default: one per core)")
+    q.add_argument("--dask", metavar="ADDRESS", help="a Dask scheduler address, or 'local' for a LocalCluster")
+    q.add_argument("--out", help="run folder (default: lab-runs/STUDY)")
+    q.add_argument("--set", action="append", default=[], metavar="FACTOR=V1,V2", help="run only these values")
+    q.set_defaults(func=_cmd_lab_run)
+    q = lab_sub.add_parser("report", parents=[common], help="write report.md/.html and figures of a run folder")
+    q.add_argument("dir")
+    q.add_argument("--out", help="folder for the report (default: the run folder)")
+    q.set_defaults(func=_cmd_lab_report)
+    q = lab_sub.add_parser("export", parents=[common], help="tidy rows of a run folder as CSV or Parquet")
+    q.add_argument("dir")
+    q.add_argument("--format", default="csv", choices=("csv", "parquet"))
+    q.add_argument("-o", "--output", help="file (default: DIR/results.FORMAT)")
+    q.set_defaults(func=_cmd_lab_export)
     return gui, cli
 
 

@@ -1,0 +1,278 @@
+"""A study's report: tables of mean ± 95 % CI beside the papers' values, orderings checked, figures.
+
+``write_report(folder)`` reads the results database and writes ``report.md``,
+``report.html`` and, per figure of the study, an SVG and a PNG drawn with
+matplotlib (no display needed), with the published values overlaid as black
+diamonds (bars) or dashed lines (curves). A deviation within ±15 % of a value the
+paper fully specifies counts as ✓; an ordering holds when the measured means run
+in the stated order.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from workbench.engine.io.envfile import write_text_atomic
+from workbench.lab.database import Database, Row
+from workbench.lab.study import Ordering, Published, Study, get_study
+
+TOLERANCE = 0.15
+# Student's t, 97.5 % quantile, for 1..30 degrees of freedom (beyond: the normal 1.96).
+T975 = [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13,
+        2.12, 2.11, 2.10, 2.09, 2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Cell:
+    mean: float
+    half_width: float  # of the 95 % confidence interval (0 with one value)
+    n: int
+
+
+def summarise(values: list[float]) -> Cell:
+    a = np.array([v for v in values if math.isfinite(v)], dtype=float)
+    if a.size == 0:
+        return Cell(math.nan, math.nan, 0)
+    if a.size == 1:
+        return Cell(float(a[0]), 0.0, 1)
+    t = T975[a.size - 2] if a.size - 1 <= len(T975) else 1.96
+    return Cell(float(a.mean()), float(t * a.std(ddof=1) / math.sqrt(a.size)), int(a.size))
+
+
+def _key(factors: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(factors.items()))
+
+
+def cells(rows: list[Row]) -> dict[tuple[str, tuple[tuple[str, Any], ...], str], Cell]:
+    """(strategy, factors, measure) -> summary over the seeds."""
+    values: dict[tuple[str, tuple[tuple[str, Any], ...], str], list[float]] = defaultdict(list)
+    for r in rows:
+        if r.status != "ok":
+            continue
+        for measure, value in r.measures.items():
+            values[(r.strategy, _key(r.factors), measure)].append(value)
+    return {k: summarise(v) for k, v in values.items()}
+
+
+def _matches(where: Mapping[str, Any], factors: tuple[tuple[str, Any], ...]) -> bool:
+    got = dict(factors)
+    return all(got.get(k) == v for k, v in where.items())
+
+
+def _number(x: float) -> str:
+    if not math.isfinite(x):
+        return "—"
+    return f"{x:.3g}" if abs(x) < 10 else f"{x:,.1f}"
+
+
+def check_ordering(
+    order: Ordering, table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell]
+) -> tuple[bool, str]:
+    """Whether the measured means run in the stated order (each combination of factors it covers)."""
+    combos = sorted({f for (s, f, m) in table if m == order.measure and _matches(order.where, f)})
+    verdicts, texts = [], []
+    for combo in combos:
+        means = [table.get((s, combo, order.measure), Cell(math.nan, 0, 0)).mean for s in order.order]
+        if any(math.isnan(x) for x in means):
+            continue
+        ok = (
+            all(a < b for a, b in itertools.pairwise(means))
+            if order.better == "min"
+            else all(a > b for a, b in itertools.pairwise(means))
+        )
+        verdicts.append(ok)
+        texts.append(" vs ".join(_number(x) for x in means))
+    if not verdicts:
+        return None, "not measured"
+    return all(verdicts), "; ".join(texts)
+
+
+def write_report(folder: Path, target: Path | None = None) -> Path:
+    """Write report.md, report.html and the figures into ``target`` (default: the run folder)."""
+    folder = Path(folder)
+    with Database(folder, "", create=False) as db:
+        rows = list(db.rows())
+        study = get_study(db.study)
+    target = Path(target) if target is not None else folder
+    target.mkdir(parents=True, exist_ok=True)
+    table = cells(rows)
+    failed = [r for r in rows if r.status != "ok"]
+    figures = [_figure(study, table, measure, x, target) for measure, x in study.figures]
+    md = _markdown(study, rows, table, failed, [f for f in figures if f])
+    write_text_atomic(md, target / "report.md")
+    write_text_atomic(_html(study, md), target / "report.html")
+    return target / "report.md"
+
+
+def _markdown(
+    study: Study,
+    rows: list[Row],
+    table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell],
+    failed: list[Row],
+    figures: list[str],
+) -> str:
+    seeds = len({r.seed for r in rows})
+    lines = [
+        f"# {study.title}",
+        "",
+        f"Study `{study.name}`: {study.source}. {len(rows)} runs ({seeds} seeds), {len(failed)} failed.",
+        "",
+        "## Set-up",
+        "",
+        study.setup,
+        "",
+    ]
+    if figures:
+        lines += ["## Figures", ""] + [f"![{name}]({name}.svg)" for name in figures] + [""]
+    lines += ["## Results against the paper", ""]
+    lines += [
+        "| measure | strategy | factors | mean ± 95 % CI (n) | paper | deviation | |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    published = {(p.strategy, p.measure, _key(p.where)): p for p in study.published}
+    shown_measures = [m for m in study.measures if any(k[2] == m for k in table)]
+    for measure in shown_measures:
+        rank = {label: i for i, label in enumerate(study.labels)}
+        ordered = sorted(table.items(), key=lambda kv: (kv[0][1], rank.get(kv[0][0], len(rank))))
+        for (strategy, combo, m), cell in ordered:
+            if m != measure:
+                continue
+            paper: Published | None = published.get((strategy, measure, combo)) or published.get(
+                (strategy, measure, ())
+            )
+            factors = ", ".join(f"{k}={v}" for k, v in combo) or "—"
+            value = f"{_number(cell.mean)} ± {_number(cell.half_width)} ({cell.n})"
+            if paper is None:
+                lines.append(f"| {measure} | {strategy} | {factors} | {value} | | | |")
+                continue
+            deviation = (cell.mean - paper.value) / paper.value if paper.value else math.nan
+            mark = ("✓" if abs(deviation) <= TOLERANCE else "✗") if paper.compare else "(not judged)"
+            lines.append(
+                f"| {measure} | {strategy} | {factors} | {value} | {_number(paper.value)} ({paper.source}) "
+                f"| {100 * deviation:+.1f} % | {mark} |"
+            )
+    if study.orderings:
+        lines += ["", "## Orderings the paper states", "", "| claim | where | measured | holds |", "|---|---|---|---|"]
+        for order in study.orderings:
+            ok, text = check_ordering(order, table)
+            sign = " < " if order.better == "min" else " > "
+            where = ", ".join(f"{k}={v}" for k, v in order.where.items()) or "all"
+            claim = f"{order.measure}: {sign.join(order.order)} ({order.source})"
+            lines.append(f"| {claim} | {where} | {text} | {'—' if ok is None else '✓' if ok else '✗'} |")
+    if failed:
+        lines += ["", "## Failed runs", ""]
+        lines += [f"- {r.strategy} seed {r.seed} {r.factors}: {r.error}" for r in failed[:50]]
+        if len(failed) > 50:
+            lines.append(f"- … and {len(failed) - 50} more")
+    lines += ["", "Measures: " + "; ".join(f"`{k}` {v}" for k, v in study.measures.items()), ""]
+    return "\n".join(lines)
+
+
+def _html(study: Study, md: str) -> str:
+    """The markdown report as simple HTML: headings, paragraphs, tables and the figures."""
+    out = ["<!doctype html><meta charset='utf-8'>", f"<title>{html.escape(study.title)}</title>",
+           "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}</style>"]  # fmt: skip
+    in_table = False
+    for line in md.splitlines():
+        if line.startswith("|"):
+            cells_ = [html.escape(c.strip()) for c in line.strip("|").split("|")]
+            if set("".join(cells_)) <= set("-"):
+                continue
+            if not in_table:
+                out.append("<table>")
+                in_table = True
+                out.append("<tr>" + "".join(f"<th>{c}</th>" for c in cells_) + "</tr>")
+                continue
+            out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells_) + "</tr>")
+            continue
+        if in_table:
+            out.append("</table>")
+            in_table = False
+        if line.startswith("!["):
+            name = line[line.index("(") + 1 : line.index(")")]
+            out.append(f"<p><img src='{html.escape(name)}' alt='{html.escape(name)}'></p>")
+        elif line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            out.append(f"<h{level}>{html.escape(line.lstrip('#').strip())}</h{level}>")
+        elif line.startswith("- "):
+            out.append(f"<li>{html.escape(line[2:])}</li>")
+        elif line.strip():
+            out.append(f"<p>{html.escape(line)}</p>")
+    if in_table:
+        out.append("</table>")
+    return "\n".join(out) + "\n"
+
+
+def _figure(
+    study: Study, table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell], measure: str, x: str, target: Path
+) -> str | None:
+    """One figure like the paper's, ours with 95 % CIs, the paper's values overlaid. Returns its file stem."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    entries = {k: v for k, v in table.items() if k[2] == measure}
+    if not entries:
+        return None
+    stem = f"{study.name}-{measure}-by-{x}"
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    if x == "strategy":
+        labels = [s for s in study.labels if any(k[0] == s for k in entries)]
+        means = [next(v for k, v in entries.items() if k[0] == s) for s in labels]
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(labels)), 4.0))
+        ax.bar(range(len(labels)), [c.mean for c in means], yerr=[c.half_width for c in means], capsize=3,
+               color=colours[0], label="this workbench (mean, 95 % CI)")  # fmt: skip
+        paper = [
+            next((p.value for p in study.published if p.strategy == s and p.measure == measure), math.nan)
+            for s in labels
+        ]
+        if any(math.isfinite(v) for v in paper):
+            ax.scatter(range(len(labels)), paper, marker="D", color="black", zorder=3, label="paper")
+        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+    else:
+        others = sorted({tuple((k, v) for k, v in combo if k != x) for (_, combo, _) in entries})
+        fig, axes = plt.subplots(1, len(others), figsize=(5.5 * len(others), 4.0), squeeze=False)
+        for ax, other in zip(axes[0], others, strict=True):
+            for i, label in enumerate(study.labels):
+                points = sorted(
+                    (dict(combo)[x], cell)
+                    for (s, combo, _), cell in entries.items()
+                    if s == label and all(dict(combo).get(k) == v for k, v in other)
+                )
+                if not points:
+                    continue
+                xs = [p[0] for p in points]
+                colour = colours[i % len(colours)]
+                ax.errorbar(xs, [p[1].mean for p in points], yerr=[p[1].half_width for p in points], marker="o",
+                            color=colour, label=label, capsize=2)  # fmt: skip
+                paper = [
+                    (p.where.get(x), p.value)
+                    for p in study.published
+                    if p.strategy == label and p.measure == measure and all(p.where.get(k) == v for k, v in other)
+                ]
+                if paper:
+                    px, py = zip(*sorted(paper), strict=True)
+                    ax.plot(px, py, linestyle="--", marker="D", fillstyle="none", color=colour, alpha=0.8)
+            ax.set_xlabel(x)
+            ax.set_title(", ".join(f"{k}={v}" for k, v in other) or study.name, fontsize=10)
+        ax = axes[0][0]
+        ax.plot([], [], linestyle="--", marker="D", fillstyle="none", color="grey", label="paper (dashed)")
+    ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
+    ax.legend(fontsize=8)
+    fig.suptitle(f"{study.title}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(target / f"{stem}.svg")
+    fig.savefig(target / f"{stem}.png", dpi=110)
+    plt.close(fig)
+    return stem

@@ -1,0 +1,154 @@
+"""Studies: the papers' experiments as named, registered sweeps (no Qt).
+
+A study is like a strategy in the registry: a name, the set-up it runs on (a
+generator preset with overrides), its factors (strategies, parameter values,
+sizes), how many repetitions (seeds) by default, the measures one run records,
+and the values and orderings the paper publishes, to be compared with. One run
+is a pure function of (strategy, factor values, seed), so a sweep gives the same
+numbers whatever runs it, in whatever order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.engine.errors import ParameterError
+
+
+@dataclass(frozen=True)
+class Factor:
+    name: str
+    values: tuple[Any, ...]
+    help: str = ""
+
+    def parse(self, text: str) -> tuple[Any, ...]:
+        """``--set name=a,b,c``: a subset of this factor's values (typed like them)."""
+        out = []
+        for item in filter(None, (p.strip() for p in text.split(","))):
+            match = [v for v in self.values if str(v) == item]
+            if not match:
+                kinds = ", ".join(str(v) for v in self.values)
+                raise ParameterError("--set", f"{self.name}: {item!r} is not one of {kinds}")
+            out.append(match[0])
+        if not out:
+            raise ParameterError("--set", f"{self.name}: give at least one value")
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class Published:
+    """A value the paper gives: ``measure`` of ``strategy`` where the factors are ``where``."""
+
+    measure: str
+    strategy: str
+    value: float
+    where: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+    compare: bool = True  # False: shown beside ours but not judged (e.g. Java times on other hardware)
+
+
+@dataclass(frozen=True)
+class Ordering:
+    """A claim of the paper: under ``measure``, ``order`` runs best first (``better`` is min or max)."""
+
+    measure: str
+    order: tuple[str, ...]
+    better: str  # "min" or "max"
+    where: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a study: a strategy (its label), the factor values and the seed."""
+
+    study: str
+    strategy: str
+    factors: tuple[tuple[str, Any], ...]
+    seed: int
+
+    @property
+    def key(self) -> str:
+        """A stable identity: the same run always has the same key (the database's primary key)."""
+        return json.dumps([self.study, self.strategy, dict(self.factors), self.seed], sort_keys=True)
+
+    def factor(self, name: str) -> Any:
+        return dict(self.factors)[name]
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    title: str
+    source: str  # the paper and where in it
+    setup: str  # the set-up the paper gives, and every choice it leaves open (shown in the report)
+    strategies: tuple[tuple[str, str, Mapping[str, Any]], ...]  # (label, registry name, params)
+    factors: tuple[Factor, ...]
+    reps: int  # default repetitions
+    measures: Mapping[str, str]  # name -> what it is
+    run: Callable[[RunSpec], dict[str, float]]
+    published: tuple[Published, ...] = ()
+    orderings: tuple[Ordering, ...] = ()
+    figures: tuple[tuple[str, str], ...] = ()  # (measure, x factor or "strategy") drawn in the report
+
+    def strategy(self, label: str) -> tuple[str, Mapping[str, Any]]:
+        for name, registry_name, params in self.strategies:
+            if name == label:
+                return registry_name, params
+        raise ParameterError("--set", f"strategy: {label!r} is not one of {', '.join(self.labels)}")
+
+    @property
+    def labels(self) -> list[str]:
+        return [label for label, _, _ in self.strategies]
+
+    def plan(self, reps: int | None = None, overrides: Mapping[str, str] | None = None) -> list[RunSpec]:
+        """Every run of the sweep, in a fixed order: factors × strategies × seeds 1..reps."""
+        reps = self.reps if reps is None else reps
+        if reps < 1:
+            raise ParameterError("--reps", f"must be at least 1, got {reps}")
+        chosen = {f.name: f.values for f in self.factors}
+        labels: Sequence[str] = self.labels
+        for name, text in (overrides or {}).items():
+            if name == "strategy":
+                labels = [v.strip() for v in text.split(",") if v.strip()]
+                for label in labels:
+                    self.strategy(label)
+                continue
+            factor = next((f for f in self.factors if f.name == name), None)
+            if factor is None:
+                known = ", ".join(["strategy", *(f.name for f in self.factors)])
+                raise ParameterError("--set", f"{self.name} has no factor {name!r}; its factors: {known}")
+            chosen[name] = factor.parse(text)
+        names = list(chosen)
+        runs = []
+        for values in itertools.product(*(chosen[n] for n in names)):
+            for label in labels:
+                for seed in range(1, reps + 1):
+                    runs.append(RunSpec(self.name, label, tuple(zip(names, values, strict=True)), seed))
+        return runs
+
+
+STUDIES: dict[str, Study] = {}
+
+
+def register(study: Study) -> Study:
+    STUDIES[study.name] = study
+    return study
+
+
+def get_study(name: str) -> Study:
+    from workbench.lab import studies  # noqa: F401 - registers the shipped studies
+
+    if name not in STUDIES:
+        raise ParameterError("STUDY", f"unknown study {name!r}; `workbench lab list` names them: {', '.join(STUDIES)}")
+    return STUDIES[name]
+
+
+def all_studies() -> list[Study]:
+    from workbench.lab import studies  # noqa: F401
+
+    return list(STUDIES.values())
