@@ -164,3 +164,41 @@ def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0 and needle in err, err
+
+
+def _quick(spec: RunSpec) -> dict[str, float]:
+    time.sleep(0.05)
+    return {"x": float(spec.seed * dict(spec.factors)["k"])}
+
+
+def test_gui_runs_a_study_in_the_background_and_shows_its_figures(qtbot, tmp_path):
+    from workbench.gui.panels.study import StudyDialog
+    from workbench.lab.study import STUDIES
+
+    register(
+        Study(
+            "quick", "A quick study", "test", "nothing left open", (("A", "FirstFit", {}), ("B", "EASY", {})),
+            (Factor("k", (1, 2, 3)),), 4, {"x": "seed times k"}, _quick, figures=(("x", "k"),),
+        )
+    )  # fmt: skip
+    try:
+        dialog = StudyDialog(folder=tmp_path)
+        qtbot.addWidget(dialog)
+        dialog.study.setCurrentIndex(dialog.study.findData("quick"))
+        dialog.workers.setValue(1)
+        assert dialog.reps.value() == 4 and dialog.folder.text().endswith("quick")
+        dialog.start()
+        qtbot.waitUntil(lambda: dialog.progress.value() >= 1, timeout=30_000)
+        dialog.cancel()
+        assert not dialog.running and "Cancelled" in dialog.status.text()
+        dialog.call.thread.join(timeout=5)
+        with Database(tmp_path / "quick", "", create=False) as db:
+            assert 0 < len(list(db.rows())) < 24  # what finished is kept
+        dialog.start()  # resumes
+        assert dialog.running and not dialog.start_button.isEnabled()
+        qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+        assert "24 of 24 runs" in dialog.status.text()
+        assert dialog.figures.count() == 1 and dialog.open_button.isEnabled()
+        assert (tmp_path / "quick" / "report.html").exists()
+    finally:
+        STUDIES.pop("quick", None)

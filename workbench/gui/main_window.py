@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
         self.autosave_timer.timeout.connect(self.write_autosave)
         self.compare_dialog: CompareDialog | None = None
+        self.study_dialog: Any = None
         self._jobs_sized = False
         self._build_actions()
         self._connect()
@@ -203,6 +204,7 @@ class MainWindow(QMainWindow):
         menu.addAction(self.run_action)
         menu.addAction(self.cancel_action)
         menu.addAction(self.compare_action)
+        menu.addAction(self._action("&Study…", self.open_study, tip="run one of the papers' experiments"))
         menu = self.menuBar().addMenu("&Help")
         self.shortcuts_action, self.about_action = help_actions(self, self.menuBar())
         menu.addAction(self.shortcuts_action)
@@ -548,6 +550,14 @@ class MainWindow(QMainWindow):
             self.compare_dialog = CompareDialog(self.document, self)
         self.compare_dialog.show()
         self.compare_dialog.raise_()
+
+    def open_study(self) -> None:
+        from workbench.gui.panels.study import StudyDialog
+
+        if self.study_dialog is None:
+            self.study_dialog = StudyDialog(self)
+        self.study_dialog.show()
+        self.study_dialog.raise_()
 
     def _folder(self) -> str:
         return str(self.document.path.parent) if self.document.path else ""
