@@ -356,7 +356,10 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p = sub.add_parser("bench", parents=[common], help="time the strategies on the papers' set-ups")
     p.add_argument("--runs", type=int, default=50, help="generated environments per figure")
     p.add_argument(
-        "--only", action="append", default=[], help="window, backfill, easy, css or scale (real traces, minutes)"
+        "--only",
+        action="append",
+        default=[],
+        help="window, backfill, easy, css, lab or scale (lab and scale take minutes)",
     )
     p.add_argument("--traces", help="folder of the SWF traces for --only scale (default: ../shared/traces)")
     p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale run is stopped")

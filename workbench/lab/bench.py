@@ -202,9 +202,9 @@ def run_bench(
     traces: Path | None = None,
     limit_s: float = 300.0,
 ) -> None:
-    """The benchmarks named in ``only`` (default: all but ``scale``, which takes many minutes)."""
-    known = ("window", "backfill", "easy", "css", "scale")
-    wanted = set(only or known[:-1])
+    """The benchmarks named in ``only`` (default: all but ``lab`` and ``scale``, which take minutes)."""
+    known = ("window", "backfill", "easy", "css", "lab", "scale")
+    wanted = set(only or known[:-2])
     unknown = wanted - set(known)
     if unknown:
         raise ParameterError("--only", f"unknown benchmark {sorted(unknown)[0]!r}; expected one of {', '.join(known)}")
@@ -231,3 +231,31 @@ def run_bench(
         bench_easy_general(out)
     if "css" in wanted:
         bench_css(min(runs, 20), out)
+    if "lab" in wanted:
+        bench_lab(out)
+
+
+def bench_lab(out: Out, reps: int = 250) -> None:
+    """The lab's sweeps: window-search at the paper's size, speed-up with 2 workers, Dask's overhead."""
+    import resource
+    import tempfile
+
+    from workbench.lab.runner import run_study
+
+    def timed(**kwargs: object) -> float:
+        with tempfile.TemporaryDirectory() as folder:
+            began = time.perf_counter()
+            run_study("window-search", out=Path(folder), **kwargs)  # type: ignore[arg-type]
+            return time.perf_counter() - began
+
+    out(f"\nLab: window-search, {reps * 8} runs (the paper's 2000 is reps=250), 2 workers")
+    full = timed(reps=reps, workers=2)
+    out(f"  {full:.1f} s   (target ≤ 300 s)")
+    small = max(10, reps // 5)
+    one = timed(reps=small, workers=1)
+    two = timed(reps=small, workers=2)
+    dask = timed(reps=small, workers=2, dask="local")
+    out(f"  {small * 8} runs: 1 worker {one:.1f} s, 2 workers {two:.1f} s (speed-up {one / two:.2f}×, target ≥ 1.7)")
+    out(f"  Dask LocalCluster, 2 workers: {dask:.1f} s ({100 * (dask / two - 1):+.0f} % vs the pool, target ≤ 15 %)")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    out(f"  peak worker memory {peak:.0f} MB (target ≤ 300)")
