@@ -115,7 +115,9 @@ def test_report_has_figures_papers_values_and_orderings(tmp_path):
 
 
 def test_export_round_trip(tmp_path):
-    run_study("backfilling", 2, 1, None, tmp_path, SMALL)
+    from workbench.lab import run_study as notebook_entry
+
+    run = notebook_entry("backfilling", 2, 1, None, tmp_path, SMALL)
     assert main(["lab", "export", str(tmp_path)]) == 0
     with open(tmp_path / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -128,6 +130,7 @@ def test_export_round_trip(tmp_path):
 
     frame = pd.read_parquet(tmp_path / "x.parquet")
     assert len(frame) == len(rows) and set(frame["measure"]) == {r["measure"] for r in rows}
+    assert len(run.to_frame()) == len(rows)
 
 
 def _flaky(spec: RunSpec) -> dict[str, float]:
