@@ -28,6 +28,18 @@ def app(qapp):
     return qapp
 
 
+def _main_window(qtbot, path: Path):
+    """The main window on ``path``, shown, with its first result in."""
+    from workbench.gui.main_window import MainWindow
+
+    win = MainWindow(load_environment(path), path, quiet=True)
+    qtbot.addWidget(win)
+    win.show()
+    win.run_now()
+    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    return win
+
+
 def _svg_geometry(path: Path):
     root = ET.parse(path).getroot()
     rects = [tuple(float(r.get(k)) for k in ("x", "y", "width", "height")) for r in root.iter(f"{SVG}rect")]
@@ -228,13 +240,8 @@ def test_icon_desktop_entry_about_and_shortcuts(qtbot):
 
 
 def test_why_here_panel_explains_the_selected_job(qtbot):
-    from workbench.gui.main_window import MainWindow
 
-    win = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
-    qtbot.addWidget(win)
-    win.show()
-    win.run_now()
-    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    win = _main_window(qtbot, DEFAULT)
     win.findChild(__import__("PySide6.QtWidgets", fromlist=["QDockWidget"]).QDockWidget, "why here?").raise_()
     win.jobs.view.selectRow(win.document.env.job_index["j4"])
     qtbot.waitUntil(lambda: win.why.explanation is not None, timeout=30_000)
@@ -316,13 +323,7 @@ def test_time_unit_and_cursor(qtbot, tmp_path):
 def test_job_table_sorts_by_value_filters_and_keeps_rows_straight(qtbot):
     from PySide6.QtCore import Qt
 
-    from workbench.gui.main_window import MainWindow
-
-    win = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
-    qtbot.addWidget(win)
-    win.show()
-    win.run_now()
-    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    win = _main_window(qtbot, DEFAULT)
     dock, env = win.jobs, win.document.env
     headers = [c.header for c in dock.model.columns]
     view = dock.view
@@ -398,13 +399,7 @@ def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog):
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLineEdit
 
-    from workbench.gui.main_window import MainWindow
-
-    win = MainWindow(load_environment(TINY), TINY, quiet=True)
-    qtbot.addWidget(win)
-    win.show()
-    win.run_now()
-    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    win = _main_window(qtbot, TINY)
     view = win.jobs.view
     headers = [c.header for c in win.jobs.model.columns]
     for row, text, key in ((0, "77", Qt.Key.Key_Return), (1, "55", Qt.Key.Key_Tab)):

@@ -325,16 +325,9 @@ class GanttChart(pg.PlotWidget):
         name = env.job(job_id).name if job_id in env.job_index else job_id
         self.hold_label.setText(f"{name}: reserved", color=palette.HOLD)
         rows = np.array([self._row_of[env.node_index[n]] for n in nodes if n in env.node_index], float)
-        self.hold.set_rects(
-            np.full(rows.size, start),
-            rows + 0.05,
-            np.full(rows.size, length),
-            np.full(rows.size, ROW_HEIGHT - 0.1),
-            np.zeros(rows.size, dtype=np.int64),
-            [QColor(0, 0, 0, 0)],
-            [QColor(palette.HOLD)],
-            width=2.0,
-            dashed=True,
+        size = np.full(rows.size, 1.0)
+        self.hold.set_outlines(
+            start * size, rows + 0.05, length * size, (ROW_HEIGHT - 0.1) * size, QColor(palette.HOLD), 2.0
         )
         self.hold_label.setPos(start, float(rows.min()) if rows.size else 0.0)
 
@@ -485,17 +478,7 @@ class GanttChart(pg.PlotWidget):
             self.ghosts.clear()
             return
         x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
-        self.ghosts.set_rects(
-            x,
-            y + 0.1,
-            w,
-            np.full(x.size, ROW_HEIGHT - 0.2),
-            np.zeros(x.size, dtype=np.int64),
-            [QColor(0, 0, 0, 0)],
-            [QColor(palette.GHOST)],
-            width=1.6,
-            dashed=True,
-        )
+        self.ghosts.set_outlines(x, y + 0.1, w, np.full(x.size, ROW_HEIGHT - 0.2), QColor(palette.GHOST), 1.6)
 
     def set_hovered(self, job_id: str | None) -> None:
         if job_id != self.hovered:

@@ -76,6 +76,13 @@ class RectLayer(pg.GraphicsObject):
             self._bounds = QRectF()
         self.update()
 
+    def set_outlines(
+        self, x: np.ndarray, y: np.ndarray, w: np.ndarray, h: np.ndarray, colour: QColor, width: float = 1.5
+    ) -> None:
+        """Dashed, unfilled rectangles in one colour (candidates, reservations)."""
+        group = np.zeros(np.asarray(x).size, dtype=np.int64)
+        self.set_rects(x, y, w, h, group, [QColor(0, 0, 0, 0)], [colour], width=width, dashed=True)
+
     def clear(self) -> None:
         empty = np.empty(0)
         self.set_rects(empty, empty, empty, empty, np.empty(0, np.int64), [])
