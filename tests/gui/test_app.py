@@ -25,21 +25,6 @@ DEFAULT = ROOT / "sample_envs" / "default.json"
 TINY = ROOT / "sample_envs" / "tiny.json"
 
 
-@pytest.fixture
-def window(qtbot):
-    from workbench.gui.main_window import MainWindow
-
-    def make(path: Path = DEFAULT):
-        win = MainWindow(load_environment(path), path, quiet=True)
-        qtbot.addWidget(win)
-        win.show()
-        win.run_now()
-        qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
-        return win
-
-    return make
-
-
 def wait_result(qtbot, win):
     qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
 

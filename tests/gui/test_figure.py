@@ -28,18 +28,6 @@ def app(qapp):
     return qapp
 
 
-def _main_window(qtbot, path: Path):
-    """The main window on ``path``, shown, with its first result in."""
-    from workbench.gui.main_window import MainWindow
-
-    win = MainWindow(load_environment(path), path, quiet=True)
-    qtbot.addWidget(win)
-    win.show()
-    win.run_now()
-    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
-    return win
-
-
 def _svg_geometry(path: Path):
     root = ET.parse(path).getroot()
     rects = [tuple(float(r.get(k)) for k in ("x", "y", "width", "height")) for r in root.iter(f"{SVG}rect")]
@@ -239,9 +227,9 @@ def test_icon_desktop_entry_about_and_shortcuts(qtbot):
     assert ("Keyboard shortcuts", "Ctrl+/") in rows
 
 
-def test_why_here_panel_explains_the_selected_job(qtbot):
+def test_why_here_panel_explains_the_selected_job(qtbot, window):
 
-    win = _main_window(qtbot, DEFAULT)
+    win = window(DEFAULT)
     win.findChild(__import__("PySide6.QtWidgets", fromlist=["QDockWidget"]).QDockWidget, "why here?").raise_()
     win.jobs.view.selectRow(win.document.env.job_index["j4"])
     qtbot.waitUntil(lambda: win.why.explanation is not None, timeout=30_000)
@@ -320,10 +308,10 @@ def test_time_unit_and_cursor(qtbot, tmp_path):
     assert "time (minutes; model units read as seconds)" in texts
 
 
-def test_job_table_sorts_by_value_filters_and_keeps_rows_straight(qtbot):
+def test_job_table_sorts_by_value_filters_and_keeps_rows_straight(qtbot, window):
     from PySide6.QtCore import Qt
 
-    win = _main_window(qtbot, DEFAULT)
+    win = window(DEFAULT)
     dock, env = win.jobs, win.document.env
     headers = [c.header for c in dock.model.columns]
     view = dock.view
@@ -394,12 +382,12 @@ def test_node_rows_sort_by_performance_or_price(qtbot, tmp_path):
     assert labels[0].startswith(env.nodes[cheapest].name)
 
 
-def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog):
+def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog, window):
     """Defect 11: "commitData called with an editor that does not belong to this view" on every edit."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLineEdit
 
-    win = _main_window(qtbot, TINY)
+    win = window(TINY)
     view = win.jobs.view
     headers = [c.header for c in win.jobs.model.columns]
     for row, text, key in ((0, "77", Qt.Key.Key_Return), (1, "55", Qt.Key.Key_Tab)):

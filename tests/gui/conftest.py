@@ -1,0 +1,27 @@
+"""Shared GUI fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbench.engine.io.envfile import load_environment
+
+DEFAULT = Path(__file__).resolve().parents[2] / "sample_envs" / "default.json"
+
+
+@pytest.fixture
+def window(qtbot):
+    """Make a main window on an environment file, shown, with its first result in."""
+    from workbench.gui.main_window import MainWindow
+
+    def make(path: Path = DEFAULT):
+        win = MainWindow(load_environment(path), path, quiet=True)
+        qtbot.addWidget(win)
+        win.show()
+        win.run_now()
+        qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+        return win
+
+    return make
