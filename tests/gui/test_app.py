@@ -723,11 +723,12 @@ def _worst_gap(qtbot, start, done, settle_ms=300):
     return max(b - a for a, b in itertools.pairwise(beats))
 
 
-def test_the_event_loop_never_stalls_past_100_ms_on_a_2000_job_trace(qtbot, window):
+def test_the_event_loop_never_stalls_past_100_ms_on_a_2000_job_trace(qtbot, window, request):
     """ "Responsive on real traces": a heartbeat timer during a live run and during a Compare of four
     strategies on a 2,000-job trace never waits more than 100 ms (measured here: live 40-46 ms, Compare
     57-78 ms; the best of
     two tries, as a busy machine can only add to a gap)."""
+    import gc
     from dataclasses import replace
 
     from workbench.engine.model import StrategyRef
@@ -737,6 +738,11 @@ def test_the_event_loop_never_stalls_past_100_ms_on_a_2000_job_trace(qtbot, wind
 
     big = swf_environment(seed=5, jobs=2000, nodes=64)
     big = replace(big, jobs=tuple(replace(j, actual_fraction=1.0) for j in big.jobs), strategy=StrategyRef("EASY"))
+    # The earlier tests of this session left a large heap behind; a full garbage collection of it
+    # (which holds the GIL) is not the application's pause. Start from the heap a fresh app has.
+    gc.collect()
+    gc.freeze()
+    request.addfinalizer(gc.unfreeze)
     win = window(TINY)
     win.document.replace_environment(big, None)
     win.wait_for_result()
