@@ -493,11 +493,9 @@ class GanttChart(pg.PlotWidget):
     def _draw_focus(self) -> None:
         job = self.focused
         parts = getattr(self, "_parts", None)
-        mine = (
-            np.flatnonzero(np.array([self._window_list[k].job == job for k in parts.window], dtype=bool))
-            if parts is not None and job is not None and parts.window.size
-            else np.empty(0, np.int64)
-        )
+        # The job's window, then its parts by one comparison: hovering runs this on every job change.
+        k = next((i for i, w in enumerate(self._window_list) if w.job == job), None) if job is not None else None
+        mine = np.flatnonzero(parts.window == k) if parts is not None and k is not None else np.empty(0, np.int64)
         if self.env is None or mine.size == 0:
             self.veil.clear()
             self.focus.clear()
