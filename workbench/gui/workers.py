@@ -22,12 +22,28 @@ from workbench.engine.schedule import Schedule
 from workbench.gui.prepared import prepare
 from workbench.session.document import Document
 
+YIELD_EVERY = 0.01  # seconds of work between hand-overs of the GIL to the GUI thread
+YIELD_FOR = 0.0005  # seconds
+
 
 class Token:
+    """The cancel flag of one background run; the engine calls it between searches.
+
+    Each call is also where the worker lets the GUI thread in. A worker that calls numpy on small
+    arrays drops and retakes the GIL so often that CPython's switch-interval hand-over never fires,
+    and the GUI thread waited 100-190 ms for it on a 2,000-job EASY run. A short sleep every 10 ms of
+    work hands the GIL over for certain (it costs the run under 5 %).
+    """
+
     def __init__(self) -> None:
         self.cancelled = False
+        self._yielded = time.perf_counter()
 
     def __call__(self) -> bool:
+        now = time.perf_counter()
+        if now - self._yielded >= YIELD_EVERY:
+            time.sleep(YIELD_FOR)
+            self._yielded = time.perf_counter()
         return self.cancelled
 
 
