@@ -54,7 +54,9 @@ def test_single_job_selector_properties(env):
         left, right = window_distances(table, w)
         return float(np.maximum(left, right).sum())
 
-    same_length = [n for n in windows if n != "BFshort"]
+    # The normative search starts windows at slot starts; the alternatives that MultipleBest and CSA
+    # collect start wherever the previous ones end, outside that candidate space.
+    same_length = [n for n in windows if n not in ("BFshort", "MultipleBest", "CSA")]
     assert all(lmin(windows["DEP"]) >= lmin(windows[n]) - 1e-9 for n in same_length)
     assert all(lmax(windows["COORD"]) <= lmax(windows[n]) + 1e-9 for n in same_length)
     q = {node.id: node.attribute("q") for node in env.nodes}

@@ -9,6 +9,10 @@ Presets:
 * ``backfill32``: seed 001 §4.2. 32 nodes, performance U[2, 16], a queue of
   ``jobs`` jobs accumulated at time 0 with n in [1, 8] and V in [60, 1200],
   unbounded horizon and no budget limits (the paper sets none).
+* ``aep100``: seed 000 §5 (Figs. 5-6). 100 nodes, performance U[2, 10], prices
+  from performance with a normal charge, interval 600, an initial load of 10-50 %
+  on every node, one job of n = 5 parts, V = 300 (150 units of time on the
+  slowest nodes, p = 2) and a budget of 1500.
 * ``window100``: seed 002 §4.1. 100 nodes, performance U[2, 10], interval 1200,
   initial load up to 30 % per node, one job n = 7, p = 1, V = 800, C = 644, and an
   attribute q in [0, 10] on every node.
@@ -82,6 +86,23 @@ PRESETS: dict[str, Preset] = {
             "volume_max": 1200.0,
         },
     ),
+    "aep100": Preset(
+        "aep100",
+        "seed 000 §5: 100 nodes p~U[2,10], interval 600, load 10-50 %, one job n=5 V=300 C=1500",
+        {
+            "nodes": 100,
+            "interval": 600.0,
+            "perf_min": 2.0,
+            "perf_max": 10.0,
+            "min_load": 0.1,
+            "max_load": 0.5,
+            "price_scale": 1.0,
+            "price_sigma": 0.2,
+            "node_count": 5,
+            "volume": 300.0,
+            "budget": 1500.0,
+        },
+    ),
     "window100": Preset(
         "window100",
         "seed 002 §4.1: 100 nodes p~U[2,10], interval 1200, load up to 30 %, one job n=7 V=800 C=644",
@@ -117,7 +138,11 @@ def generate(preset: str, seed: int, **overrides: Any) -> Environment:
         return _vo24(rng, seed, params)
     if preset == "backfill32":
         return _backfill32(rng, seed, params)
-    return _window100(rng, seed, params)
+    if preset == "aep100":
+        return _one_job(rng, seed, params, "aep100", "Seed 000 §5 set-up: one 5-part job over 100 nodes, 10-50 % load.")
+    return _one_job(
+        rng, seed, params, "window100", "Seed 002 §4.1 set-up: one 7-node window search over 100 loaded nodes."
+    )
 
 
 def _coerce(key: str, value: Any, kind: type) -> Any:
@@ -145,6 +170,8 @@ def _check_params(params: dict[str, Any]) -> None:
             raise ParameterError(key, "must be positive")
     if not 0 <= params.get("max_load", 0) < 1:
         raise ParameterError("max_load", "must be in [0, 1)")
+    if not 0 <= params.get("min_load", 0) <= params.get("max_load", 0):
+        raise ParameterError("min_load", "must be in [0, max_load]")
     if params.get("perf_max", 1) < params.get("perf_min", 0):
         raise ParameterError("perf_max", "must be at least perf_min")
 
@@ -170,14 +197,16 @@ def _nodes(rng: np.random.Generator, params: dict[str, Any], decimals: int) -> l
 
 
 def _local_tasks(
-    rng: np.random.Generator, nodes: list[Node], span: float, max_load: float, start_id: int = 1
+    rng: np.random.Generator, nodes: list[Node], span: float, max_load: float, min_load: float = 0.0
 ) -> list[LocalTask]:
-    """Hypergeometric task counts; each node's utilisation ~ U[0, max_load] of ``span``."""
+    """Hypergeometric task counts; each node's utilisation ~ U[min_load, max_load] of ``span``."""
     tasks: list[LocalTask] = []
-    tid = start_id
+    tid = 1
     for node in nodes:
         count = int(rng.hypergeometric(ngood=6, nbad=6, nsample=6))
-        load = rng.uniform(0.0, max_load)
+        load = rng.uniform(min_load, max_load)
+        if min_load > 0:
+            count = max(count, 1)  # a load from 10 % up needs at least one task
         if count == 0 or load <= 0:
             continue
         busy = load * span
@@ -257,10 +286,11 @@ def _backfill32(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> 
     )
 
 
-def _window100(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> Environment:
+def _one_job(rng: np.random.Generator, seed: int, params: dict[str, Any], name: str, about: str) -> Environment:
+    """One job over many loaded nodes: the single-window experiments (window100, aep100)."""
     nodes = _nodes(rng, params, decimals=2)
     interval = params["interval"]
-    tasks = _local_tasks(rng, nodes, interval, params["max_load"])
+    tasks = _local_tasks(rng, nodes, interval, params["max_load"], params.get("min_load", 0.0))
     job = Job(
         id="j1",
         name="job 1",
@@ -275,9 +305,9 @@ def _window100(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> E
         local_tasks=tuple(tasks),
         jobs=(job,),
         time=TimeSettings(start=0.0, cycle_length=interval, horizon=interval),
-        name=f"window100 (seed {seed})",
-        description="Seed 002 §4.1 set-up: one 7-node window search over 100 loaded nodes.",
-        strategy=StrategyRef("MaxQ"),
+        name=f"{name} (seed {seed})",
+        description=about,
+        strategy=StrategyRef("MaxQ" if name == "window100" else "MinCost"),
     )
 
 

@@ -21,7 +21,7 @@ class JobMetrics:
     wait: float  # start - arrival
     runtime: float  # reserved length T
     cost: float
-    cpu_time: float  # n * T
+    cpu_time: float  # the sum of the parts' lengths (n * T for a square window)
     slowdown: float  # (wait + actual runtime) / actual runtime
 
 
@@ -60,7 +60,7 @@ def job_metrics(env: Environment, schedule: Schedule) -> list[JobMetrics]:
                 wait=wait,
                 runtime=w.length,
                 cost=w.cost,
-                cpu_time=len(w.nodes) * w.length,
+                cpu_time=w.cpu_time,
                 slowdown=(wait + run) / run if run > 0 else math.inf,
             )
         )
@@ -83,8 +83,8 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
     profit: dict[str, float] = {node.id: 0.0 for node in env.nodes}
     prices = {node.id: node.price for node in env.nodes}
     for w in schedule.windows:
-        for node_id in w.nodes:
-            profit[node_id] += prices[node_id] * w.length
+        for node_id, length in zip(w.nodes, w.part_lengths, strict=True):
+            profit[node_id] += prices[node_id] * length
     return FlowMetrics(
         jobs=len(env.jobs),
         placed=len(schedule.windows),

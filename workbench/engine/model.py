@@ -8,6 +8,7 @@ Time and cost are plain floats in abstract units; compare them with ``EPS``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -66,17 +67,37 @@ class Job:
 
 @dataclass(frozen=True)
 class Window:
-    """n slots on n distinct nodes, all over [start, start + length)."""
+    """n slots on n distinct nodes from ``start``: square, all over [start, start + length).
+
+    A window with a "rough right edge" (seed 000 §3, Fig. 3) gives each part its own length
+    in ``lengths`` (node k is reserved for lengths[k] = V / p_k); ``length`` is then the
+    longest part, the job's runtime.
+    """
 
     job: str
     start: float
     length: float
     nodes: tuple[str, ...]
     cost: float
+    lengths: tuple[float, ...] = ()
 
     @property
     def end(self) -> float:
         return self.start + self.length
+
+    @property
+    def part_lengths(self) -> tuple[float, ...]:
+        """How long each node is reserved (all ``length`` for a square window)."""
+        return self.lengths or (self.length,) * len(self.nodes)
+
+    def part_ends(self) -> Iterator[tuple[str, float]]:
+        """(node id, end of its part) for every part."""
+        return zip(self.nodes, (self.start + length for length in self.part_lengths), strict=True)
+
+    @property
+    def cpu_time(self) -> float:
+        """The processor time reserved: the sum of the parts' lengths (n·T for a square window)."""
+        return float(sum(self.part_lengths))
 
 
 @dataclass(frozen=True)

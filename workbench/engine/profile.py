@@ -52,24 +52,24 @@ class Profile:
 
     def add(self, window: Window, owner: int = NO_OWNER) -> None:
         """Take the window's nodes over [start, end)."""
-        for node_id in window.nodes:
+        for node_id, end in window.part_ends():
             x = self.index[node_id]
             c = int(self.count[x])
             if c == self.bs.shape[1]:
                 self._widen()
             at = int(np.searchsorted(self.bs[x, :c], window.start, "right"))
-            for arr, value in ((self.bs, window.start), (self.be, window.end), (self.owner, owner)):
+            for arr, value in ((self.bs, window.start), (self.be, end), (self.owner, owner)):
                 arr[x, at + 1 : c + 1] = arr[x, at:c]
                 arr[x, at] = value
             self.count[x] = c + 1
 
     def remove(self, window: Window) -> None:
         """Give the window's intervals back (each must be present)."""
-        for node_id in window.nodes:
+        for node_id, end in window.part_ends():
             x = self.index[node_id]
             c = int(self.count[x])
             at = int(np.searchsorted(self.bs[x, :c], window.start - EPS, "left"))
-            while at < c and self.bs[x, at] <= window.start + EPS and abs(self.be[x, at] - window.end) > EPS:
+            while at < c and self.bs[x, at] <= window.start + EPS and abs(self.be[x, at] - end) > EPS:
                 at += 1  # zero-length neighbours may share the start
             if at >= c or abs(self.bs[x, at] - window.start) > EPS:
                 raise ValueError(f"window of {window.job} is not in the profile on {node_id}")

@@ -23,6 +23,7 @@ from workbench.engine.flow.css import VO_CRITERIA, slicer_placer
 from workbench.engine.flow.cycles import DEFAULT_MAX_CYCLES, run_cycles
 from workbench.engine.flow.easy import easy
 from workbench.engine.model import Environment
+from workbench.engine.rough import ROUGH_CRITERIA, SHAPES, CommonStatsAMP, RoughSelector
 from workbench.engine.schedule import Schedule
 from workbench.engine.search import SearchSpec
 from workbench.engine.selectors import CRITERIA, MultipleBest, SearchSelector, Selector, make_criterion
@@ -128,6 +129,20 @@ RESOLUTION = Param(
     "cost resolution of the exact choice (DESIGN.md cost units); a DP over 128 MiB stops with an error",
     minimum=1e-6,  # finer steps drown in the 1e-9 rounding tolerance of the units
 )
+SHAPE = Param(
+    "shape",
+    str,
+    "square",
+    "square windows (every part V / P_min) or a rough right edge (each part V / p_i) " + cite("000", "§3"),
+    choices=SHAPES,
+)
+AEP_CRITERIA = {
+    "AMP": "start",
+    "MinFinish": "finish",
+    "MinCost": "cost",
+    "MinRunTime": "runtime",
+    "MinProcTime": "proc_time",
+}
 ATTRIBUTE = Param("attribute", str, "q", "node attribute to maximise")
 PAST_COP = tuple(
     Param(key, float, value, f"CoP/PAST rule weight {key} " + cite("001", "Table 1"))
@@ -248,11 +263,19 @@ def _define_selectors() -> None:
             1.0,
         ),
         (
+            "AMP",
+            "the earliest window the budget allows, without optimising anything else " + cite("000", "§5"),
+            simple(cr.StartTime),
+            False,
+            (SHAPE,),
+            1.0,
+        ),
+        (
             "MinFinish",
             "the window that ends first (a user's own preference) " + cite("000", "§6.1"),
             simple(cr.FinishTime),
             True,
-            (),
+            (SHAPE,),
             1.0,
         ),
         (
@@ -260,7 +283,7 @@ def _define_selectors() -> None:
             "the cheapest window (a user's own preference) " + cite("000", "§6.1"),
             simple(cr.Cost),
             True,
-            (),
+            (SHAPE,),
             1.0,
         ),
         (
@@ -268,7 +291,15 @@ def _define_selectors() -> None:
             "the window on the fastest nodes, so the shortest run " + cite("000", "§6.1"),
             simple(cr.RunTime),
             True,
-            (),
+            (SHAPE,),
+            1.0,
+        ),
+        (
+            "MinProcTime",
+            "the least processor time, the sum of the parts' own run times " + cite("000", "§5"),
+            simple(cr.ProcTime),
+            True,
+            (SHAPE,),
             1.0,
         ),
         (
@@ -369,12 +400,20 @@ def _define_selectors() -> None:
             exact: bool = exact,
             factor: float = factor,
         ) -> Selector:
+            if params.get("shape") == "rough":
+                return RoughSelector(name, AEP_CRITERIA[name], params["resolution"])
             return SearchSelector(name, SearchSpec(criterion(params), exact, factor, params["resolution"]))
 
         _register_selector(name, description, (*extra, RESOLUTION), build)
 
     mb_params = (
-        Param("by", str, "finish", "criterion that picks the best alternative", choices=tuple(CRITERIA)),
+        Param(
+            "by",
+            str,
+            "q",
+            "criterion that picks the best alternative (the paper's: the most Q) " + cite("002", "§4.2"),
+            choices=tuple(CRITERIA),
+        ),
         Param("max_alternatives", int, 50, "most FirstFit alternatives to collect", minimum=1, maximum=10_000),
         RESOLUTION,
     )
@@ -389,6 +428,23 @@ def _define_selectors() -> None:
         "collects many earliest windows that do not overlap, then keeps the best by a criterion " + cite("002", "§4.2"),
         mb_params,
         build_mb,
+    )
+
+    csa_params = (
+        Param("by", str, "cost", "criterion that picks the extreme alternative", choices=ROUGH_CRITERIA),
+        Param("max_alternatives", int, 50, "most AMP alternatives to collect", minimum=1, maximum=10_000),
+        SHAPE,
+        RESOLUTION,
+    )
+
+    def build_csa(params: dict[str, Any]) -> Selector:
+        return CommonStatsAMP("CSA", params["by"], params["shape"], params["max_alternatives"], params["resolution"])
+
+    _register_selector(
+        "CSA",
+        "collects disjoint AMP windows, then keeps the extreme one by a criterion " + cite("000", "§5"),
+        csa_params,
+        build_csa,
     )
 
 

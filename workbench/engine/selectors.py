@@ -118,16 +118,8 @@ class MultipleBest(Selector):
     resolution: float = 1.0
 
     def alternatives(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> list[Window]:
-        spec = SearchSpec(cr.StartTime(), exact=False, resolution=self.resolution)
-        found: list[Window] = []
-        work = table
-        while len(found) < self.max_alternatives:
-            hit = find_window(work, job, spec, earliest, should_stop)
-            if hit is None:
-                break
-            found.append(hit.window)
-            work = work.reserve([hit.window])
-        return found
+        first_fit = SearchSelector("FirstFit", SearchSpec(cr.StartTime(), exact=False, resolution=self.resolution))
+        return disjoint_alternatives(first_fit, table, job, earliest, self.max_alternatives, should_stop)
 
     @property
     def feasibility(self) -> SearchSpec:
@@ -141,6 +133,21 @@ class MultipleBest(Selector):
             if best is None or value > best.value + 1e-9:
                 best = Found(window, value)
         return best
+
+
+def disjoint_alternatives(
+    finder: Selector, table: SlotTable, job: Job, earliest: float, limit: int, should_stop: StopFn = None
+) -> list[Window]:
+    """Up to ``limit`` windows that share no slot: each found on what the ones before left free."""
+    found: list[Window] = []
+    work = table
+    while len(found) < limit:
+        hit = finder.select(work, job, earliest, should_stop)
+        if hit is None:
+            break
+        found.append(hit.window)
+        work = work.reserve([hit.window])
+    return found
 
 
 def past_cop_params(params: Mapping[str, object]) -> dict[str, float]:

@@ -74,8 +74,8 @@ class SlotTable:
             bnode[k], bstart[k], bend[k] = index[task.node], task.start, task.end
             k += 1
         for w in wins:
-            for node_id in w.nodes:
-                bnode[k], bstart[k], bend[k] = index[node_id], w.start, w.end
+            for node_id, end in w.part_ends():
+                bnode[k], bstart[k], bend[k] = index[node_id], w.start, end
                 k += 1
         return cls.build(
             tuple(n.id for n in env.nodes),
@@ -147,7 +147,9 @@ class SlotTable:
         """
         index = self.index
         pieces = [
-            (index[node_id], max(w.start, self.istart), min(w.end, self.iend)) for w in windows for node_id in w.nodes
+            (index[node_id], max(w.start, self.istart), min(end, self.iend))
+            for w in windows
+            for node_id, end in w.part_ends()
         ]
         pieces = [p for p in pieces if p[2] - p[1] > EPS]
         if not pieces:

@@ -84,10 +84,11 @@ def check_ordering(
         means = [table.get((s, combo, order.measure), Cell(math.nan, 0, 0)).mean for s in order.order]
         if any(math.isnan(x) for x in means):
             continue
+        slack = 0.0 if order.strict else 1e-9 * max(1.0, *(abs(x) for x in means))
         ok = (
-            all(a < b for a, b in itertools.pairwise(means))
+            all(a < b + slack if not order.strict else a < b for a, b in itertools.pairwise(means))
             if order.better == "min"
-            else all(a > b for a, b in itertools.pairwise(means))
+            else all(a > b - slack if not order.strict else a > b for a, b in itertools.pairwise(means))
         )
         verdicts.append(ok)
         texts.append(" vs ".join(_number(x) for x in means))
@@ -106,7 +107,7 @@ def write_report(folder: Path, target: Path | None = None) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     table = cells(rows)
     failed = [r for r in rows if r.status != "ok"]
-    figures = [_figure(study, table, measure, x, target) for measure, x in study.figures]
+    figures = [_figure(study, table, spec[0], spec[1], target, *spec[2:]) for spec in study.figures]
     md = _markdown(study, rows, table, failed, [f for f in figures if f])
     write_text_atomic(md, target / "report.md")
     write_text_atomic(_html(study, md), target / "report.html")
@@ -214,7 +215,12 @@ def _html(study: Study, md: str) -> str:
 
 
 def _figure(
-    study: Study, table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell], measure: str, x: str, target: Path
+    study: Study,
+    table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell],
+    measure: str,
+    x: str,
+    target: Path,
+    where: Mapping[str, Any] | None = None,
 ) -> str | None:
     """One figure like the paper's, ours with 95 % CIs, the paper's values overlaid. Returns its file stem."""
     import matplotlib
@@ -222,7 +228,8 @@ def _figure(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    entries = {k: v for k, v in table.items() if k[2] == measure}
+    at = dict(where or {})
+    entries = {k: v for k, v in table.items() if k[2] == measure and _matches(at, k[1])}
     if not entries:
         return None
     stem = f"{study.name}-{measure}-by-{x}"
@@ -234,7 +241,14 @@ def _figure(
         ax.bar(range(len(labels)), [c.mean for c in means], yerr=[c.half_width for c in means], capsize=3,
                color=colours[0], label="this workbench (mean, 95 % CI)")  # fmt: skip
         paper = [
-            next((p.value for p in study.published if p.strategy == s and p.measure == measure), math.nan)
+            next(
+                (
+                    p.value
+                    for p in study.published
+                    if p.strategy == s and p.measure == measure and all(at.get(k, v) == v for k, v in p.where.items())
+                ),
+                math.nan,
+            )
             for s in labels
         ]
         if any(math.isfinite(v) for v in paper):

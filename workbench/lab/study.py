@@ -60,6 +60,7 @@ class Ordering:
     better: str  # "min" or "max"
     where: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
+    strict: bool = True  # False: "at least as good" (ties hold), for claims like "best by its own criterion"
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,11 @@ class Study:
     run: Callable[[RunSpec], dict[str, float]]
     published: tuple[Published, ...] = ()
     orderings: tuple[Ordering, ...] = ()
-    figures: tuple[tuple[str, str], ...] = ()  # (measure, x factor or "strategy") drawn in the report
+    # (measure, x factor or "strategy"[, {factor: value} the figure is drawn at]) drawn in the report
+    figures: tuple[tuple[Any, ...], ...] = ()
+    # Which combinations of factor values are run (None: all of them), for sweeps that vary one
+    # factor at a time, as the papers' figures do.
+    cells: Callable[[Mapping[str, Any]], bool] | None = None
 
     def strategy(self, label: str) -> tuple[str, Mapping[str, Any]]:
         for name, registry_name, params in self.strategies:
@@ -126,6 +131,8 @@ class Study:
         names = list(chosen)
         runs = []
         for values in itertools.product(*(chosen[n] for n in names)):
+            if self.cells is not None and not self.cells(dict(zip(names, values, strict=True))):
+                continue
             for label in labels:
                 for seed in range(1, reps + 1):
                     runs.append(RunSpec(self.name, label, tuple(zip(names, values, strict=True)), seed))

@@ -164,7 +164,7 @@ class _Replanner:
             profile.remove(window)
             if abs(entry[0] - now) <= EPS and entry[0] < window.end:
                 finished.append(window.job)
-                freed.extend((profile.index[node], now, window.end) for node in window.nodes)
+                freed.extend((profile.index[node], now, end) for node, end in window.part_ends() if end > now)
         profile.istart = now
         profile.drop_before(now)
         # Jobs that started, or can start no earlier, never move again.
@@ -239,7 +239,7 @@ class _Replanner:
             # Test the freed gaps before the new window takes any of them: a superset is safe.
             profile.remove(old)
             del self.current[job.id]
-            self._unverify([(profile.index[node], old.start, old.end) for node in old.nodes], i)
+            self._unverify([(profile.index[node], old.start, end) for node, end in old.part_ends()], i)
         profile.add(window, i)
         self.plan[job.id] = window
         rec.place(window, found.distances() if rec.explain else None)

@@ -36,6 +36,7 @@ def schedule_to_dict(env: Environment, schedule: Schedule) -> dict[str, Any]:
                     "nodes": list(w.nodes),
                     "cost": w.cost,
                     "actual_end": schedule.actual_end(env, w),
+                    **({"lengths": list(w.lengths)} if w.lengths else {}),  # a rough right edge
                 }
                 for w in schedule.windows
             ],

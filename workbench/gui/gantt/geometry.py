@@ -62,18 +62,25 @@ def window_parts(
     rows = np.fromiter((index[n] for w in windows for n in w.nodes), np.int64, int(counts.sum()))
     rows = (row_of[rows] if row_of is not None else rows).astype(float)
     x = starts[owner]
+    part_end, part_solid = ends[owner], solid[owner]
+    if any(w.lengths for w in windows):
+        # A rough right edge: each part ends on its own, and finishes early in the same proportion.
+        lengths = np.fromiter((length for w in windows for length in w.part_lengths), float, x.size)
+        share = lengths / np.maximum((ends - starts)[owner], EPS)
+        part_end = x + lengths
+        part_solid = x + (part_solid - x) * share
     planned = x > now + EPS if now is not None else np.zeros(x.size, dtype=bool)
-    cut = solid[owner] < ends[owner] - EPS
+    cut = part_solid < part_end - EPS
     return Parts(
         window=owner,
         x=x,
         y=rows,
-        width=solid[owner] - x,
+        width=part_solid - x,
         planned=planned,
         solid_end=solid,
-        released_x=solid[owner][cut],
+        released_x=part_solid[cut],
         released_y=rows[cut],
-        released_width=(ends - solid)[owner][cut],
+        released_width=(part_end - part_solid)[cut],
     )
 
 

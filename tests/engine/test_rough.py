@@ -1,0 +1,160 @@
+"""Rough-edged windows and the AEP strategies of seed 000 (AMP, MinProcTime, CSA) against brute force."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engine.strategies import environments, examples
+from workbench.engine import registry
+from workbench.engine.metrics import flow_metrics
+from workbench.engine.model import EPS, Environment, Job, LocalTask, Node, TimeSettings
+from workbench.engine.rough import ROUGH_CRITERIA, search_rough
+from workbench.engine.search import budget_units, cost_units
+from workbench.engine.slots import SlotTable
+
+
+def _free(env: Environment, node: str, a: float, b: float) -> bool:
+    """Is ``node`` free of local tasks over [a, b] inside the interval? (straight from the model)"""
+    if a < env.time.start - EPS or b > env.time.end + EPS:
+        return False
+    return all(t.end <= a + EPS or t.start >= b - EPS for t in env.local_tasks if t.node == node)
+
+
+def brute_rough(env: Environment, job: Job, criterion: str, earliest: float) -> float | None:
+    """The best value over every start in a fine grid of candidate times and every n-subset of nodes."""
+    times = {max(earliest, env.time.start)}
+    times |= {t.end for t in env.local_tasks if t.end >= earliest}  # every slot starts at a task's end
+    budget = budget_units(job.budget, 1.0)
+    best = None
+    for t in sorted(times):
+        ok = [
+            node
+            for node in env.nodes
+            if node.performance >= job.min_performance - EPS
+            and _free(env, node.id, t, t + job.volume / node.performance)
+        ]
+        for subset in itertools.combinations(ok, job.node_count):
+            lengths = [job.volume / node.performance for node in subset]
+            units = sum(int(cost_units(node.price, job.volume / node.performance, 1.0)) for node in subset)
+            if budget is not None and units > budget:
+                continue
+            value = {
+                "start": -t,
+                "finish": -(t + max(lengths)),
+                "runtime": -max(lengths),
+                "cost": -sum(node.price * length for node, length in zip(subset, lengths, strict=True)),
+                "proc_time": -sum(lengths),
+            }[criterion]
+            if best is None or value > best + 1e-9:
+                best = value
+    return best
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=1, bounded=True),
+    criterion=st.sampled_from(ROUGH_CRITERIA),
+    earliest=st.sampled_from([0.0, 3.0, 10.0]),
+)
+def test_rough_search_equals_brute_force(env, criterion, earliest):
+    """The rough search finds the best value there is, and its window is really free and affordable."""
+    job = env.jobs[0]
+    table = SlotTable.from_environment(env)
+    got = search_rough(table, job, criterion, earliest)
+    want = brute_rough(env, job, criterion, earliest)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    assert got.value == pytest.approx(want, abs=1e-7)
+    w = got.window
+    assert len(set(w.nodes)) == job.node_count and w.start >= earliest - EPS
+    perf = {node.id: node.performance for node in env.nodes}
+    for node_id, end in w.part_ends():
+        assert end == pytest.approx(w.start + job.volume / perf[node_id])
+        assert _free(env, node_id, w.start, end)
+    assert w.length == pytest.approx(max(w.part_lengths))
+
+
+def _line(perfs, prices, tasks=(), budget=math.inf, n=2, volume=60.0) -> Environment:
+    nodes = tuple(Node(f"n{i + 1}", f"n{i + 1}", p, c) for i, (p, c) in enumerate(zip(perfs, prices, strict=True)))
+    local = tuple(LocalTask(f"t{k}", node, s, e) for k, (node, s, e) in enumerate(tasks))
+    job = Job("j1", "j1", n, 1.0, volume, budget)
+    return Environment(nodes, local, (job,), TimeSettings(0.0, None, 200.0))
+
+
+def test_a_rough_window_reserves_each_node_for_its_own_time_and_frees_the_rest():
+    """Seed 000 Fig. 3: on nodes of performance 2 and 6, V = 60 takes 30 and 10 units; the fast node is
+    free again at 10, runtime is 30, CPU time 40, cost Σ c_i·V/p_i."""
+    env = _line((2.0, 6.0), (1.0, 3.0))
+    found = registry.selector("AMP", {"shape": "rough"}).select(SlotTable.from_environment(env), env.jobs[0], 0.0)
+    w = found.window
+    assert w.nodes == ("n1", "n2") and w.lengths == (30.0, 10.0)
+    assert (w.length, w.cpu_time, w.cost) == (30.0, 40.0, 30.0 + 30.0)
+    after = SlotTable.from_environment(env, [w])
+    free_from = {table_node: start for table_node, start in zip(after.node, after.start, strict=True)}
+    assert free_from[0] == 30.0 and free_from[1] == 10.0
+    square = registry.selector("AMP", {"shape": "square"}).select(SlotTable.from_environment(env), env.jobs[0], 0.0)
+    assert square.window.lengths == () and square.window.cpu_time == 60.0  # both nodes for V / P_min = 30
+
+
+def test_min_run_time_takes_the_fastest_affordable_set_and_min_cost_the_cheapest():
+    # Fast nodes are dear: the budget allows one of them only.
+    env = _line((2.0, 4.0, 10.0, 10.0), (1.0, 2.0, 10.0, 10.0), budget=110.0)
+    table = SlotTable.from_environment(env)
+    job = env.jobs[0]
+    run = search_rough(table, job, "runtime", 0.0).window
+    assert run.nodes == ("n2", "n3") and run.length == 15.0  # 6 (cost 60) + 15 (cost 30) = 90 <= 110
+    cost = search_rough(table, job, "cost", 0.0).window
+    assert cost.nodes == ("n1", "n2") and cost.cost == 60.0
+
+
+def test_a_busy_fast_node_moves_min_finish_later_only_when_that_pays():
+    env = _line((2.0, 2.0, 10.0, 10.0), (1.0, 1.0, 1.0, 1.0), tasks=[("n3", 0.0, 20.0)])
+    job = env.jobs[0]
+    w = search_rough(SlotTable.from_environment(env), job, "finish", 0.0).window
+    # Now: n4 (6) + a slow node (30) ends at 30; at 20: n3 + n4 end at 26: later start, earlier finish.
+    assert (w.start, w.end, w.nodes) == (20.0, 26.0, ("n3", "n4"))
+
+
+def test_csa_picks_the_extreme_of_disjoint_amp_alternatives():
+    env = _line((2.0, 3.0, 6.0, 6.0), (1.0, 1.0, 4.0, 4.0))
+    table = SlotTable.from_environment(env)
+    job = env.jobs[0]
+    csa = registry.selector("CSA", {"shape": "rough", "by": "runtime"})
+    alternatives = csa.alternatives(table, job, 0.0)
+    assert len(alternatives) >= 2
+    for a, b in itertools.combinations(alternatives, 2):  # disjoint in nodes x time
+        for (na, ea), (nb, eb) in itertools.product(a.part_ends(), b.part_ends()):
+            assert na != nb or ea <= b.start + EPS or eb <= a.start + EPS
+    best = csa.select(table, job, 0.0).window
+    assert best.length == min(a.length for a in alternatives)
+
+
+def test_metrics_and_backfilling_count_the_parts_of_rough_windows():
+    env = _line((2.0, 6.0, 3.0), (1.0, 1.0, 1.0), n=2)
+    two = Job("j2", "j2", 2, 1.0, 60.0, math.inf)
+    env = Environment(env.nodes, (), (env.jobs[0], two), env.time)
+    result = registry.run(env, "AMP", {"shape": "rough"})
+    assert len(result.windows) == 2
+    m = flow_metrics(env, result)
+    assert m.total_cpu_time == pytest.approx(sum(w.cpu_time for w in result.windows))
+    assert sum(m.owners_profit.values()) == pytest.approx(m.total_cost)
+    # j1 takes n2 (10 units) and n3 (20); j2 starts at 10 on n1 and on the n2 that j1's short part left
+    # free, where a square j1 would have held n2 until 20.
+    first, second = result.windows
+    assert first.lengths == (10.0, 20.0) and first.end == 20.0
+    assert second.start == 10.0 and second.nodes == ("n1", "n2")
+
+
+def test_min_proc_time_is_exact_under_a_budget_where_the_greedy_choice_is_wrong():
+    # Parts 30, 15, 10, 12 costing 15, 15, 50, 36: the shortest pair n3 + n4 costs 86 > 60, and so does
+    # every pair with n3; the best affordable pair is n2 + n4.
+    env = _line((2.0, 4.0, 6.0, 5.0), (0.5, 1.0, 5.0, 3.0), budget=60.0)
+    w = search_rough(SlotTable.from_environment(env), env.jobs[0], "proc_time", 0.0).window
+    assert set(w.nodes) == {"n2", "n4"} and w.cpu_time == pytest.approx(15.0 + 12.0)
