@@ -332,3 +332,17 @@ def test_huge_counts_do_not_allocate_per_count():
     huge = registry.run(env, "Batch-slicer", {"slices": 10**6})
     assert time.perf_counter() - began < 5.0
     assert huge.windows == registry.run(env, "Batch-slicer", {"slices": len(env.jobs)}).windows
+
+
+def test_bsf_performance_rule_takes_the_jobs_that_need_the_fastest_nodes():
+    """Seed 000 §4: high-priority jobs may be "the most critical in terms of required resource (by
+    performance)": the highest min_performance first, queue order among equals."""
+    from workbench.engine.flow.bsf import high_priority
+    from workbench.engine.generate import generate
+    from workbench.engine.model import Job
+
+    jobs = [Job(f"j{i}", f"j{i}", 1, p, 10.0, 100.0) for i, p in enumerate([2.0, 6.0, 4.0, 6.0, 1.0])]
+    assert [j.id for j in high_priority(jobs, "performance", 3)] == ["j1", "j3", "j2"]
+    env = generate("vo24", 3)
+    result = registry.run(env, "BSF", {"rule": "performance", "n_high": 5})
+    assert len(result.windows) + len(result.unscheduled) == len(env.jobs)

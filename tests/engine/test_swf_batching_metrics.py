@@ -139,20 +139,33 @@ def test_dq_terms_follow_seed_003():
     assert former.dq(base, dom, already=dom.volume) < former.dq(base, dom)  # eq. 5: a fuller batch lowers Dq4
 
 
-def test_mdq_takes_the_smallest_positive_dq_first_and_stops_at_none_positive():
+@pytest.mark.parametrize("limit", [1.0, 0.3, 0.1])
+@pytest.mark.parametrize("method", ["mdq_c", "mdq_t"])
+def test_mdq_takes_the_smallest_positive_dq_that_fits_and_stops_when_none_does(method, limit):
+    """MDq greedily takes the smallest positive Dq among the jobs that still fit within
+    limit_coefficient × the domain's capacity (the knapsack's limit; it used to be ignored)."""
     env, table, dom = _domain_env()
-    former = DqBatch("mdq_c")
+    former = DqBatch(method, limit_coefficient=limit)
+    cap = limit * former.capacity(dom)
     batch = former.form(list(env.jobs), table, env, 0)
     assert batch
     already = 0.0
     remaining = list(env.jobs)
+
+    def candidates(already):
+        return {
+            j.id: former.dq(j, dom, already)
+            for j in remaining
+            if former.dq(j, dom, already) > 0 and already + former.weight(j, dom) <= cap + 1e-9
+        }
+
     for job in batch:
-        scores = {j.id: former.dq(j, dom, already) for j in remaining}
-        positive = {k: v for k, v in scores.items() if v > 0}
-        assert scores[job.id] == min(positive.values())
+        assert candidates(already)[job.id] == min(candidates(already).values())
         remaining = [j for j in remaining if j.id != job.id]
         already += former.weight(job, dom)
-    assert all(former.dq(j, dom, already) <= 0 for j in remaining)
+    assert already <= cap + 1e-9 and not candidates(already)
+    if limit < 1.0:
+        assert len(batch) < len(DqBatch(method, limit_coefficient=1.0).form(list(env.jobs), table, env, 0))
 
 
 def test_knapsack_batch_respects_its_limit_and_orders_by_dq():

@@ -165,7 +165,11 @@ def _markdown(
         lines += ["", "## Orderings the paper states", "", "| claim | where | measured | holds |", "|---|---|---|---|"]
         for order in study.orderings:
             ok, text = check_ordering(order, table)
-            sign = " < " if order.better == "min" else " > "
+            sign = (
+                (" < " if order.better == "min" else " > ")
+                if order.strict
+                else (" ≤ " if order.better == "min" else " ≥ ")
+            )
             where = ", ".join(f"{k}={v}" for k, v in order.where.items()) or "all"
             claim = f"{order.measure}: {sign.join(order.order)} ({order.source})"
             lines.append(f"| {claim} | {where} | {text} | {'—' if ok is None else '✓' if ok else '✗'} |")

@@ -19,7 +19,8 @@ ordered by ascending Dq.
 * ``KnapsackT``/``KnapsackC``: a 0-1 knapsack with value 1/Dq (jobs with Dq <= 0 never
   enter), weight n·V or the budget, and capacity limit_coefficient × V_s or × total slot cost.
 * ``MDqT``/``MDqC``: greedy, one job at a time, with Dq4 recomputed over the jobs
-  already in the batch (eq. 5), while some job has a positive Dq.
+  already in the batch (eq. 5), while some job has a positive Dq and fits within the
+  same limit as the knapsack (limit_coefficient × V_s or × total slot cost).
 
 An infinite budget counts as the job's market cost n·V·Q0, and Q/Q0 is capped at
 ``q_cap`` so that a job without a budget limit still gets a finite Dq.
@@ -180,9 +181,10 @@ class DqBatch(BatchFormer):
         left = list(range(len(queue)))
         batch: list[int] = []
         already = 0.0
+        limit = self.limit_coefficient * self.capacity(dom)  # the same limit as the knapsack's
         while left:
             scored = [(self.dq(queue[i], dom, already), i) for i in left]
-            positive = [(d, i) for d, i in scored if d > 0]
+            positive = [(d, i) for d, i in scored if d > 0 and already + self.weight(queue[i], dom) <= limit + EPS]
             if not positive:
                 break
             _, best = min(positive)

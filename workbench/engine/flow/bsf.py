@@ -21,7 +21,7 @@ from workbench.engine.selectors import Selector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
 
-RULES = ("order", "cost", "size")
+RULES = ("order", "cost", "size", "performance")
 
 
 def high_priority(jobs: list[Job], rule: str, count: int) -> list[Job]:
@@ -30,6 +30,9 @@ def high_priority(jobs: list[Job], rule: str, count: int) -> list[Job]:
         ranked = list(jobs)
     elif rule == "cost":
         ranked = sorted(jobs, key=lambda j: -j.budget)  # stable: queue order breaks ties
+    elif rule == "performance":
+        # Seed 000 §4: "the most critical in terms of required resource (by performance)".
+        ranked = sorted(jobs, key=lambda j: -j.min_performance)
     else:
         ranked = sorted(jobs, key=lambda j: -(j.node_count * j.volume))
     return ranked[:count]
