@@ -170,6 +170,21 @@ def test_parts_follow_the_geometry_rules():
     assert geometry.nice_ticks(0.5, 0.9, 4) == pytest.approx([0.5, 0.6, 0.7, 0.8, 0.9])
 
 
+def test_a_rough_window_is_drawn_part_by_part():
+    """Seed 000 Fig. 3: each part of a rough-edged window ends on its own, on screen and in exports; a job
+    that finished early at half its runtime shows every part solid for half its own length."""
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "MinCost", {"shape": "rough"})
+    rough = [w for w in schedule.windows if len(set(w.part_lengths)) > 1]
+    assert rough, "the default environment has nodes of several performances"
+    w = rough[0]
+    parts = geometry.window_parts(env, [w], {w.job: w.end}, None)
+    assert parts.width == pytest.approx(np.array(w.part_lengths)) and parts.released_x.size == 0
+    half = geometry.window_parts(env, [w], {w.job: w.start + w.length / 2}, None)
+    assert half.width == pytest.approx(np.array(w.part_lengths) / 2)
+    assert half.released_width == pytest.approx(np.array(w.part_lengths) / 2)
+
+
 def test_selecting_or_hovering_a_job_highlights_all_its_parts(qtbot):
     from workbench.gui.gantt.chart import GanttChart
 

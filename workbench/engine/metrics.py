@@ -38,7 +38,9 @@ class FlowMetrics:
     utilisation: float  # reserved job time / free slot time offered over [start, end]
     awrt: float  # seed 004: sum(n*p*(C - r)) / sum(n*p), p the actual runtime, C the actual finish
     mean_alternatives: float  # N_A: alternatives found per job (CSS family; NaN otherwise)
-    owners_profit: dict[str, float]  # node id -> income from job windows
+    owners_profit: dict[str, float]  # node id -> income from job windows (P of seed 000 Table 2)
+    node_busy: dict[str, float]  # node id -> time reserved by job windows (L_c of seed 000 Table 2)
+    node_utilisation: dict[str, float]  # node id -> node_busy / the free time the node offered (U)
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -76,15 +78,22 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
     t0 = env.time.start
     end = env.time.horizon if env.time.horizon is not None else (finishes.max() if per_job else t0)
     offered = 0.0
+    offered_on = np.zeros(len(env.nodes))
     if end > t0:
         table = SlotTable.from_environment(env, istart=t0, iend=end)
-        offered = float((table.end - table.start).sum())
+        offered_on = np.bincount(table.node, weights=table.end - table.start, minlength=len(env.nodes))
+        offered = float(offered_on.sum())
     used = sum(len(w.nodes) * (schedule.actual_end(env, w) - w.start) for w in schedule.windows)
     profit: dict[str, float] = {node.id: 0.0 for node in env.nodes}
+    busy: dict[str, float] = {node.id: 0.0 for node in env.nodes}
     prices = {node.id: node.price for node in env.nodes}
     for w in schedule.windows:
         for node_id, length in zip(w.nodes, w.part_lengths, strict=True):
             profit[node_id] += prices[node_id] * length
+            busy[node_id] += length
+    node_share = {
+        node.id: busy[node.id] / float(offered_on[i]) if offered_on[i] > 0 else 0.0 for i, node in enumerate(env.nodes)
+    }
     return FlowMetrics(
         jobs=len(env.jobs),
         placed=len(schedule.windows),
@@ -98,4 +107,6 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
         awrt=float((weights * (finishes - arrivals)).sum() / weights.sum()) if weights.sum() > 0 else math.nan,
         mean_alternatives=(float(np.mean(list(schedule.alternatives.values()))) if schedule.alternatives else math.nan),
         owners_profit=profit,
+        node_busy=busy,
+        node_utilisation=node_share,
     )
