@@ -78,7 +78,7 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
     t0 = env.time.start
     end = env.time.horizon if env.time.horizon is not None else (finishes.max() if per_job else t0)
     offered = 0.0
-    offered_on = np.zeros(len(env.nodes))
+    offered_on: np.ndarray = np.zeros(len(env.nodes))
     if end > t0:
         table = SlotTable.from_environment(env, istart=t0, iend=end)
         offered_on = np.bincount(table.node, weights=table.end - table.start, minlength=len(env.nodes))
