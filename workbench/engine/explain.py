@@ -73,7 +73,7 @@ RULES = {
     "finish": "the earliest finish",
     "runtime": "the shortest runtime",
     "cost": "the lowest cost",
-    "proc_time": "the least processor time (n × length)",
+    "proc_time": "the least processor time (the sum of the parts' own run times V / p_i)",
     "attribute": "the largest total of the node attribute",
     "dep": "the largest min(L_left, L_right) over its slots: room on both sides",
     "coord": "the smallest max(L_left, L_right) over its slots: snug windows",
@@ -275,6 +275,7 @@ def explain_job(
 ) -> Explanation:
     """Run ``strategy`` on ``env`` with ``job_id`` watched, and explain where it went."""
     from workbench.engine import registry
+    from workbench.engine.rough import CommonStatsAMP
     from workbench.engine.selectors import MultipleBest, SearchSelector
 
     job = env.job(job_id)
@@ -289,7 +290,7 @@ def explain_job(
     search = watch.placed_by or watch.seen
     if search is not None:
         table, earliest, selector = search
-        if isinstance(selector, MultipleBest):
+        if isinstance(selector, MultipleBest | CommonStatsAMP):
             return _explain_multiple_best(name, table, job, selector, earliest, chosen)
         if isinstance(selector, SearchSelector):
             return explain_choice(name, table, job, selector.spec, earliest, chosen)
@@ -318,14 +319,21 @@ def _explain_alternatives(name: str, job: Job, watch: Watch, chosen: Window | No
 def _explain_multiple_best(
     name: str, table: SlotTable, job: Job, selector: Any, earliest: float, chosen: Window | None
 ) -> Explanation:
+    """MultipleBest and CSA: every alternative they collected, best first by their criterion."""
+    from workbench.engine.rough import CommonStatsAMP, rough_value
     from workbench.engine.selectors import window_value
 
     alts = selector.alternatives(table, job, earliest)
-    rows = [Candidate(w.start, w.length, w.nodes, w.cost, window_value(table, w, selector.by, job)) for w in alts]
+    if isinstance(selector, CommonStatsAMP):
+        values = [rough_value(w, selector.by, job.volume, table) for w in alts]
+        by, finder = RULES.get(selector.by, selector.by), "AMP"
+    else:
+        values = [window_value(table, w, selector.by, job) for w in alts]
+        by, finder = RULES.get(selector.by.name, selector.by.name), "FirstFit"
+    rows = [Candidate(w.start, w.length, w.nodes, w.cost, v) for w, v in zip(alts, values, strict=True)]
     ranked = sorted(rows, key=lambda c: (-round(c.value, 9), c.start))
-    by = RULES.get(selector.by.name, selector.by.name)
     summary = (
-        f"MultipleBest found {len(rows)} non-intersecting FirstFit alternatives and kept the one with {by}."
+        f"{name} found {len(rows)} non-intersecting {finder} alternatives and kept the one with {by}."
         if chosen is not None
         else explain_failure(table, job, earliest)
     )
