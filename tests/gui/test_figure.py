@@ -297,10 +297,8 @@ def test_compare_shows_per_job_start_differences(qtbot):
     assert np.allclose(sorted(dialog.diff_bars.opts["height"]), sorted(cop.delta))
 
 
-def test_time_unit_and_cursor(qtbot, tmp_path):
-    """View ▸ Time unit shows SWF seconds as hours on the axis, the cursor and exported figures."""
-    from PySide6.QtCore import QPointF
-
+def _shown_cop_chart(qtbot):
+    """A 900×500 chart, shown, of CoP on the default environment."""
     from workbench.gui.gantt.chart import GanttChart
 
     env = load_environment(DEFAULT)
@@ -309,6 +307,14 @@ def test_time_unit_and_cursor(qtbot, tmp_path):
     chart.resize(900, 500)
     chart.show()
     chart.set_data(env, registry.run(env, "CoP"), fit=True)
+    return chart
+
+
+def test_time_unit_and_cursor(qtbot, tmp_path):
+    """View ▸ Time unit shows SWF seconds as hours on the axis, the cursor and exported figures."""
+    from PySide6.QtCore import QPointF
+
+    chart = _shown_cop_chart(qtbot)
     chart.set_time_unit("hours")
     axis = chart.getPlotItem().getAxis("bottom")
     assert axis.scale == pytest.approx(1 / 3600) and "hours" in axis.labelText
@@ -449,14 +455,7 @@ def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
 def test_keyboard_navigation_of_the_chart(qtbot):
     from PySide6.QtCore import Qt
 
-    from workbench.gui.gantt.chart import GanttChart
-
-    env = load_environment(DEFAULT)
-    chart = GanttChart(editable=False)
-    qtbot.addWidget(chart)
-    chart.resize(900, 500)
-    chart.show()
-    chart.set_data(env, registry.run(env, "CoP"), fit=True)
+    chart = _shown_cop_chart(qtbot)
     chart.view.setRange(xRange=(100, 200), yRange=(0, 10), padding=0)
     qtbot.keyClick(chart, Qt.Key.Key_Right)
     assert chart.view.viewRange()[0] == pytest.approx([110, 210])

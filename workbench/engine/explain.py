@@ -26,6 +26,7 @@ from workbench.engine.diagnose import explain_failure
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
+from workbench.engine.selectors import BestOfAlternatives, SearchSelector
 from workbench.engine.slots import SlotTable
 
 MAX_STARTS = 3000  # candidate starts compared per level (the earliest ones) before the list is cut
@@ -275,8 +276,6 @@ def explain_job(
 ) -> Explanation:
     """Run ``strategy`` on ``env`` with ``job_id`` watched, and explain where it went."""
     from workbench.engine import registry
-    from workbench.engine.rough import CommonStatsAMP
-    from workbench.engine.selectors import MultipleBest, SearchSelector
 
     job = env.job(job_id)
     sim = registry.simulator(env, strategy, params, should_stop, history=False)
@@ -290,8 +289,8 @@ def explain_job(
     search = watch.placed_by or watch.seen
     if search is not None:
         table, earliest, selector = search
-        if isinstance(selector, MultipleBest | CommonStatsAMP):
-            return _explain_multiple_best(name, table, job, selector, earliest, chosen)
+        if isinstance(selector, BestOfAlternatives):
+            return _explain_alternatives_kept(name, table, job, selector, earliest, chosen)
         if isinstance(selector, SearchSelector):
             return explain_choice(name, table, job, selector.spec, earliest, chosen)
     reason = schedule.reasons.get(job_id, "")
@@ -316,24 +315,16 @@ def _explain_alternatives(name: str, job: Job, watch: Watch, chosen: Window | No
     return Explanation(job.id, name, rule, chosen, tuple(rows), len(rows), summary, (), notes)
 
 
-def _explain_multiple_best(
-    name: str, table: SlotTable, job: Job, selector: Any, earliest: float, chosen: Window | None
+def _explain_alternatives_kept(
+    name: str, table: SlotTable, job: Job, selector: BestOfAlternatives, earliest: float, chosen: Window | None
 ) -> Explanation:
     """MultipleBest and CSA: every alternative they collected, best first by their criterion."""
-    from workbench.engine.rough import CommonStatsAMP, rough_value
-    from workbench.engine.selectors import window_value
-
     alts = selector.alternatives(table, job, earliest)
-    if isinstance(selector, CommonStatsAMP):
-        values = [rough_value(w, selector.by, job.volume, table) for w in alts]
-        by, finder = RULES.get(selector.by, selector.by), "AMP"
-    else:
-        values = [window_value(table, w, selector.by, job) for w in alts]
-        by, finder = RULES.get(selector.by.name, selector.by.name), "FirstFit"
-    rows = [Candidate(w.start, w.length, w.nodes, w.cost, v) for w, v in zip(alts, values, strict=True)]
+    rows = [Candidate(w.start, w.length, w.nodes, w.cost, selector.value(table, w, job)) for w in alts]
     ranked = sorted(rows, key=lambda c: (-round(c.value, 9), c.start))
+    by = RULES.get(selector.rule, selector.rule)
     summary = (
-        f"{name} found {len(rows)} non-intersecting {finder} alternatives and kept the one with {by}."
+        f"{name} found {len(rows)} non-intersecting {selector.finder_name} alternatives and kept the one with {by}."
         if chosen is not None
         else explain_failure(table, job, earliest)
     )

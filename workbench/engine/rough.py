@@ -37,7 +37,7 @@ from workbench.engine.criteria import StartTime
 from workbench.engine.errors import Cancelled, ParameterError
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.search import Found, SearchSpec, budget_units, cost_units, knapsack_count
-from workbench.engine.selectors import SearchSelector, Selector, StopFn, disjoint_alternatives
+from workbench.engine.selectors import BestOfAlternatives, SearchSelector, Selector, StopFn
 from workbench.engine.slots import SlotTable
 
 ROUGH_CRITERIA = ("start", "finish", "runtime", "cost", "proc_time")
@@ -60,9 +60,10 @@ def candidates(table: SlotTable, job: Job, earliest: float, resolution: float = 
     """Where a rough window of ``job`` can start, and on which nodes."""
     perf = table.perf
     eligible = perf >= job.min_performance - EPS
-    length = np.where(eligible, job.volume / np.maximum(perf, EPS), np.inf)
-    cost = np.where(eligible, table.price * np.where(eligible, length, 0.0), np.inf)
-    units = np.where(eligible, cost_units(table.price, np.where(eligible, length, 0.0), resolution), 0)
+    own = job.volume / np.maximum(perf, EPS)  # each node's part length
+    length = np.where(eligible, own, np.inf)
+    cost = np.where(eligible, table.price * own, np.inf)
+    units = np.where(eligible, cost_units(table.price, own, resolution), 0)
     lo = np.maximum(table.start, earliest)
     need = length[table.node]
     usable = (lo + need <= table.end + EPS) & eligible[table.node]
@@ -170,10 +171,11 @@ def _min_proc_time(
     _, first = np.unique(np.packbits(c.avail[rows], axis=1), axis=0, return_index=True)
     rows = np.sort(rows[first])
     lengths = np.where(np.isfinite(c.length), c.length, 0.0)
+    # The n shortest available parts, budget aside: no choice at that start can do better.
     bound = np.array([-np.sort(lengths[c.avail[r]])[:n].sum() for r in rows])
+    order = np.argsort(-bound, kind="stable")
     best: tuple[float, int, np.ndarray] | None = None
-    for r in rows[np.argsort(-bound, kind="stable")]:
-        b = -np.sort(lengths[c.avail[r]])[:n].sum()
+    for r, b in zip(rows[order], bound[order], strict=True):
         if best is not None and b < best[0] - EPS:
             break
         if should_stop is not None and should_stop():
@@ -224,8 +226,6 @@ class RoughSelector(Selector):
 
 def rough_value(window: Window, criterion: str, volume: float, table: SlotTable) -> float:
     """A window's value under an AEP criterion (higher is better), for choosing among alternatives."""
-    index = table.index
-    pos = np.array([index[node] for node in window.nodes], dtype=np.int64)
     if criterion == "start":
         return -window.start
     if criterion == "finish":
@@ -235,12 +235,15 @@ def rough_value(window: Window, criterion: str, volume: float, table: SlotTable)
     if criterion == "cost":
         return -window.cost
     if criterion == "proc_time":
-        return -window.cpu_time if window.lengths else -float((volume / table.perf[pos]).sum())
+        if window.lengths:
+            return -window.cpu_time
+        pos = np.array([table.index[node] for node in window.nodes], dtype=np.int64)
+        return -float((volume / table.perf[pos]).sum())  # the parts' own run times, as ProcTime
     raise ParameterError("by", f"expected one of {', '.join(ROUGH_CRITERIA)}, got {criterion!r}")
 
 
 @dataclass
-class CommonStatsAMP(Selector):
+class CommonStatsAMP(BestOfAlternatives):
     """CSA (seed 000 §5, strategy 6): disjoint AMP alternatives, then the extreme one by ``by``."""
 
     name: str
@@ -248,22 +251,19 @@ class CommonStatsAMP(Selector):
     shape: str = "square"
     max_alternatives: int = 50
     resolution: float = 1.0
+    finder_name = "AMP"
 
     def finder(self) -> Selector:
         if self.shape == "rough":
             return RoughSelector("AMP", "start", self.resolution)
         return SearchSelector("AMP", SearchSpec(StartTime(), False, 1.0, self.resolution))
 
-    def alternatives(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> list[Window]:
-        return disjoint_alternatives(self.finder(), table, job, earliest, self.max_alternatives, should_stop)
+    def value(self, table: SlotTable, window: Window, job: Job) -> float:
+        return rough_value(window, self.by, job.volume, table)
 
-    def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
-        best: Found | None = None
-        for window in self.alternatives(table, job, earliest, should_stop):
-            value = rough_value(window, self.by, job.volume, table)
-            if best is None or value > best.value + EPS:  # ties keep the one found first
-                best = Found(window, value, table)
-        return best
+    @property
+    def rule(self) -> str:
+        return self.by
 
     @property
     def picks_earliest(self) -> bool:

@@ -108,8 +108,38 @@ def window_value(table: SlotTable, window: Window, criterion: cr.Criterion, job:
     return float(z.sum())
 
 
+class BestOfAlternatives(Selector):
+    """Collect disjoint alternatives with a finder, then keep the best by ``value`` (MultipleBest, CSA)."""
+
+    max_alternatives: int
+    finder_name = "FirstFit"  # what finds each alternative (named in explanations)
+
+    def finder(self) -> Selector:
+        raise NotImplementedError
+
+    def value(self, table: SlotTable, window: Window, job: Job) -> float:
+        raise NotImplementedError
+
+    @property
+    def rule(self) -> str:
+        """The short name of the criterion that picks the best alternative."""
+        raise NotImplementedError
+
+    def alternatives(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> list[Window]:
+        return disjoint_alternatives(self.finder(), table, job, earliest, self.max_alternatives, should_stop)
+
+    def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
+        best: Found | None = None
+        for window in self.alternatives(table, job, earliest, should_stop):
+            value = self.value(table, window, job)
+            # Ties keep the earlier alternative, which the finder found first.
+            if best is None or value > best.value + 1e-9:
+                best = Found(window, value, table)
+        return best
+
+
 @dataclass
-class MultipleBest(Selector):
+class MultipleBest(BestOfAlternatives):
     """All non-intersecting FirstFit alternatives, then the best by a criterion (seed 002 §4.2)."""
 
     name: str
@@ -117,22 +147,19 @@ class MultipleBest(Selector):
     max_alternatives: int = 50
     resolution: float = 1.0
 
-    def alternatives(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> list[Window]:
-        first_fit = SearchSelector("FirstFit", SearchSpec(cr.StartTime(), exact=False, resolution=self.resolution))
-        return disjoint_alternatives(first_fit, table, job, earliest, self.max_alternatives, should_stop)
+    def finder(self) -> Selector:
+        return SearchSelector("FirstFit", SearchSpec(cr.StartTime(), exact=False, resolution=self.resolution))
+
+    def value(self, table: SlotTable, window: Window, job: Job) -> float:
+        return window_value(table, window, self.by, job)
+
+    @property
+    def rule(self) -> str:
+        return self.by.name
 
     @property
     def feasibility(self) -> SearchSpec:
         return SearchSpec(cr.StartTime(), resolution=self.resolution)
-
-    def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
-        best: Found | None = None
-        for window in self.alternatives(table, job, earliest, should_stop):
-            value = window_value(table, window, self.by, job)
-            # Ties keep the earlier alternative, which FirstFit found first.
-            if best is None or value > best.value + 1e-9:
-                best = Found(window, value)
-        return best
 
 
 def disjoint_alternatives(

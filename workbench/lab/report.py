@@ -84,12 +84,9 @@ def check_ordering(
         means = [table.get((s, combo, order.measure), Cell(math.nan, 0, 0)).mean for s in order.order]
         if any(math.isnan(x) for x in means):
             continue
-        slack = 0.0 if order.strict else 1e-9 * max(1.0, *(abs(x) for x in means))
-        ok = (
-            all(a < b + slack if not order.strict else a < b for a, b in itertools.pairwise(means))
-            if order.better == "min"
-            else all(a > b - slack if not order.strict else a > b for a, b in itertools.pairwise(means))
-        )
+        signed = [x if order.better == "min" else -x for x in means]  # smaller is better from here on
+        slack = 1e-9 * max(1.0, *(abs(x) for x in means))  # ties, for a non-strict claim
+        ok = all(a < b if order.strict else a <= b + slack for a, b in itertools.pairwise(signed))
         verdicts.append(ok)
         texts.append(" vs ".join(_number(x) for x in means))
     if not verdicts:

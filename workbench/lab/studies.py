@@ -16,7 +16,7 @@ from workbench.engine import registry
 from workbench.engine.generate import generate
 from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import Environment
-from workbench.engine.rough import CommonStatsAMP
+from workbench.engine.selectors import BestOfAlternatives
 from workbench.engine.slots import SlotTable, window_distances
 from workbench.lab.study import Factor, Ordering, Published, RunSpec, Study, register
 
@@ -261,7 +261,7 @@ def _aep_run(spec: RunSpec) -> dict[str, float]:
     name, params = AEP.strategy(spec.strategy)
     selector = registry.selector(name, params)
     began = time.perf_counter()
-    if isinstance(selector, CommonStatsAMP):
+    if isinstance(selector, BestOfAlternatives):
         windows = selector.alternatives(table, job, env.time.start)
     else:
         found = selector.select(table, job, env.time.start)
