@@ -189,11 +189,40 @@ def _cmd_import_swf(args: argparse.Namespace) -> int:
     if performance is not None and args.perf is not None:
         raise ParameterError("--perf", "give either --perf (identical nodes) or --performance LO:HI, not both")
     perf = 1.0 if args.perf is None else args.perf
+    if args.grid is None and (args.modification is not None or args.compress is not None):
+        raise ParameterError("--grid", "--modification and --compress map a trace onto a grid; give --grid CONFIG")
+    if args.grid is not None:
+        return _import_grid(args, perf, performance)
+    if args.nodes is None:
+        raise ParameterError("--nodes", "give --nodes N (one machine) or --grid CONFIG")
     result = import_swf(args.file, args.nodes, perf, args.price, performance=performance, seed=args.seed)
     for line in result.skipped:
         print(f"workbench: left out: {line}", file=sys.stderr)
     save_environment(result.env, args.output)
     print(f"wrote {args.output}: {len(result.env.jobs)} jobs on {args.nodes} nodes, {len(result.skipped)} left out")
+    return 0
+
+
+def _import_grid(args: argparse.Namespace, perf: float, performance: tuple[int, int] | None) -> int:
+    from workbench.engine.grid.configs import grid_environment, machine_sizes
+    from workbench.engine.io.envfile import save_environment
+    from workbench.engine.io.swf import import_swf
+
+    if performance is not None or args.nodes is not None:
+        raise ParameterError("--grid", "a grid has its own identical nodes; leave out --nodes and --performance")
+    total = sum(machine_sizes(args.grid))
+    result = import_swf(args.file, total, perf, args.price)
+    env, skipped = grid_environment(
+        result.env, args.grid, args.modification, 1.0 if args.compress is None else args.compress
+    )
+    left_out = result.skipped + skipped
+    for line in left_out:
+        print(f"workbench: left out: {line}", file=sys.stderr)
+    save_environment(env, args.output)
+    print(
+        f"wrote {args.output}: {len(env.jobs)} jobs on grid {args.grid} ({len(env.site_ids)} sites, {total} nodes), "
+        f"{len(left_out)} left out"
+    )
     return 0
 
 
@@ -211,10 +240,40 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     from workbench.engine.generate import generate
     from workbench.engine.io.envfile import save_environment
 
+    if args.preset == "lublin":
+        return _generate_lublin(args)
+    for option in ("jobs", "nodes", "grid"):
+        if getattr(args, option) is not None:
+            raise ParameterError(f"--{option}", "only the lublin preset takes it")
     overrides = parse_params(args.set)
     env = generate(args.preset, args.seed, **overrides)
     save_environment(env, args.output)
     print(f"wrote {args.output}: {len(env.nodes)} nodes, {len(env.local_tasks)} local tasks, {len(env.jobs)} jobs")
+    return 0
+
+
+def _generate_lublin(args: argparse.Namespace) -> int:
+    from workbench.engine.grid.configs import grid_environment, machine_sizes
+    from workbench.engine.grid.lublin import generate_workload, workload_environment
+    from workbench.engine.io.envfile import save_environment
+
+    if args.set:
+        raise ParameterError("--set", "the lublin preset takes --jobs, --nodes or --grid, not --set")
+    if args.nodes is not None and args.grid is not None:
+        raise ParameterError("--grid", "give either --nodes (one machine) or --grid CONFIG, not both")
+    jobs = 10_000 if args.jobs is None else args.jobs
+    nodes = sum(machine_sizes(args.grid)) if args.grid is not None else (args.nodes or 512)
+    work = generate_workload(jobs, nodes, args.seed, typed=not args.typeless)
+    env = workload_environment(work, nodes, args.seed)
+    if args.grid is not None:
+        env, skipped = grid_environment(env, args.grid, args.modification, name=env.name + f" on {args.grid}")
+        for line in skipped:
+            print(f"workbench: left out: {line}", file=sys.stderr)
+    elif args.modification is not None:
+        raise ParameterError("--modification", "a workload modification needs --grid")
+    save_environment(env, args.output)
+    sites = f" on {len(env.site_ids)} sites" if env.site_ids else ""
+    print(f"wrote {args.output}: {len(env.jobs)} jobs, {len(env.nodes)} nodes{sites}")
     return 0
 
 
@@ -337,7 +396,10 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.set_defaults(func=_cmd_export)
     p = sub.add_parser("import-swf", parents=[common], help="convert an SWF trace into an environment")
     p.add_argument("file")
-    p.add_argument("--nodes", type=int, required=True, help="number of identical nodes")
+    p.add_argument("--nodes", type=int, help="number of identical nodes (one machine)")
+    p.add_argument("--grid", help="a grid of seed 004 Table 1 (m64-18 … m512-1) or sizes like 256,64,64")
+    p.add_argument("--modification", type=int, help="--grid: split wide jobs (seed 004 modification 1, 2 or 3)")
+    p.add_argument("--compress", type=float, help="--grid: divide every arrival time by F (raises the load)")
     p.add_argument("--perf", type=float, help="performance of every node (default 1)")
     p.add_argument("--performance", metavar="LO:HI", help="each node's performance drawn from the integers LO..HI")
     p.add_argument("--seed", type=int, default=0, help="random seed of --performance")
@@ -348,10 +410,15 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("-v", "--verbose", action="store_true", help="also list each strategy's parameters")
     p.set_defaults(func=_cmd_strategies)
     p = sub.add_parser("generate", parents=[common], help="write a random environment of a paper preset")
-    p.add_argument("preset", help="vo24, backfill32 or window100")
+    p.add_argument("preset", help="vo24, backfill32, window100, aep100 or lublin (a Lublin–Feitelson workload)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--set", action="append", default=[], metavar="K=V", help="preset parameter")
+    p.add_argument("--jobs", type=int, help="lublin: number of jobs (default 10000)")
+    p.add_argument("--nodes", type=int, help="lublin: one machine of this many identical nodes (default 512)")
+    p.add_argument("--grid", help="lublin: a grid of seed 004 Table 1 (m64-18 … m512-1) or sizes like 256,64,64")
+    p.add_argument("--modification", type=int, help="lublin --grid: split wide jobs (seed 004 modification 1, 2, 3)")
+    p.add_argument("--typeless", action="store_true", help="lublin: one job class (the model's whole-sample fit)")
     p.set_defaults(func=_cmd_generate)
     p = sub.add_parser("bench", parents=[common], help="time the strategies on the papers' set-ups")
     p.add_argument("--runs", type=int, default=50, help="generated environments per figure")

@@ -247,3 +247,59 @@ def test_help_texts_speak_plainly_and_cite_authors(capsys):
     n_high = next(p for p in registry.get("BSF").params if p.name == "n_high")
     assert "-1 means" in n_high.help
     assert main(["strategies"]) == 0 and "Toporkov" in capsys.readouterr().out
+
+
+def test_import_swf_onto_a_grid(tmp_path, capsys):
+    """--grid maps a trace onto a seed 004 configuration: sites round robin, modifications, --compress."""
+    trace = ROOT / "sample_envs" / "sample16.swf"
+    out = tmp_path / "grid.json"
+    plain = tmp_path / "plain.json"
+    assert main(["import-swf", str(trace), "--nodes", "512", "-o", str(plain)]) == 0
+    args = ["import-swf", str(trace), "--grid", "m128-4", "--compress", "2", "-o", str(out)]
+    assert main(args) == 0
+    assert "on grid m128-4 (4 sites, 512 nodes)" in capsys.readouterr().out
+    env, source = load_environment(out), load_environment(plain)
+    assert env.site_ids == ("m1", "m2", "m3", "m4") and {n.site for n in env.nodes} == set(env.site_ids)
+    assert [j.site for j in env.jobs[:5]] == ["m1", "m2", "m3", "m4", "m1"]
+    assert [j.arrival for j in env.jobs] == [j.arrival / 2 for j in source.jobs]
+    assert env.strategy.name == "Job sharing"
+    split = tmp_path / "split.json"
+    assert main(["import-swf", str(trace), "--grid", "8,8", "--modification", "3", "-o", str(split)]) == 0
+    assert max(j.node_count for j in load_environment(split).jobs) <= 16
+    for bad, words in (
+        (["--grid", "m100"], "--grid: expected one of m64-18"),
+        (["--grid", "m128-4", "--modification", "5"], "--modification: expected 1, 2 or 3"),
+        (["--grid", "m128-4", "--compress", "-1"], "--compress: expected a number > 0"),
+        (["--compress", "2", "--nodes", "4"], "give --grid CONFIG"),
+        (["--grid", "m128-4", "--nodes", "4"], "leave out --nodes"),
+    ):
+        assert main(["import-swf", str(trace), *bad, "-o", str(tmp_path / "x.json")]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1
+
+
+def test_generate_lublin_on_a_machine_and_on_a_grid(tmp_path, capsys):
+    one = tmp_path / "one.json"
+    assert main(["generate", "lublin", "--jobs", "300", "--nodes", "64", "--seed", "4", "-o", str(one)]) == 0
+    env = load_environment(one)
+    assert len(env.jobs) == 300 and len(env.nodes) == 64 and not env.site_ids
+    assert max(j.node_count for j in env.jobs) <= 64
+    grid = tmp_path / "grid.json"
+    args = ["generate", "lublin", "--jobs", "300", "--grid", "m64-18", "--modification", "1", "--seed", "4"]
+    assert main([*args, "-o", str(grid)]) == 0
+    assert "on 18 sites" in capsys.readouterr().out
+    env = load_environment(grid)
+    assert len(env.site_ids) == 18 and len(env.jobs) >= 300
+    size = {s: sum(n.site == s for n in env.nodes) for s in env.site_ids}
+    assert all(j.node_count <= size[j.site] for j in env.jobs)  # modification 1: local machine size
+    assert main(["schedule", str(grid), "--strategy", "Multi-site", "--param", "overhead=0.3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "awrt" in doc["metrics"] and "multi_site_jobs" in doc["metrics"] and not doc["unscheduled"]
+    multi = [w for w in doc["windows"] if w.get("overhead")]
+    assert len(multi) == doc["metrics"]["multi_site_jobs"]
+    assert main(["generate", "lublin", "--nodes", "64", "--grid", "m64-8", "-o", str(one)]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["generate", "vo24", "--jobs", "5", "-o", str(one)]) == 2
+    assert "--jobs: only the lublin preset takes it" in capsys.readouterr().err
+    assert main(["schedule", str(grid), "--strategy", "Multi-site", "--param", "overhead=-0.5"]) == 2
+    assert "overhead: must be ≥ 0" in capsys.readouterr().err

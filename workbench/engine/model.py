@@ -28,6 +28,7 @@ class Node:
     performance: float
     price: float
     attributes: tuple[tuple[str, float], ...] = ()
+    site: str = ""  # the machine (site of a grid, seed 004) the node belongs to; "" when there are no sites
 
     def attribute(self, key: str, default: float = 0.0) -> float:
         for name, value in self.attributes:
@@ -63,6 +64,15 @@ class Job:
     priority: float = 0.0
     actual_fraction: float = 1.0
     user: str = ""  # who submitted it (SWF's user number); optional, for grouping and colouring
+    site: str = ""  # the grid site it was submitted at (seed 004); "" when there are no sites
+
+
+@dataclass(frozen=True)
+class Site:
+    """One machine of a grid (seed 004): its nodes are those whose ``site`` is this id."""
+
+    id: str
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,9 @@ class Window:
     nodes: tuple[str, ...]
     cost: float
     lengths: tuple[float, ...] = ()
+    # Multi-site execution (seed 004 §3.1): the fraction p by which the runtime was stretched
+    # to (1 + p)·T because the parts run on several machines; 0 on one machine.
+    overhead: float = 0.0
 
     @property
     def end(self) -> float:
@@ -135,6 +148,22 @@ class Environment:
     name: str = ""
     description: str = ""
     strategy: StrategyRef = field(default_factory=StrategyRef)
+    sites: tuple[Site, ...] = ()  # listed sites; the nodes' own site ids are listed in ``site_ids`` too
+
+    @cached_property
+    def site_ids(self) -> tuple[str, ...]:
+        """Every site: the listed ones in order, then any other site a node names, by first appearance."""
+        seen = dict.fromkeys(s.id for s in self.sites)
+        for node in self.nodes:
+            if node.site:
+                seen.setdefault(node.site, None)
+        return tuple(seen)
+
+    def site_name(self, site: str) -> str:
+        for s in self.sites:
+            if s.id == site:
+                return s.name or s.id
+        return site
 
     @cached_property
     def node_index(self) -> dict[str, int]:

@@ -1,6 +1,6 @@
 """The one list of named strategies (DESIGN.md "Named strategies"; STYLE.md point 7).
 
-Each entry has a name, a family (``selector`` or ``flow``), a one-line
+Each entry has a name, a family (``selector``, ``flow`` or ``grid``), a one-line
 description, a parameter schema with defaults, and a factory. The CLI's
 ``strategies`` command, the GUI's strategy panel and the docs are all built
 from this list.
@@ -598,3 +598,46 @@ def _define_flows() -> None:
 
 
 _define_flows()
+
+OVERHEAD = Param(
+    "overhead",
+    float,
+    0.25,
+    "multi-site overhead p: a job split over machines runs (1 + p)·T; 0.25 is 25 % " + cite("004", "§3.1"),
+    minimum=0.0,
+    maximum=3.0,  # the paper's range, 0 … 300 %
+)
+
+
+def _define_grid() -> None:
+    from workbench.engine.grid.sim import grid_flow
+
+    entries = (
+        ("Local", "local", "each site runs EASY on its own jobs, on its own machine", (), "§3 (1)"),
+        (
+            "Job sharing",
+            "share",
+            "one grid queue; each job on the machine it leaves fewest idle nodes on (BestFit), then EASY",
+            (),
+            "§3 (2)",
+        ),
+        (
+            "Multi-site",
+            "multi",
+            "job sharing, and a job that fits no machine now runs over several, stretched by the overhead",
+            (OVERHEAD,),
+            "§3 (3)",
+        ),
+        (
+            "Adaptive multi-site",
+            "adaptive",
+            "multi-site only when that completes sooner than the job's earliest single-machine run",
+            (OVERHEAD,),
+            "§3.1, Fig. 4",
+        ),
+    )
+    for name, mode, text, params, where in entries:
+        register(StrategyInfo(name, "grid", f"{text} {cite('004', where)}", params, grid_flow(mode)))
+
+
+_define_grid()

@@ -28,6 +28,7 @@ from workbench.engine.model import (
     Job,
     LocalTask,
     Node,
+    Site,
     StrategyRef,
     TimeSettings,
 )
@@ -205,7 +206,9 @@ def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
 def environment_from_dict(data: Any) -> Environment:
     """Validate a parsed JSON document and build the environment it describes."""
     top = _Obj(
-        data, "$", ("format", "version", "name", "description", "time", "nodes", "local_tasks", "jobs", "strategy")
+        data,
+        "$",
+        ("format", "version", "name", "description", "time", "sites", "nodes", "local_tasks", "jobs", "strategy"),
     )
     fmt = top.text("format")
     if fmt != FORMAT:
@@ -214,10 +217,12 @@ def environment_from_dict(data: Any) -> Environment:
     if version != VERSION or isinstance(version, bool):
         raise ValidationError("$.version", f"expected {VERSION}, got {_kind(version)}; this workbench reads version 1")
     time = _time_from(top.data.get("time", {}))
-    nodes = _nodes_from(top)
+    sites = _sites_from(top)
+    nodes = _nodes_from(top, {s.id for s in sites} if "sites" in top.data else None)
     node_ids = {node.id for node in nodes}
     tasks = _tasks_from(top, node_ids)
-    jobs = _jobs_from(top)
+    site_ids = {s.id for s in sites} | {node.site for node in nodes if node.site}
+    jobs = _jobs_from(top, site_ids)
     strategy = _strategy_from(top.data.get("strategy"))
     return Environment(
         nodes=tuple(nodes),
@@ -227,7 +232,27 @@ def environment_from_dict(data: Any) -> Environment:
         name=top.text("name", "", free=True),
         description=top.text("description", "", free=True),
         strategy=strategy,
+        sites=tuple(sites),
     )
+
+
+def _sites_from(top: _Obj) -> list[Site]:
+    """The optional site list (seed 004's machines of a grid); nodes and jobs name them in ``site``."""
+    sites = []
+    seen: set[str] = set()
+    for i, item in enumerate(top.items("sites")):
+        obj = _Obj(item, f"$.sites[{i}]", ("id", "name"))
+        ident = _unique_id(obj, seen, "site")
+        sites.append(Site(ident, obj.text("name", "", free=True)))
+    return sites
+
+
+def _site_of(obj: _Obj, known: set[str] | None, what: str) -> str:
+    site = obj.text("site", "")
+    if site and known is not None and site not in known:
+        listed = ", ".join(sorted(known)) or "none"
+        raise ValidationError(obj.at("site"), f"no site has id {show(site)} ({what}; sites: {listed})")
+    return site
 
 
 def _time_from(data: Any) -> TimeSettings:
@@ -241,11 +266,11 @@ def _time_from(data: Any) -> TimeSettings:
     return TimeSettings(start=start, cycle_length=cycle, horizon=horizon)
 
 
-def _nodes_from(top: _Obj) -> list[Node]:
+def _nodes_from(top: _Obj, sites: set[str] | None) -> list[Node]:
     nodes = []
     seen: set[str] = set()
     for i, item in enumerate(top.items("nodes", MAX_NODES)):
-        obj = _Obj(item, f"$.nodes[{i}]", ("id", "name", "performance", "price", "attributes"))
+        obj = _Obj(item, f"$.nodes[{i}]", ("id", "name", "performance", "price", "attributes", "site"))
         ident = _unique_id(obj, seen, "node")
         attrs = obj.data.get("attributes", {})
         if not isinstance(attrs, dict):
@@ -261,6 +286,7 @@ def _nodes_from(top: _Obj) -> list[Node]:
                 performance=float(obj.num("performance", low=0.0, low_open=True) or 0.0),
                 price=float(obj.num("price", low=0.0) or 0.0),
                 attributes=pairs,
+                site=_site_of(obj, sites, "a node's site must be listed in $.sites"),
             )
         )
     if not nodes:
@@ -306,7 +332,7 @@ def _check_overlaps(tasks: list[LocalTask]) -> None:
                 )
 
 
-def _jobs_from(top: _Obj) -> list[Job]:
+def _jobs_from(top: _Obj, sites: set[str]) -> list[Job]:
     jobs = []
     seen: set[str] = set()
     for i, item in enumerate(top.items("jobs", MAX_ITEMS)):
@@ -325,6 +351,7 @@ def _jobs_from(top: _Obj) -> list[Job]:
                 "priority",
                 "actual_fraction",
                 "user",
+                "site",
             ),
         )
         ident = _unique_id(obj, seen, "job")
@@ -354,6 +381,7 @@ def _jobs_from(top: _Obj) -> list[Job]:
                 priority=float(obj.num("priority", 0.0) or 0.0),
                 actual_fraction=float(obj.num("actual_fraction", 1.0, low=0.0, low_open=True, high=1.0) or 1.0),
                 user=obj.text("user", ""),
+                site=_site_of(obj, sites, "a job is submitted at a site that has nodes or is listed in $.sites"),
             )
         )
     return jobs
@@ -401,6 +429,7 @@ def environment_to_dict(env: Environment) -> dict[str, Any]:
             "cycle_length": None if env.time.cycle_length is None else _number(env.time.cycle_length),
             "horizon": None if env.time.horizon is None else _number(env.time.horizon),
         },
+        **({"sites": [{"id": s.id, "name": s.name} for s in env.sites]} if env.sites else {}),
         "nodes": [
             {
                 "id": n.id,
@@ -408,6 +437,7 @@ def environment_to_dict(env: Environment) -> dict[str, Any]:
                 "performance": _number(n.performance),
                 "price": _number(n.price),
                 "attributes": {key: _number(value) for key, value in n.attributes},
+                **({"site": n.site} if n.site else {}),  # optional, as for jobs
             }
             for n in env.nodes
         ],
@@ -435,6 +465,7 @@ def environment_to_dict(env: Environment) -> dict[str, Any]:
                 "priority": _number(j.priority),
                 "actual_fraction": _number(j.actual_fraction),
                 **({"user": j.user} if j.user else {}),  # optional: files without users stay as they were
+                **({"site": j.site} if j.site else {}),
             }
             for j in env.jobs
         ],

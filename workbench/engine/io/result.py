@@ -37,6 +37,7 @@ def schedule_to_dict(env: Environment, schedule: Schedule) -> dict[str, Any]:
                     "cost": w.cost,
                     "actual_end": schedule.actual_end(env, w),
                     **({"lengths": list(w.lengths)} if w.lengths else {}),  # a rough right edge
+                    **({"overhead": w.overhead} if w.overhead else {}),  # multi-site runtime stretch (seed 004)
                 }
                 for w in schedule.windows
             ],

@@ -25,7 +25,7 @@ from workbench.gui.panels import scrolling
 from workbench.session import edits
 from workbench.session.document import Document
 
-FAMILIES = ("selector", "flow")
+FAMILIES = ("selector", "flow", "grid")
 
 
 class StrategyPanel(QWidget):
