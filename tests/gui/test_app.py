@@ -767,3 +767,60 @@ def test_the_event_loop_never_stalls_past_100_ms_on_a_2000_job_trace(qtbot, wind
     assert len(dialog.charts) == 4
     assert min(live) <= 0.1, live
     assert min(compare) <= 0.1, compare
+
+
+def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
+    """Issue 11's GUI: rows grouped by site under a header with a separator; a multi-site job keeps one colour
+    across machines and its tooltip names them and the overhead; strategy panel, Compare and Cycles work."""
+    from workbench.engine.grid.configs import grid_environment
+    from workbench.engine.io.envfile import save_environment
+    from workbench.engine.model import Environment, Job, Node
+    from workbench.gui.panels.compare import CompareDialog
+
+    jobs = [Job(f"j{i}", f"job {i}", n, 1.0, 40.0 + 10 * i, arrival=float(i)) for i, n in enumerate([3, 4, 5, 2, 6])]
+    env, _ = grid_environment(Environment(nodes=(Node("a", "a", 1.0, 1.0),), jobs=tuple(jobs)), "4,3,4")
+    path = tmp_path / "grid.json"
+    save_environment(env, path)
+    win = window(path)
+    win.strategy.family.setCurrentText("grid")
+    win.strategy.name.setCurrentText("Multi-site")
+    wait_result(qtbot, win)
+    env, result = win.document.env, win.document.result
+    assert result.strategy == "Multi-site" and not result.unscheduled
+    rows = win.chart.rows
+    assert [row for row, _ in rows.headers] == [0, 5, 9]  # a header, then the site's nodes
+    labels = win.chart.node_axis._labels
+    assert labels[0].startswith("▾ machine 1 · 4 nodes") and labels[5].startswith("▾ machine 2 · 3 nodes")
+    for node, row in zip(env.nodes, rows.row_of, strict=True):
+        header = max(h for h, _ in rows.headers if h < row)
+        assert labels[header].startswith(f"▾ {env.site_name(node.site)}")
+    assert len(win.chart._site_lines) == 2  # separators above machines 2 and 3
+    drawn = drawn_windows(win)
+    index = env.node_index
+    want = sorted(
+        (w.start, float(rows.row_of[index[n]]), result.actual_end(env, w) - w.start) for w in result.windows
+        for n in w.nodes
+    )  # fmt: skip
+    assert drawn == want
+    multi = [w for w in result.windows if w.overhead]
+    assert multi, "the 6-node job fits no machine of at most 4 nodes"
+    w = multi[0]
+    k = win.chart._window_list.index(w)
+    mine = win.chart._window_rect_job == k
+    site_rows = {env.nodes[int(rows.node_at[int(y)])].site for y in win.chart.windows._y[mine]}
+    assert len(site_rows) == 2 and len(set(win.chart.windows._group[mine].tolist())) == 1
+    tip = win.chart._window_tip(env, w)
+    assert "multi-site over 2 machines" in tip and "overhead 25 %" in tip
+    win.export_chart(tmp_path / "grid.png")
+    assert (tmp_path / "grid.png").read_bytes()[:4] == b"\x89PNG"
+    cycles = win.cycles
+    while cycles.step():
+        pass
+    assert len(cycles.sim.snapshots[-1].windows) == len(result.windows)
+    dialog = CompareDialog(win.document, win)
+    qtbot.addWidget(dialog)
+    dialog.set_chosen(["Local", "Job sharing", "Multi-site"])
+    dialog.compare()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert list(dialog.results) == ["Local", "Job sharing", "Multi-site"]
+    assert dialog.results["Local"].unscheduled  # the 5- and 6-node jobs are wider than their sites

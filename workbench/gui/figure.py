@@ -63,7 +63,7 @@ class Figure:
 
     @property
     def row_range(self) -> tuple[int, int]:
-        return self.rows if self.rows is not None else (0, len(self.env.nodes))
+        return self.rows if self.rows is not None else (0, geometry.row_layout(self.env, self.row_order).count)
 
 
 def figure_of(env: Environment, schedule: Schedule | None, **options: object) -> Figure:
@@ -107,9 +107,9 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
 
     title_font, text_font, small_font = _font(13, bold=True), _font(10), _font(8.5)
     label_metrics = QFontMetricsF(text_font)
-    row_of = geometry.row_order(env, fig.row_order)
-    in_rows = [env.nodes[k] for k in np.argsort(row_of)[first:last]]
-    labels = [geometry.node_label(n.name, number(n.performance), number(n.price)) for n in in_rows]
+    layout = geometry.row_layout(env, fig.row_order)
+    row_of = layout.row_of
+    labels = geometry.row_labels(env, layout)[first:last]
     left = 16 + max((label_metrics.horizontalAdvance(t) for t in labels), default=40)
     right, top = 24.0, 58.0 if fig.subtitle else 40.0
     legend = palette.legend_entries([*_colouring(fig).legend, *fig.extra_legend], planned=fig.now is not None, env=env)
@@ -238,11 +238,17 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
     painter.drawRect(plot)
     painter.setFont(text_font)
     step = max(1, math.ceil(15 / max(row_px, 1e-9)))
+    headers = [row - first for row, _ in layout.headers if first <= row < last]
     for i, text in enumerate(labels):
-        if i % step:
-            continue
+        if i not in headers and (i % step or any(abs(i - h) < step for h in headers)):
+            continue  # thinned; a site header is always named
         box = QRectF(0, float(py(first + i)), left - 8, ROW_HEIGHT * row_px)
         painter.drawText(box, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
+    painter.setPen(QPen(QColor("#505050"), 1.5))
+    for h in headers:  # a separator above each site (seed 004 grids)
+        if h > 0:
+            y_sep = float(py(first + h - (1 - ROW_HEIGHT) / 2))
+            painter.drawLine(QPointF(plot.left(), y_sep), QPointF(plot.right(), y_sep))
     per = geometry.TIME_UNITS[fig.time_unit][1]
     for tick in geometry.nice_ticks(t0 / per, t1 / per, max(2, int(plot.width() / 90))):
         x = float(px(tick * per))

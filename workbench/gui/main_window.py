@@ -490,7 +490,7 @@ class MainWindow(QMainWindow):
         """A figure of what the chart shows: the same time span and rows, colours and highlight."""
         env = self.document.env
         (x0, x1), (y0, y1) = self.chart.view.viewRange()
-        rows = (max(0, math.floor(min(y0, y1))), min(len(env.nodes), math.ceil(max(y0, y1))))
+        rows = (max(0, math.floor(min(y0, y1))), min(self.chart.rows.count, math.ceil(max(y0, y1))))
         options: dict[str, Any] = {
             "colour_by": self.chart.colour_by,
             "times": (x0, x1),

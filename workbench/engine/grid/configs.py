@@ -57,7 +57,7 @@ def machine_sizes(config: str) -> tuple[int, ...]:
 
 def site_nodes(sizes: tuple[int, ...], performance: float = 1.0, price: float = 1.0) -> tuple[list[Site], list[Node]]:
     """Sites m1..mK and their identical nodes n1..nN (numbered across the grid)."""
-    sites = [Site(f"m{k + 1}", f"machine {k + 1} ({size} nodes)") for k, size in enumerate(sizes)]
+    sites = [Site(f"m{k + 1}", f"machine {k + 1}") for k in range(len(sizes))]
     width = len(str(sum(sizes)))
     nodes: list[Node] = []
     for site, size in zip(sites, sizes, strict=True):

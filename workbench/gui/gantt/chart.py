@@ -35,6 +35,24 @@ EDGE_PIXELS = 6
 MIN_LABEL_PIXELS = 13
 
 
+def site_lines(env: Environment, window: Window) -> list[str]:
+    """A grid window's machines and, when it runs on several, the overhead it carries (seed 004)."""
+    if not env.site_ids:
+        return []
+    site = {n.id: n.site for n in env.nodes}
+    counts: dict[str, int] = {}
+    for node in window.nodes:
+        counts[site[node]] = counts.get(site[node], 0) + 1
+    names = ", ".join(f"{html.escape(env.site_name(s) or 'no site')} ({n})" for s, n in counts.items())
+    if len(counts) == 1:
+        return [f"on {names}"]
+    base = window.length / (1.0 + window.overhead)
+    return [
+        f"multi-site over {len(counts)} machines: {names}",
+        f"overhead {number(100 * window.overhead)} %: runs {number(window.length)} instead of {number(base)}",
+    ]
+
+
 class NodeAxis(pg.AxisItem):
     """Left axis: node rows labelled with name, performance and price, thinned to stay legible."""
 
@@ -44,8 +62,10 @@ class NodeAxis(pg.AxisItem):
         # Panning along time leaves this axis as it was: let Qt keep it as a pixmap.
         self.setCacheMode(self.CacheMode.DeviceCoordinateCache)
 
-    def set_labels(self, labels: list[str]) -> None:
+    def set_labels(self, labels: list[str], headers: set[int] | None = None) -> None:
+        """One label per row; ``headers``: rows (site headers) labelled at every zoom."""
         self._labels = labels
+        self._headers = sorted(headers or ())
         width = max((len(t) for t in labels), default=4)
         self.setWidth(min(24 + 7.4 * width, 300))
         self.picture = None
@@ -59,7 +79,12 @@ class NodeAxis(pg.AxisItem):
         lo, hi = max(0, math.floor(minVal)), min(count - 1, math.ceil(maxVal))
         pixels_per_row = size / max(maxVal - minVal, 1e-9)
         step = max(1, math.ceil(MIN_LABEL_PIXELS / max(pixels_per_row, 1e-9)))
-        rows = [r + ROW_HEIGHT / 2 for r in range(lo - lo % step, hi + 1, step) if 0 <= r < count]
+        headers = [h for h in getattr(self, "_headers", ()) if lo <= h <= hi]
+        rows = [
+            r + ROW_HEIGHT / 2
+            for r in range(lo - lo % step, hi + 1, step)
+            if 0 <= r < count and all(abs(r - h) >= step for h in headers)
+        ] + [h + ROW_HEIGHT / 2 for h in headers]
         if not any(minVal <= r <= maxVal for r in rows):
             # Zoomed inside one row, off its centre: label the row in the middle of the view.
             middle = (minVal + maxVal) / 2
@@ -192,8 +217,9 @@ class GanttChart(pg.PlotWidget):
         self.hovered: str | None = None
         self.caption = ""  # shown before the legend (Compare: the strategy's name)
         self.row_order = "list"  # View ▸ Sort node rows
-        self._row_of = np.empty(0, dtype=np.int64)
-        self._node_at = np.empty(0, dtype=np.int64)
+        self.rows = geometry.RowLayout(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        self._row_of = self.rows.row_of
+        self._site_lines: list[pg.InfiniteLine] = []
         self.colour_by = "job"
         self._needs_fit = True  # fit again once there is something to fit (an open horizon starts empty)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
@@ -238,10 +264,10 @@ class GanttChart(pg.PlotWidget):
         if self.env is not None and self.env.nodes != env.nodes:
             self._needs_fit = True
         self.env, self.snapshot = env, snapshot
-        self._row_of = geometry.row_order(env, self.row_order)
-        self._node_at = np.argsort(self._row_of)
-        nodes = [env.nodes[k] for k in self._node_at]
-        self.node_axis.set_labels([geometry.node_label(n.name, number(n.performance), number(n.price)) for n in nodes])
+        self.rows = geometry.row_layout(env, self.row_order)
+        self._row_of = self.rows.row_of
+        self.node_axis.set_labels(geometry.row_labels(env, self.rows), {row for row, _ in self.rows.headers})
+        self._draw_site_lines()
         self._window_list = windows
         ready = prepared.lookup(env, self._schedule)
         self._table = None if ready is not None else SlotTable.from_environment(env)
@@ -253,6 +279,19 @@ class GanttChart(pg.PlotWidget):
         if fit or self._needs_fit:
             self.fit()
             self._needs_fit = env.time.horizon is None and not windows
+
+    def _draw_site_lines(self) -> None:
+        """A separator above each site's header row (seed 004 grids)."""
+        for line in self._site_lines:
+            self.removeItem(line)
+        self._site_lines = []
+        for row, _ in self.rows.headers:
+            if row == 0:
+                continue
+            line = pg.InfiniteLine(pos=row - (1 - ROW_HEIGHT) / 2, angle=0, pen=pg.mkPen("#505050", width=1.5))
+            line.setZValue(5)
+            self.addItem(line, ignoreBounds=True)
+            self._site_lines.append(line)
 
     def _draw_slots(self, env: Environment, windows: list[Window], free: SlotTable | None = None) -> None:
         """The free slots, faint: ``free`` when the worker prepared them, else computed here."""
@@ -412,7 +451,7 @@ class GanttChart(pg.PlotWidget):
         if self.env is None:
             return
         end = geometry.visible_end(self.env, self._window_list)
-        self.view.setRange(xRange=(self.env.time.start, end), yRange=(-0.2, len(self.env.nodes)), padding=0.02)
+        self.view.setRange(xRange=(self.env.time.start, end), yRange=(-0.2, self.rows.count), padding=0.02)
 
     def set_selected(self, job_id: str | None) -> None:
         """Outline every part of the job's window (or clear the outline), and bring it forward."""
@@ -508,7 +547,7 @@ class GanttChart(pg.PlotWidget):
             np.array([left]),
             np.array([-1.0]),
             np.array([end - left]),
-            np.array([len(self.env.nodes) + 2.0]),
+            np.array([self.rows.count + 2.0]),
             np.zeros(1, np.int64),
             [palette.VEIL],
         )
@@ -535,7 +574,7 @@ class GanttChart(pg.PlotWidget):
 
     def row_at(self, point: QPointF) -> int | None:
         row = math.floor(point.y())
-        if self.env is None or not 0 <= row < len(self.env.nodes) or point.y() - row > ROW_HEIGHT:
+        if self.env is None or self.rows.node(row) is None or point.y() - row > ROW_HEIGHT:
             return None
         return row
 
@@ -571,6 +610,7 @@ class GanttChart(pg.PlotWidget):
             f"start {number(window.start)}, end {number(window.end)}, length {number(window.length)}",
             f"cost {number(window.cost)} of budget {budget}",
         ]
+        lines.extend(site_lines(env, window))
         if self.snapshot is not None and window.job in self.snapshot.actual_ends:
             actual = self.snapshot.actual_ends[window.job]
             if actual < window.end - 1e-9:
@@ -626,7 +666,7 @@ class GanttChart(pg.PlotWidget):
         if not self.editable or row is None or self.env is None:
             return
         if self.tasks.index_at(point) is None and self.window_at(point) is None:
-            self.task_add_requested.emit(self.env.nodes[self._node_at[row]].id, float(round(point.x())))
+            self.task_add_requested.emit(self.env.nodes[self.rows.node_at[row]].id, float(round(point.x())))
 
     # ------------------------------------------------------------ dragging local tasks
 
@@ -651,7 +691,7 @@ class GanttChart(pg.PlotWidget):
         dx = point.x() - d.origin.x()
         if d.mode == "move":
             start = float(round(d.start + dx))
-            row = min(max(math.floor(point.y()), 0), len(self.env.nodes) - 1)
+            row = self.rows.nearest_node_row(math.floor(point.y()))
             return start, start + (d.end - d.start), row
         if d.mode == "left":
             return float(min(round(d.start + dx), d.end - 1)), d.end, d.row
@@ -676,6 +716,6 @@ class GanttChart(pg.PlotWidget):
         self.preview.clear()
         assert drag is not None and self.env is not None
         task = self.env.local_tasks[drag.task]
-        node = self.env.nodes[self._node_at[row]].id
+        node = self.env.nodes[self.rows.node_at[row]].id
         if (start, end, node) != (task.start, task.end, task.node):
             self.task_changed.emit(task.id, start, end, node)

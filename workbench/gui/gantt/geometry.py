@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.engine.model import EPS, Environment, Window
+from workbench.gui.numbers import number
 
 ROW_HEIGHT = 0.8
 
@@ -153,8 +154,37 @@ ROW_ORDERS = {
 }
 
 
-def row_order(env: Environment, order: str) -> np.ndarray:
-    """The row of each node (by its position in the environment) under a View ▸ Sort node rows choice."""
+@dataclass(frozen=True)
+class RowLayout:
+    """Which row each node is drawn on, and the header rows of a grid's sites (seed 004).
+
+    Without sites every row is a node. With sites the nodes are grouped by site, in the
+    environment's site order, each group under a header row that names the site; inside
+    a group the View ▸ Sort node rows choice applies.
+    """
+
+    row_of: np.ndarray  # node position -> row
+    node_at: np.ndarray  # row -> node position; -1 on a header row
+    headers: tuple[tuple[int, str], ...] = ()  # (row, label) of each site header
+
+    @property
+    def count(self) -> int:
+        return int(self.node_at.size)
+
+    def node(self, row: int) -> int | None:
+        """The node position drawn on ``row``, or None (a header, or outside the chart)."""
+        if 0 <= row < self.node_at.size and self.node_at[row] >= 0:
+            return int(self.node_at[row])
+        return None
+
+    def nearest_node_row(self, row: int) -> int:
+        """The node row closest to ``row`` (a drag over a header lands on a node)."""
+        rows = np.flatnonzero(self.node_at >= 0)
+        return int(rows[np.argmin(np.abs(rows - row))])
+
+
+def row_layout(env: Environment, order: str) -> RowLayout:
+    """The rows of ``env`` under a View ▸ Sort node rows choice, grouped by site when it has sites."""
     count = len(env.nodes)
     if order == "performance":
         ranked = sorted(range(count), key=lambda k: (-env.nodes[k].performance, k))
@@ -162,6 +192,36 @@ def row_order(env: Environment, order: str) -> np.ndarray:
         ranked = sorted(range(count), key=lambda k: (env.nodes[k].price, k))
     else:
         ranked = list(range(count))
+    headers: list[tuple[int, str]] = []
+    if env.site_ids:
+        groups: dict[str, list[int]] = {site: [] for site in env.site_ids}
+        for k in ranked:
+            groups.setdefault(env.nodes[k].site, []).append(k)  # "": nodes of no site, last
+        node_at: list[int] = []
+        for site, members in groups.items():
+            if not members:
+                continue
+            name = env.site_name(site) if site else "no site"
+            headers.append((len(node_at), f"▾ {name} · {len(members)} nodes"))
+            node_at.append(-1)
+            node_at.extend(members)
+        at = np.array(node_at, dtype=np.int64)
+    else:
+        at = np.array(ranked, dtype=np.int64)
     row_of = np.empty(count, dtype=np.int64)
-    row_of[np.array(ranked, dtype=np.int64)] = np.arange(count)
-    return row_of
+    nodes = at >= 0
+    row_of[at[nodes]] = np.flatnonzero(nodes)
+    return RowLayout(row_of, at, tuple(headers))
+
+
+def row_labels(env: Environment, layout: RowLayout) -> list[str]:
+    """The left axis text of every row: a node's name, performance and price, or a site header."""
+    header = dict(layout.headers)
+    labels = []
+    for row, k in enumerate(layout.node_at):
+        if k < 0:
+            labels.append(header[row])
+        else:
+            node = env.nodes[int(k)]
+            labels.append(node_label(node.name, number(node.performance), number(node.price)))
+    return labels
