@@ -13,6 +13,7 @@ from tests.engine.strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import ParameterError, ValidationError
 from workbench.engine.grid.configs import CONFIGS, grid_environment, machine_sizes, split_job
+from workbench.engine.grid.metrics import backlog, grid_metrics
 from workbench.engine.io.envfile import environment_from_dict, environment_to_dict
 from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import EPS, Environment, Job, Node, Site, TimeSettings
@@ -163,6 +164,16 @@ def test_awrt_by_hand_without_the_overhead_in_the_weights():
     # a 2·10 = 20, b 3·(0.5·4) = 6, c 1·2 = 2; responses 10, 13, 2.
     want = (20 * 10 + 6 * 13 + 2 * 2) / (20 + 6 + 2)
     assert math.isclose(flow_metrics(env, schedule).awrt, want, rel_tol=1e-12)
+    g = grid_metrics(env, schedule)
+    assert math.isclose(g.awrt, want, rel_tol=1e-12)
+    assert math.isclose(g.awwt, 6 * 10 / 28, rel_tol=1e-12)  # only b waited, 10
+    assert (g.multi_site_jobs, g.multi_site_share) == (1, 1 / 3) and math.isclose(g.multi_site_work_share, 6 / 28)
+    # busy node time over 13: m1 runs a (2·10) and two parts of b (2·3); m2 runs c (2) and one part of b (3)
+    assert g.utilisation == pytest.approx({"m1": 26 / 26, "m2": 5 / 26})
+    # bounded slowdown (runtimes under 10 count as 10): a 10/10, b 13/10, c max(1, 2/10)
+    assert math.isclose(g.bounded_slowdown, (1 + 1.3 + 1) / 3)
+    times, work = backlog(env, schedule, points=14)  # 0, 1, …, 13
+    assert times.tolist() == list(range(14)) and work.tolist() == [6.0] * 10 + [0.0] * 4
 
 
 def test_bad_parameters_and_environments_give_one_line_errors():

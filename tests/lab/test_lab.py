@@ -248,3 +248,36 @@ def test_aep100_preset_loads_every_node_between_10_and_50_percent():
     loads = [b / 600 for b in busy.values()]
     assert min(loads) >= 0.1 - 0.02 and max(loads) <= 0.5  # tasks are cut to whole units
     assert 0.25 < sum(loads) / len(loads) < 0.35
+
+
+def test_grid_study_sweeps_figs_5_to_7_and_checks_the_papers_claims(tmp_path):
+    """Issue 11's lab: Fig. 5 (m128-4 and its m512-1 reference under modification 2), Figs. 6-7 (every
+    configuration under modification 3), Table 3's counts beside ours, and the paper's claims checked."""
+    from workbench.lab.report import write_report
+
+    study = get_study("grid")
+    cells = {tuple(sorted(s.factors)) for s in study.plan(1)}
+    assert len(cells) == (2 + 7) * 13
+    assert all(dict(c)["modification"] == 3 or dict(c)["config"] in ("m128-4", "m512-1") for c in cells)
+    run = run_study("grid", 1, 1, None, tmp_path, {"jobs": "500", "overhead": "0.0,0.3,0.6"})
+    assert run.recorded == 9 * 3 * 4 and not run.failed
+    rows = measures(tmp_path)
+    by = {}
+    for key, values in rows.items():
+        _, label, factors, _ = json.loads(key)
+        by[(label, factors["config"], factors["modification"], factors["overhead"])] = values
+    for (label, config, mod, p), values in by.items():
+        assert values["failed"] == 0, (label, config, mod, p)  # every job runs somewhere
+        if label in ("Local", "Job sharing"):  # the overhead does not touch them: one result for every p
+            assert values == by[(label, config, mod, 0.0)] and values["multi_site_jobs"] == 0
+    # Job sharing on one machine is EASY there; multi-site has nowhere else to go
+    assert by[("Multi-site", "m512-1", 3, 0.6)]["awrt"] == by[("Job sharing", "m512-1", 3, 0.0)]["awrt"]
+    assert by[("Multi-site", "m128-4", 2, 0.0)]["multi_site_jobs"] > 0
+    report = (write_report(tmp_path).parent / "report.md").read_text()
+    assert "grid-awrt-by-overhead-config-m128-4-modification-2.svg" in report
+    assert (tmp_path / "grid-awrt-by-overhead-modification-3.png").exists()
+    assert "774.0 (Table 3, W4)" in report and "(not judged)" in report
+    claims = report.split("## Other claims of the paper")[1].split("\n## ")[0]
+    rows_of_claims = [line for line in claims.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows_of_claims) == len(study.claims)
+    assert all(line.rstrip().endswith(("✓ |", "✗ |")) for line in rows_of_claims)  # each one measured

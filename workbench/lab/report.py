@@ -14,7 +14,7 @@ import html
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,16 @@ def check_ordering(
     return all(verdicts), "; ".join(texts)
 
 
+def lookup(table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell]) -> Callable[..., float]:
+    """mean(strategy, measure, **factors): the mean of the cells that match (NaN when none does)."""
+
+    def mean(strategy: str, measure: str, **where: Any) -> float:
+        values = [c.mean for (s, f, m), c in table.items() if s == strategy and m == measure and _matches(where, f)]
+        return float(np.mean(values)) if values else math.nan
+
+    return mean
+
+
 def write_report(folder: Path, target: Path | None = None) -> Path:
     """Write report.md, report.html and the figures into ``target`` (default: the run folder)."""
     folder = Path(folder)
@@ -144,9 +154,14 @@ def _markdown(
         for (strategy, combo, m), cell in ordered:
             if m != measure:
                 continue
-            paper: Published | None = published.get((strategy, measure, combo)) or published.get(
-                (strategy, measure, ())
-            )
+            paper: Published | None = published.get((strategy, measure, combo)) or next(
+                (
+                    p
+                    for p in sorted(study.published, key=lambda p: -len(p.where))
+                    if p.strategy == strategy and p.measure == measure and _matches(p.where, combo)
+                ),
+                None,
+            )  # the exact setting, else the most specific published value whose setting it is in
             factors = ", ".join(f"{k}={v}" for k, v in combo) or "—"
             value = f"{_number(cell.mean)} ± {_number(cell.half_width)} ({cell.n})"
             if paper is None:
@@ -170,6 +185,14 @@ def _markdown(
             where = ", ".join(f"{k}={v}" for k, v in order.where.items()) or "all"
             claim = f"{order.measure}: {sign.join(order.order)} ({order.source})"
             lines.append(f"| {claim} | {where} | {text} | {'—' if ok is None else '✓' if ok else '✗'} |")
+    if study.claims:
+        lines += ["", "## Other claims of the paper", "", "| claim | measured | holds |", "|---|---|---|"]
+        for claim in study.claims:
+            try:
+                ok, text = claim.check(lookup(table))
+            except (KeyError, ValueError, ZeroDivisionError):
+                ok, text = None, "not measured"
+            lines.append(f"| {claim.text} ({claim.source}) | {text} | {'—' if ok is None else '✓' if ok else '✗'} |")
     if failed:
         lines += ["", "## Failed runs", ""]
         lines += [f"- {r.strategy} seed {r.seed} {r.factors}: {r.error}" for r in failed[:50]]
@@ -234,6 +257,8 @@ def _figure(
     if not entries:
         return None
     stem = f"{study.name}-{measure}-by-{x}"
+    if sum(1 for spec in study.figures if spec[:2] == (measure, x)) > 1:  # two figures of one measure: name both
+        stem += "".join(f"-{k}-{v}" for k, v in at.items())
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     if x == "strategy":
         labels = [s for s in study.labels if any(k[0] == s for k in entries)]

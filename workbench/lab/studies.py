@@ -428,3 +428,5 @@ TRACES_STUDY = register(
         figures=(("mean_wait", "jobs"), ("bounded_slowdown", "jobs")),
     )
 )
+
+from workbench.lab import grid_study  # noqa: E402, F401 - registers the `grid` study (seed 004)

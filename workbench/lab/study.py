@@ -24,14 +24,15 @@ class Factor:
     name: str
     values: tuple[Any, ...]
     help: str = ""
+    extra: tuple[Any, ...] = ()  # values ``--set`` may choose that the default sweep leaves out
 
     def parse(self, text: str) -> tuple[Any, ...]:
         """``--set name=a,b,c``: a subset of this factor's values (typed like them)."""
         out = []
         for item in filter(None, (p.strip() for p in text.split(","))):
-            match = [v for v in self.values if str(v) == item]
+            match = [v for v in (*self.values, *self.extra) if str(v) == item]
             if not match:
-                kinds = ", ".join(str(v) for v in self.values)
+                kinds = ", ".join(str(v) for v in (*self.values, *self.extra))
                 raise ParameterError("--set", f"{self.name}: {item!r} is not one of {kinds}")
             out.append(match[0])
         if not out:
@@ -61,6 +62,21 @@ class Ordering:
     where: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""
     strict: bool = True  # False: "at least as good" (ties hold), for claims like "best by its own criterion"
+
+
+Lookup = Callable[..., float]  # mean(strategy, measure, **factors): the mean over the matching cells
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A stated result that is not an ordering of strategies at one setting: a ratio ("over 50 %
+    better"), or a comparison across factor values ("bigger machines do better"). ``check`` reads
+    the measured means through a lookup and returns (holds, the numbers it compared); None: not
+    measured."""
+
+    text: str
+    source: str
+    check: Callable[[Lookup], tuple[bool | None, str]]
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,7 @@ class Study:
     # Which combinations of factor values are run (None: all of them), for sweeps that vary one
     # factor at a time, as the papers' figures do.
     cells: Callable[[Mapping[str, Any]], bool] | None = None
+    claims: tuple[Claim, ...] = ()
 
     def strategy(self, label: str) -> tuple[str, Mapping[str, Any]]:
         for name, registry_name, params in self.strategies:
