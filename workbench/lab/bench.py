@@ -202,9 +202,9 @@ def run_bench(
     traces: Path | None = None,
     limit_s: float = 300.0,
 ) -> None:
-    """The benchmarks named in ``only`` (default: all but ``lab`` and ``scale``, which take minutes)."""
-    known = ("window", "backfill", "easy", "css", "lab", "scale")
-    wanted = set(only or known[:-2])
+    """The benchmarks named in ``only`` (default: all but ``grid``, ``lab`` and ``scale``, which take minutes)."""
+    known = ("window", "backfill", "easy", "css", "grid", "lab", "scale")
+    wanted = set(only or known[:-3])
     unknown = wanted - set(known)
     if unknown:
         raise ParameterError("--only", f"unknown benchmark {sorted(unknown)[0]!r}; expected one of {', '.join(known)}")
@@ -231,6 +231,10 @@ def run_bench(
         bench_easy_general(out)
     if "css" in wanted:
         bench_css(min(runs, 20), out)
+    if "grid" in wanted:
+        from workbench.lab.grid_bench import run_grid_bench
+
+        run_grid_bench(out, traces)
     if "lab" in wanted:
         bench_lab(out)
 

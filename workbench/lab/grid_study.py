@@ -140,11 +140,11 @@ def _orderings() -> tuple[Ordering, ...]:
             "awrt",
             ("Adaptive", "Multi-site"),
             "min",
-            {"config": c, "modification": 3},
-            "Fig. 7 vs Fig. 6",
-            strict=False,
+            {"config": c, "modification": 3, "overhead": p},
+            "Figs. 6–7: adaptive lowers AWRT",
         )
         for c in ("m64-18", "m64-8", "m128-4", "m256-2", "m256-5", "m384-6")
+        for p in (0.3, 0.6)
     ]
     return tuple(out)
 
@@ -179,7 +179,7 @@ GRID_STUDY = register(
             Factor("jobs", (10_000,), "jobs per workload", extra=(500, 1000, 2000, 5000, 20_000)),
             Factor("load", (0.6,), "offered load of the 512-node grid", extra=(0.3, 0.4, 0.5, 0.7, 0.8, 0.9)),
         ),
-        reps=2,
+        reps=5,
         measures={
             "awrt": "average weighted response time (s)",
             "awwt": "average weighted wait (s)",
