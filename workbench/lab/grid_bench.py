@@ -6,7 +6,6 @@ is the strategy's compute time (``Schedule.elapsed_ms``), not the workload's mak
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing as mp
 import resource
 from collections.abc import Callable
@@ -52,27 +51,25 @@ def offered_load(env: Any, nodes: int) -> float:
     return work / (nodes * ((max(arrivals) - min(arrivals)) or 1.0))
 
 
-def workload(key: str, config: str, traces: Path) -> Any:
+def workload(key: str, config: str, local: bool, traces: Path) -> Any:
     from workbench.engine.grid.configs import grid_environment
     from workbench.engine.grid.lublin import generate_workload, workload_environment
     from workbench.engine.io.swf import import_swf
+    from workbench.lab.grid_study import grid_workload
 
     if key == "kth_all":
         env = import_swf(traces / KTH, 512).env
         return grid_environment(env, config, 2, compress=0.9 / offered_load(env, 512))[0]
-    jobs, nodes = (10_000, 256) if key == "lublin10k" else (80_000, 512)
-    env = workload_environment(generate_workload(jobs, nodes, 1), 512, 1)
-    if key == "lublin10k":  # the grid study's set-up: the 256-node model at load 0.6 of the grid
-        scale = offered_load(env, 512) / 0.6
-        env = dataclasses.replace(env, jobs=tuple(dataclasses.replace(j, arrival=j.arrival * scale) for j in env.jobs))
-    return grid_environment(env, config, 2)[0]
+    if key == "lublin10k":  # the grid study's set-up: its seed-1 workload at load 0.6
+        return grid_workload(config, 2, local, 10_000, 1, 0.6)
+    return grid_environment(workload_environment(generate_workload(80_000, 512, 1), 512, 1), config, 2)[0]
 
 
 def _child(run: GridRun, traces: str, answer: Any) -> None:
     from workbench.engine import registry
     from workbench.engine.grid.metrics import grid_metrics
 
-    env = workload(run.workload, run.config, Path(traces))
+    env = workload(run.workload, run.config, run.strategy == "Local", Path(traces))
     schedule = registry.run(env, run.strategy, dict(run.params))
     m = grid_metrics(env, schedule)
     answer.put(

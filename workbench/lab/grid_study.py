@@ -38,7 +38,7 @@ def _workload(jobs: int, seed: int, load: float) -> Environment:
 
 
 @lru_cache(maxsize=64)
-def _grid(config: str, modification: int, local: bool, jobs: int, seed: int, load: float) -> Environment:
+def grid_workload(config: str, modification: int, local: bool, jobs: int, seed: int, load: float) -> Environment:
     """The workload on ``config``: modification 2 (parts ≤ 128, as on m128-4) or 3 (parts ≤ 64);
     Local also splits to its machine (modification 1), the only way it can run every job."""
     env = _workload(jobs, seed, load)
@@ -51,7 +51,7 @@ def _grid(config: str, modification: int, local: bool, jobs: int, seed: int, loa
 @lru_cache(maxsize=256)
 def _measure(label: str, config: str, modification: int, overhead: float, jobs: int, seed: int, load: float) -> dict:
     name, params = GRID_STUDY.strategy(label)
-    env = _grid(config, modification, name == "Local", jobs, seed, load)
+    env = grid_workload(config, modification, name == "Local", jobs, seed, load)
     run_params = {**params, "overhead": overhead} if name in ("Multi-site", "Adaptive multi-site") else dict(params)
     result = registry.run(env, name, run_params)
     m = grid_metrics(env, result)

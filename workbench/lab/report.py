@@ -146,7 +146,7 @@ def _markdown(
         "| measure | strategy | factors | mean ± 95 % CI (n) | paper | deviation | |",
         "|---|---|---|---|---|---|---|",
     ]
-    published = {(p.strategy, p.measure, _key(p.where)): p for p in study.published}
+    most_specific_first = sorted(study.published, key=lambda p: -len(p.where))
     shown_measures = [m for m in study.measures if any(k[2] == m for k in table)]
     for measure in shown_measures:
         rank = {label: i for i, label in enumerate(study.labels)}
@@ -154,14 +154,14 @@ def _markdown(
         for (strategy, combo, m), cell in ordered:
             if m != measure:
                 continue
-            paper: Published | None = published.get((strategy, measure, combo)) or next(
+            paper: Published | None = next(  # the most specific published value whose setting this is in
                 (
                     p
-                    for p in sorted(study.published, key=lambda p: -len(p.where))
+                    for p in most_specific_first
                     if p.strategy == strategy and p.measure == measure and _matches(p.where, combo)
                 ),
                 None,
-            )  # the exact setting, else the most specific published value whose setting it is in
+            )
             factors = ", ".join(f"{k}={v}" for k, v in combo) or "—"
             value = f"{_number(cell.mean)} ± {_number(cell.half_width)} ({cell.n})"
             if paper is None:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from workbench.engine.metrics import own_work
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 
@@ -81,7 +82,7 @@ def backlog(env: Environment, schedule: Schedule, points: int = 200) -> tuple[np
         return np.zeros(0), np.zeros(0)
     arrival = np.array([env.job(w.job).arrival for w in windows])
     start = np.array([w.start for w in windows])
-    work = np.array([len(w.nodes) * (schedule.actual_end(env, w) - w.start) / (1.0 + w.overhead) for w in windows])
+    work = np.array([own_work(env, schedule, w) for w in windows])
     end = max(schedule.actual_end(env, w) for w in windows)
     times = np.linspace(float(arrival.min()), float(end), points)
     # arrived by t and not started by t: a difference of two cumulative sums over sorted events
