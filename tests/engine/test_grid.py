@@ -245,10 +245,19 @@ def test_job_sharing_on_one_site_is_easy(env):
 
 
 @settings(max_examples=examples(80), deadline=None)
-@given(env=grids(), name=st.sampled_from(GRID), overhead=st.sampled_from([0.0, 0.25, 0.6]))
-def test_grid_invariants(env, name, overhead):
-    params = {"overhead": overhead} if name in MULTI else {}
+@given(
+    env=grids(),
+    name=st.sampled_from((*GRID, "Economic")),
+    overhead=st.sampled_from([0.0, 0.25, 0.6]),
+    mf=st.sampled_from(["MF1", "MF2", "MF4"]),
+    uf=st.sampled_from(["UF1", "UF3", "UF2"]),
+)
+def test_grid_invariants(env, name, overhead, mf, uf):
+    params: dict = {"overhead": overhead} if name in MULTI else {}
+    if name == "Economic":
+        params = {"overhead": overhead, "machine_function": mf, "user_function": uf}
     schedule = registry.run(env, name, params)
+    sizes = {s: sum(1 for n in env.nodes if n.site == s) for s in env.site_ids}
     site = {n.id: n.site for n in env.nodes}
     busy: dict[str, list[tuple[float, float, str]]] = {n.id: [] for n in env.nodes}
     placed = set()
@@ -259,7 +268,9 @@ def test_grid_invariants(env, name, overhead):
         assert w.start >= j.arrival - EPS and len(set(w.nodes)) == j.node_count == len(w.nodes)
         spans = {site[n] for n in w.nodes}
         if len(spans) > 1:  # all parts share one start and one length: stretched once, by the overhead
-            assert name in MULTI and w.overhead == overhead and w.length == j.volume * (1 + overhead)
+            # (the economic scheduler co-allocates only a job no machine can hold, §4.4)
+            assert name in MULTI or (name == "Economic" and j.node_count > max(sizes.values()))
+            assert w.overhead == overhead and w.length == j.volume * (1 + overhead)
         else:
             assert w.overhead == 0.0 and w.length == j.volume
         if name == "Local":
@@ -274,11 +285,10 @@ def test_grid_invariants(env, name, overhead):
             assert s1 >= e0 - EPS, f"{a} and {b} overlap on {node}"
     # ... exactly once: what did not run has a reason, and only a job no machine can take fails
     assert placed | set(schedule.unscheduled) == {j.id for j in env.jobs} and not placed & set(schedule.unscheduled)
-    sizes = {s: sum(1 for n in env.nodes if n.site == s) for s in env.site_ids}
     for jid in schedule.unscheduled:
         j = env.job(jid)
         room = sizes[j.site] if name == "Local" else max(sizes.values())
-        if name in MULTI and len(sizes) > 1:
+        if name in (*MULTI, "Economic") and len(sizes) > 1:
             room = sum(sizes.values())
         assert j.node_count > room, schedule.reasons[jid]
 

@@ -639,5 +639,43 @@ def _define_grid() -> None:
     for name, mode, text, params, where in entries:
         register(StrategyInfo(name, "grid", f"{text} {cite('004', where)}", params, grid_flow(mode)))
 
+    from workbench.engine.grid.economic import MACHINE_FUNCTIONS, USER_FUNCTIONS, economic_flow
+
+    register(
+        StrategyInfo(
+            "Economic",
+            "grid",
+            "each machine offers its idle intervals, the job books the offer of highest user utility "
+            "UV = UF(MF); co-allocated over machines when none is wide enough " + cite("004", "§4"),
+            (
+                Param(
+                    "machine_function",
+                    str,
+                    "MF1",
+                    "the machines' value MF1–MF6 of an offer (its price) " + cite("004", "§4.5"),
+                    choices=tuple(MACHINE_FUNCTIONS),
+                ),
+                Param(
+                    "user_function",
+                    str,
+                    "UF1",
+                    "the users' utility: UF1 −start, UF2 −cost, UF3 −(start + cost), UF4 −(start + 2·cost), "
+                    "UF5 −(2·start + cost) " + cite("004", "§4.5"),
+                    choices=tuple(USER_FUNCTIONS),
+                ),
+                Param(
+                    "starts",
+                    int,
+                    4,
+                    "feasible start times each machine offers (the fine selection's steps; UF1 needs only the first)",
+                    minimum=1,
+                    maximum=64,
+                ),
+                OVERHEAD,
+            ),
+            economic_flow,
+        )
+    )
+
 
 _define_grid()

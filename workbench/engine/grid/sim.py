@@ -105,7 +105,27 @@ class _Hold:
     held_free: list[int]  # per site: free nodes that are reserved
 
 
-class GridRun:
+class GridRules:
+    """What every grid strategy computes the same way: a job's runtime, its cost, whether it is too slow."""
+
+    grid: Grid
+
+    def runtime(self, job: Job) -> float:
+        return job.volume / self.grid.performance
+
+    def cost(self, n: int, length: float) -> float:
+        return n * length * self.grid.price
+
+    def too_slow(self, job: Job) -> str | None:
+        if job.min_performance > self.grid.performance + EPS:
+            return (
+                f"asks for nodes of performance ≥ {job.min_performance:g}; every node here has "
+                f"{self.grid.performance:g}"
+            )
+        return None
+
+
+class GridRun(GridRules):
     """The shared state and rules of the four conventional grid strategies."""
 
     def __init__(self, env: Environment, params: dict[str, Any], rec: Recorder, mode: str) -> None:
@@ -125,20 +145,12 @@ class GridRun:
 
     # ---------------------------------------------------------------- rules
 
-    def runtime(self, job: Job) -> float:
-        return job.volume / self.grid.performance
-
-    def cost(self, n: int, length: float) -> float:
-        return n * length * self.grid.price
-
     def cannot_run(self, job: Job, sites: list[int]) -> str | None:
         """Why ``job`` can never run on these machines of an empty grid, or None."""
         n, T = job.node_count, self.runtime(job)
-        if job.min_performance > self.grid.performance + EPS:
-            return (
-                f"asks for nodes of performance ≥ {job.min_performance:g}; every node here has "
-                f"{self.grid.performance:g}"
-            )
+        slow = self.too_slow(job)
+        if slow is not None:
+            return slow
         widest = max(self.sizes[s] for s in sites)
         total = sum(self.sizes[s] for s in sites)
         single = n <= widest and self.cost(n, T) <= job.budget + EPS
