@@ -824,3 +824,47 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
     assert list(dialog.results) == ["Local", "Job sharing", "Multi-site"]
     assert dialog.results["Local"].unscheduled  # the 5- and 6-node jobs are wider than their sites
+
+
+def test_the_economic_scheduler_runs_in_the_panel_the_player_and_compare(qtbot, window, tmp_path):
+    """Issue 11: Economic is a grid strategy like the others; its MF/UF choices are in the panel, a job wider
+    than every machine is co-allocated and drawn in one colour over the sites, the player steps its bookings."""
+    from workbench.engine.grid.configs import grid_environment
+    from workbench.engine.io.envfile import save_environment
+    from workbench.engine.model import Environment, Job, Node
+    from workbench.gui.panels.compare import CompareDialog
+
+    jobs = [Job(f"j{i}", f"job {i}", n, 1.0, 40.0 + 10 * i, arrival=float(i)) for i, n in enumerate([3, 4, 5, 2, 6])]
+    env, _ = grid_environment(Environment(nodes=(Node("a", "a", 1.0, 1.0),), jobs=tuple(jobs)), "4,3,4")
+    path = tmp_path / "grid.json"
+    save_environment(env, path)
+    win = window(path)
+    win.strategy.family.setCurrentText("grid")
+    win.strategy.name.setCurrentText("Economic")
+    wait_result(qtbot, win)
+    result = win.document.result
+    assert result.strategy == "Economic" and not result.unscheduled
+    wide = [w for w in result.windows if w.overhead]
+    assert [w.job for w in wide] == ["j2", "j4"]  # 5 and 6 nodes: wider than every machine (4, 3, 4)
+    site = {n.id: n.site for n in env.nodes}
+    assert all(w.overhead == 0.25 and len({site[n] for n in w.nodes}) > 1 for w in wide)
+    tip = win.chart._window_tip(win.document.env, wide[0])
+    assert "multi-site over" in tip and "overhead 25 %" in tip
+    # The panel offers the paper's functions by name; another one reruns the schedule.
+    combo = win.strategy._fields["user_function"]
+    assert [combo.itemText(i) for i in range(combo.count())] == ["UF1", "UF2", "UF3", "UF4", "UF5"]
+    combo.setCurrentText("UF2")
+    assert win.document.env.strategy.params_dict() == {"user_function": "UF2"}
+    wait_result(qtbot, win)
+    assert win.document.result is not result and win.document.result.strategy == "Economic"
+    cycles = win.cycles
+    while cycles.step():
+        pass
+    assert len(cycles.sim.snapshots[-1].windows) == len(win.document.result.windows)
+    dialog = CompareDialog(win.document, win)
+    qtbot.addWidget(dialog)
+    dialog.set_chosen(["Job sharing", "Economic"])
+    dialog.compare()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert list(dialog.results) == ["Job sharing", "Economic"]
+    assert dialog.results["Job sharing"].unscheduled and not dialog.results["Economic"].unscheduled

@@ -40,6 +40,11 @@ RUNS = (
             ("Adaptive multi-site", (("overhead", 0.25),)),
         )
     ),
+    *(
+        GridRun(f"Economic {mf}–{uf}: 10k model jobs, m128-4", "lublin10k", "m128-4", "Economic", params, 30.0, 1024.0)
+        for mf, uf in (("MF1", "UF1"), ("MF2", "UF3"))
+        for params in ((("machine_function", mf), ("user_function", uf)),)
+    ),
     GridRun("Job sharing: whole KTH, load 0.9, m128-4", "kth_all", "m128-4", "Job sharing", (), 5.0, 500.0),
     GridRun("Job sharing: 80k model jobs, m512-1", "lublin80k", "m512-1", "Job sharing", (), 20.0, 1024.0),
 )
@@ -105,4 +110,3 @@ def run_grid_bench(out: Out = print, traces: Path | None = None) -> None:
             f"{'✔' if ok else '✘'} {got['placed']} of {got['jobs']} placed, AWRT {got['awrt_h']:.1f} h, "
             f"{got['multi']} multi-site"
         )
-    out(f"{'Economic (§4): not built yet':44s} {'—':>8s} {30:7.0f}")

@@ -429,4 +429,5 @@ TRACES_STUDY = register(
     )
 )
 
-from workbench.lab import grid_study  # noqa: E402, F401 - registers the `grid` study (seed 004)
+# Each registers its study (seed 004 §3 and §4).
+from workbench.lab import economic_study, grid_study  # noqa: E402, F401
