@@ -769,13 +769,11 @@ def test_the_event_loop_never_stalls_past_100_ms_on_a_2000_job_trace(qtbot, wind
     assert min(compare) <= 0.1, compare
 
 
-def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
-    """Issue 11's GUI: rows grouped by site under a header with a separator; a multi-site job keeps one colour
-    across machines and its tooltip names them and the overhead; strategy panel, Compare and Cycles work."""
+def grid_window(window, tmp_path, strategy):
+    """A window on five jobs of 3, 4, 5, 2 and 6 nodes over machines of 4, 3 and 4 nodes, running ``strategy``."""
     from workbench.engine.grid.configs import grid_environment
     from workbench.engine.io.envfile import save_environment
     from workbench.engine.model import Environment, Job, Node
-    from workbench.gui.panels.compare import CompareDialog
 
     jobs = [Job(f"j{i}", f"job {i}", n, 1.0, 40.0 + 10 * i, arrival=float(i)) for i, n in enumerate([3, 4, 5, 2, 6])]
     env, _ = grid_environment(Environment(nodes=(Node("a", "a", 1.0, 1.0),), jobs=tuple(jobs)), "4,3,4")
@@ -783,7 +781,16 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
     save_environment(env, path)
     win = window(path)
     win.strategy.family.setCurrentText("grid")
-    win.strategy.name.setCurrentText("Multi-site")
+    win.strategy.name.setCurrentText(strategy)
+    return win
+
+
+def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
+    """Issue 11's GUI: rows grouped by site under a header with a separator; a multi-site job keeps one colour
+    across machines and its tooltip names them and the overhead; strategy panel, Compare and Cycles work."""
+    from workbench.gui.panels.compare import CompareDialog
+
+    win = grid_window(window, tmp_path, "Multi-site")
     wait_result(qtbot, win)
     env, result = win.document.env, win.document.result
     assert result.strategy == "Multi-site" and not result.unscheduled
@@ -829,18 +836,10 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
 def test_the_economic_scheduler_runs_in_the_panel_the_player_and_compare(qtbot, window, tmp_path):
     """Issue 11: Economic is a grid strategy like the others; its MF/UF choices are in the panel, a job wider
     than every machine is co-allocated and drawn in one colour over the sites, the player steps its bookings."""
-    from workbench.engine.grid.configs import grid_environment
-    from workbench.engine.io.envfile import save_environment
-    from workbench.engine.model import Environment, Job, Node
     from workbench.gui.panels.compare import CompareDialog
 
-    jobs = [Job(f"j{i}", f"job {i}", n, 1.0, 40.0 + 10 * i, arrival=float(i)) for i, n in enumerate([3, 4, 5, 2, 6])]
-    env, _ = grid_environment(Environment(nodes=(Node("a", "a", 1.0, 1.0),), jobs=tuple(jobs)), "4,3,4")
-    path = tmp_path / "grid.json"
-    save_environment(env, path)
-    win = window(path)
-    win.strategy.family.setCurrentText("grid")
-    win.strategy.name.setCurrentText("Economic")
+    win = grid_window(window, tmp_path, "Economic")
+    env = win.document.env
     wait_result(qtbot, win)
     result = win.document.result
     assert result.strategy == "Economic" and not result.unscheduled

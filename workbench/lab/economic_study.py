@@ -15,8 +15,7 @@ from typing import Any
 from workbench.engine import registry
 from workbench.engine.grid.configs import CONFIGS
 from workbench.engine.grid.economic import MACHINE_FUNCTIONS, USER_FUNCTIONS
-from workbench.engine.grid.metrics import grid_metrics
-from workbench.lab.grid_study import grid_workload
+from workbench.lab.grid_study import MEASURES, grid_measures, grid_workload
 from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, register
 
 MODIFICATION = 3  # parts of at most 64 nodes: every Table 1 configuration can run every part
@@ -30,15 +29,7 @@ def _measure(label: str, config: str, mf: str, uf: str, jobs: int, seed: int, lo
     env = grid_workload(config, MODIFICATION, False, jobs, seed, load)
     if name == "Economic":
         params = {**params, "machine_function": mf, "user_function": uf}
-    result = registry.run(env, name, dict(params))
-    m = grid_metrics(env, result)
-    return {
-        "awrt": m.awrt,
-        "awwt": m.awwt,
-        "bounded_slowdown": m.bounded_slowdown,
-        "failed": float(len(result.unscheduled)),
-        "ms": result.elapsed_ms,
-    }
+    return grid_measures(env, registry.run(env, name, dict(params)))
 
 
 def _run(spec: RunSpec) -> dict[str, float]:
@@ -161,13 +152,7 @@ ECONOMIC_STUDY = register(
             Factor("load", (0.6,), "offered load of the 512-node grid", extra=(0.3, 0.4, 0.5, 0.7, 0.8, 0.9)),
         ),
         reps=3,
-        measures={
-            "awrt": "average weighted response time (s)",
-            "awwt": "average weighted wait (s)",
-            "bounded_slowdown": "mean bounded slowdown (10 s)",
-            "failed": "jobs no machine could take",
-            "ms": "compute time of the run (ms)",
-        },
+        measures=MEASURES,
         run=_run,
         claims=_claims(),
         figures=(

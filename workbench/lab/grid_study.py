@@ -15,6 +15,7 @@ from workbench.engine.grid.configs import CONFIGS, grid_environment, split_job
 from workbench.engine.grid.lublin import generate_workload, workload_environment
 from workbench.engine.grid.metrics import grid_metrics
 from workbench.engine.model import Environment
+from workbench.engine.schedule import Schedule
 from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
 
 OVERHEADS = tuple(round(0.05 * k, 2) for k in range(13))  # p = 0 … 60 % (Fig. 5, Table 3)
@@ -53,7 +54,23 @@ def _measure(label: str, config: str, modification: int, overhead: float, jobs: 
     name, params = GRID_STUDY.strategy(label)
     env = grid_workload(config, modification, name == "Local", jobs, seed, load)
     run_params = {**params, "overhead": overhead} if name in ("Multi-site", "Adaptive multi-site") else dict(params)
-    result = registry.run(env, name, run_params)
+    return grid_measures(env, registry.run(env, name, run_params))
+
+
+MEASURES = {
+    "awrt": "average weighted response time (s)",
+    "awwt": "average weighted wait (s)",
+    "bounded_slowdown": "mean bounded slowdown (10 s)",
+    "multi_site_jobs": "jobs run over several machines",
+    "multi_site_share": "share of jobs run multi-site",
+    "multi_site_work_share": "share of the work run multi-site",
+    "failed": "jobs no machine could take",
+    "ms": "compute time of the run (ms)",
+}
+
+
+def grid_measures(env: Environment, result: Schedule) -> dict[str, float]:
+    """The ``MEASURES`` of one grid run (the grid and economic studies)."""
     m = grid_metrics(env, result)
     return {
         "awrt": m.awrt,
@@ -180,16 +197,7 @@ GRID_STUDY = register(
             Factor("load", (0.6,), "offered load of the 512-node grid", extra=(0.3, 0.4, 0.5, 0.7, 0.8, 0.9)),
         ),
         reps=5,
-        measures={
-            "awrt": "average weighted response time (s)",
-            "awwt": "average weighted wait (s)",
-            "bounded_slowdown": "mean bounded slowdown (10 s)",
-            "multi_site_jobs": "jobs run over several machines",
-            "multi_site_share": "share of jobs run multi-site",
-            "multi_site_work_share": "share of the work run multi-site",
-            "failed": "jobs no machine could take",
-            "ms": "compute time of the run (ms)",
-        },
+        measures=MEASURES,
         run=_run,
         published=tuple(
             Published(
