@@ -282,13 +282,19 @@ def _figure(
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     else:
         others = sorted({tuple((k, v) for k, v in combo if k != x) for (_, combo, _) in entries})
+        factor = next((f for f in study.factors if f.name == x), None)
+        rank = {v: i for i, v in enumerate((*factor.values, *factor.extra))} if factor is not None else {}
+        drew_paper = False
         fig, axes = plt.subplots(1, len(others), figsize=(5.5 * len(others), 4.0), squeeze=False)
         for ax, other in zip(axes[0], others, strict=True):
             for i, label in enumerate(study.labels):
-                points = sorted(
-                    (dict(combo)[x], cell)
-                    for (s, combo, _), cell in entries.items()
-                    if s == label and all(dict(combo).get(k) == v for k, v in other)
+                points = sorted(  # in the factor's own order (Table 1's configurations, MF1…MF6, …)
+                    (
+                        (dict(combo)[x], cell)
+                        for (s, combo, _), cell in entries.items()
+                        if s == label and all(dict(combo).get(k) == v for k, v in other)
+                    ),
+                    key=lambda p: (rank.get(p[0], len(rank)), p[0]),
                 )
                 if not points:
                     continue
@@ -304,10 +310,12 @@ def _figure(
                 if paper:
                     px, py = zip(*sorted(paper), strict=True)
                     ax.plot(px, py, linestyle="--", marker="D", fillstyle="none", color=colour, alpha=0.8)
+                    drew_paper = True
             ax.set_xlabel(x)
             ax.set_title(", ".join(f"{k}={v}" for k, v in other) or study.name, fontsize=10)
         ax = axes[0][0]
-        ax.plot([], [], linestyle="--", marker="D", fillstyle="none", color="grey", label="paper (dashed)")
+        if drew_paper:
+            ax.plot([], [], linestyle="--", marker="D", fillstyle="none", color="grey", label="paper (dashed)")
     ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
     ax.legend(fontsize=8)
     fig.suptitle(f"{study.title}", fontsize=10)
