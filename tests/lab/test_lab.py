@@ -314,3 +314,38 @@ def test_economic_study_runs_figs_17_to_19_and_judges_every_claim(tmp_path):
     # With two configurations run, Fig. 17 (every configuration) is not measured; the rest are judged.
     assert rows_of_claims[0].rstrip().endswith("| — |") and "not measured" in rows_of_claims[0]
     assert all(line.rstrip().endswith(("✓ |", "✗ |")) for line in rows_of_claims[1:])
+
+
+def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
+    """Issue 10's css study: Table 1 (criteria against the first-fit CSS), Fig. 7 (k at three load levels),
+    Fig. 9 (the BSF share); each strategy runs only where its factors mean something."""
+    from workbench.engine.generate import generate
+    from workbench.lab.css_study import first_fit
+    from workbench.lab.report import write_report
+
+    study = get_study("css")
+    plan = study.plan(1)
+    by_label = {}
+    for spec in plan:
+        by_label.setdefault(spec.strategy, []).append(dict(spec.factors))
+    assert len(by_label["CSS (first fit)"]) == 3  # one per level
+    assert {c["slices"] for c in by_label["Batch-slicer"]} == {1, 2, 3, 5, 6, 10, 20}
+    assert all(c["high_fraction"] == 0.5 for c in by_label["Batch-slicer"])
+    assert len(by_label["BSF"]) == 3 * (7 + 4)
+    env = generate("vo24", 1)
+    richer = generate("vo24", 1, budget_scale=2.0)  # the same draws, budgets doubled (rounded)
+    assert all(abs(b.budget - 2 * a.budget) <= 1.0 for a, b in zip(env.jobs, richer.jobs, strict=True))
+    with pytest.raises(ParameterError, match="budget_scale: must be positive"):
+        generate("vo24", 1, budget_scale=0.0)
+    assert {j.criterion for j in first_fit(env).jobs} == {"start"} and len({j.criterion for j in env.jobs}) > 1
+    run = run_study("css", 2, 1, None, tmp_path, {"level": "medium"})
+    assert run.recorded == 2 * (1 + 7 + 11) and not run.failed
+    for values in measures(tmp_path).values():
+        assert values["y"] in (0.0, 1.0) and 0 <= values["failed_share"] <= 1
+        assert values["y"] == (values["failed_share"] > 0)
+    report = (write_report(tmp_path).parent / "report.md").read_text()
+    assert "171.7 (Table 1)" in report and "222.0 (Table 1, CSS)" in report
+    assert (tmp_path / "css-t_cpu-by-high_fraction.png").exists()
+    claims = report.split("## Other claims of the paper")[1].split("\n## ")[0]
+    rows_of_claims = [line for line in claims.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows_of_claims) == len(study.claims)

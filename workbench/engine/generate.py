@@ -5,7 +5,8 @@ Presets:
 * ``vo24``: seed 000 §5. 24 nodes, performance U[2, 10], prices from performance
   with a normally distributed discount/extra charge (clipped to ±60 %), 20 jobs,
   one scheduling interval of 600. Budgets range from "market price - 60 %" to
-  "market price + 60 %", so the poorest users depend on discounted nodes.
+  "market price + 60 %", so the poorest users depend on discounted nodes;
+  ``budget_scale`` multiplies them (the css study's load levels).
 * ``backfill32``: seed 001 §4.2. 32 nodes, performance U[2, 16], a queue of
   ``jobs`` jobs accumulated at time 0 with n in [1, 8] and V in [60, 1200],
   unbounded horizon and no budget limits (the paper sets none).
@@ -64,6 +65,7 @@ PRESETS: dict[str, Preset] = {
             "price_scale": 1.0,
             "price_sigma": 0.2,
             "budget_spread": 0.6,
+            "budget_scale": 1.0,
             "n_max": 5,
             "volume_min": 100.0,
             "volume_max": 800.0,
@@ -165,7 +167,7 @@ def _check_params(params: dict[str, Any]) -> None:
     for key, most in COUNT_LIMITS.items():
         if key in params and not 1 <= params[key] <= most:
             raise ParameterError(key, f"must be from 1 to {most:,}, got {show(params[key])}")
-    for key in ("interval", "volume", "volume_min", "budget", "perf_min", "load_span"):
+    for key in ("interval", "volume", "volume_min", "budget", "budget_scale", "perf_min", "load_span"):
         if key in params and params[key] <= 0:
             raise ParameterError(key, "must be positive")
     if not 0 <= params.get("max_load", 0) < 1:
@@ -237,7 +239,7 @@ def _vo24(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> Enviro
         # performance, and more on faster ones (all parts last V / P_min): a window's
         # market cost is about 1.4 * n * price_scale * V on these nodes.
         market = 1.4 * n * scale * volume
-        budget = float(np.round(market * (1.0 + rng.uniform(-spread, spread))))
+        budget = float(np.round(params["budget_scale"] * market * (1.0 + rng.uniform(-spread, spread))))
         jobs.append(
             Job(
                 id=f"j{i + 1}",

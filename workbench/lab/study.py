@@ -112,8 +112,8 @@ class Study:
     orderings: tuple[Ordering, ...] = ()
     # (measure, x factor or "strategy"[, {factor: value} the figure is drawn at]) drawn in the report
     figures: tuple[tuple[Any, ...], ...] = ()
-    # Which combinations of factor values are run (None: all of them), for sweeps that vary one
-    # factor at a time, as the papers' figures do.
+    # Which combinations of factor values (and "strategy", its label) are run (None: all of them),
+    # for sweeps that vary one factor at a time, as the papers' figures do.
     cells: Callable[[Mapping[str, Any]], bool] | None = None
     claims: tuple[Claim, ...] = ()
 
@@ -148,9 +148,10 @@ class Study:
         names = list(chosen)
         runs = []
         for values in itertools.product(*(chosen[n] for n in names)):
-            if self.cells is not None and not self.cells(dict(zip(names, values, strict=True))):
-                continue
+            cell = dict(zip(names, values, strict=True))
             for label in labels:
+                if self.cells is not None and not self.cells({**cell, "strategy": label}):
+                    continue
                 for seed in range(1, reps + 1):
                     runs.append(RunSpec(self.name, label, tuple(zip(names, values, strict=True)), seed))
         return runs
