@@ -22,6 +22,12 @@ from workbench.lab.study import Factor, RunSpec, Study, get_study, register
 SMALL = {"n_q": "50", "scenario": "static", "strategy": "BFfinish,CoP"}
 
 
+def claim_rows(report: str) -> list[str]:
+    """The rows of the report's "Other claims of the paper" table (no header)."""
+    claims = report.split("## Other claims of the paper")[1].split("\n## ")[0]
+    return [line for line in claims.splitlines() if line.startswith("| ") and "---" not in line][1:]
+
+
 def measures(folder, skip=("ms",)):
     with Database(folder, "", create=False) as db:
         return {r.key: {k: v for k, v in r.measures.items() if k not in skip} for r in db.rows()}
@@ -277,8 +283,7 @@ def test_grid_study_sweeps_figs_5_to_7_and_checks_the_papers_claims(tmp_path):
     assert "grid-awrt-by-overhead-config-m128-4-modification-2.svg" in report
     assert (tmp_path / "grid-awrt-by-overhead-modification-3.png").exists()
     assert "774.0 (Table 3, W4)" in report and "(not judged)" in report
-    claims = report.split("## Other claims of the paper")[1].split("\n## ")[0]
-    rows_of_claims = [line for line in claims.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
     assert all(line.rstrip().endswith(("✓ |", "✗ |")) for line in rows_of_claims)  # each one measured
 
@@ -308,8 +313,7 @@ def test_economic_study_runs_figs_17_to_19_and_judges_every_claim(tmp_path):
     assert len(set(economic.values())) > 5  # the functions do change the schedule
     report = (write_report(tmp_path).parent / "report.md").read_text()
     assert (tmp_path / "economic-awrt-by-machine_function.png").exists()
-    claims = report.split("## Other claims of the paper")[1].split("\n## ")[0]
-    rows_of_claims = [line for line in claims.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
     # With two configurations run, Fig. 17 (every configuration) is not measured; the rest are judged.
     assert rows_of_claims[0].rstrip().endswith("| — |") and "not measured" in rows_of_claims[0]
@@ -346,6 +350,5 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     report = (write_report(tmp_path).parent / "report.md").read_text()
     assert "171.7 (Table 1)" in report and "222.0 (Table 1, CSS)" in report
     assert (tmp_path / "css-t_cpu-by-high_fraction.png").exists()
-    claims = report.split("## Other claims of the paper")[1].split("\n## ")[0]
-    rows_of_claims = [line for line in claims.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
