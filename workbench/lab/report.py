@@ -281,9 +281,12 @@ def _figure(
             ax.scatter(range(len(labels)), paper, marker="D", color="black", zorder=3, label="paper")
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
     else:
-        others = sorted({tuple((k, v) for k, v in combo if k != x) for (_, combo, _) in entries})
-        factor = next((f for f in study.factors if f.name == x), None)
-        rank = {v: i for i, v in enumerate((*factor.values, *factor.extra))} if factor is not None else {}
+        ranks = {f.name: {v: i for i, v in enumerate((*f.values, *f.extra))} for f in study.factors}
+        rank = ranks.get(x, {})
+        others = sorted(  # the panels in the factors' own order too (high, medium, low; not alphabetical)
+            {tuple((k, v) for k, v in combo if k != x) for (_, combo, _) in entries},
+            key=lambda other: [(ranks.get(k, {}).get(v, len(ranks.get(k, {}))), str(v)) for k, v in other],
+        )
         drew_paper = False
         fig, axes = plt.subplots(1, len(others), figsize=(5.5 * len(others), 4.0), squeeze=False)
         for ax, other in zip(axes[0], others, strict=True):
