@@ -40,7 +40,7 @@ def first_fit(env: Environment) -> Environment:
     return dataclasses.replace(env, jobs=tuple(dataclasses.replace(j, criterion="start") for j in env.jobs))
 
 
-def _means(env: Environment, result: Schedule, suffix: str = "", jobs: set[str] | None = None) -> dict[str, float]:
+def _means(result: Schedule, suffix: str = "", jobs: set[str] | None = None) -> dict[str, float]:
     windows = [w for w in result.windows if jobs is None or w.job in jobs]
     if not windows:
         return {}
@@ -66,9 +66,9 @@ def _run(spec: RunSpec) -> dict[str, float]:
     else:
         result = registry.run(env, "BSF", {"slices": int(f["slices"]), "high_fraction": float(f["high_fraction"])})
     out = {"y": 1.0 if result.unscheduled else 0.0, "failed_share": len(result.unscheduled) / len(env.jobs)}
-    out.update(_means(env, result))
+    out.update(_means(result))
     for group in GROUPS:  # Table 1: the jobs of each criterion (grouped by what the user asked for)
-        out.update(_means(env, result, f"_{group}", {j.id for j in env.jobs if j.criterion == group}))
+        out.update(_means(result, f"_{group}", {j.id for j in env.jobs if j.criterion == group}))
     return out
 
 

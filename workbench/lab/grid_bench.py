@@ -41,9 +41,16 @@ RUNS = (
         )
     ),
     *(
-        GridRun(f"Economic {mf}–{uf}: 10k model jobs, m128-4", "lublin10k", "m128-4", "Economic", params, 30.0, 1024.0)
+        GridRun(
+            f"Economic {mf}–{uf}: 10k model jobs, m128-4",
+            "lublin10k",
+            "m128-4",
+            "Economic",
+            (("machine_function", mf), ("user_function", uf)),
+            30.0,
+            1024.0,
+        )
         for mf, uf in (("MF1", "UF1"), ("MF2", "UF3"))
-        for params in ((("machine_function", mf), ("user_function", uf)),)
     ),
     GridRun("Job sharing: whole KTH, load 0.9, m128-4", "kth_all", "m128-4", "Job sharing", (), 5.0, 500.0),
     GridRun("Job sharing: 80k model jobs, m512-1", "lublin80k", "m512-1", "Job sharing", (), 20.0, 1024.0),

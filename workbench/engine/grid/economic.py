@@ -97,14 +97,24 @@ def user_function(name: str) -> tuple[float, float]:
 
 def machine_value(mf: str, n: int, T: float, before: float, after: float, parallel: float) -> float:
     """MV = MF(o) of §4.5 for a job of ``n`` nodes and runtime ``T`` with these idle times."""
-    wb, wa, wp, factored = machine_function(mf)
-    value = n * T + wb * before + wa * after + wp * parallel
-    return value * (1.0 - parallel / (n * T)) if factored else value
+    return _value(machine_function(mf), n, T, before, after, parallel)
 
 
 def utility(uf: str, wait: float, cost: float) -> float:
     """UV = UF(MV, o) of §4.5: StartTime is the wait, JobCost the machine value."""
-    a, b = user_function(uf)
+    return _utility(user_function(uf), wait, cost)
+
+
+def _value(
+    mf: tuple[float, float, float, bool], n: int, T: float, before: float, after: float, parallel: float
+) -> float:
+    wb, wa, wp, factored = mf
+    value = n * T + wb * before + wa * after + wp * parallel
+    return value * (1.0 - parallel / (n * T)) if factored else value
+
+
+def _utility(uf: tuple[float, float], wait: float, cost: float) -> float:
+    a, b = uf
     return -(a * wait + b * cost)
 
 
@@ -242,12 +252,26 @@ def _usable(m: _Machine, now: float, T: float) -> tuple[np.ndarray, np.ndarray, 
     return node[ok], a[ok], hi[ok] - T, hi[ok]
 
 
-def _feasible(a: np.ndarray, b: np.ndarray, n: int, limit: int) -> tuple[np.ndarray, np.ndarray]:
-    """The first ``limit`` starts where at least n intervals hold the job, and how many do there."""
+def _counts(a: np.ndarray, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """How many intervals (earliest start a, latest start b) hold the job from each start: the
+    sweep of Fig. 11, +1 where an interval opens, -1 once it is too late for it."""
+    return np.searchsorted(np.sort(a), starts + EPS, "right") - np.searchsorted(np.sort(b), starts - EPS, "left")
+
+
+def _feasible(a: np.ndarray, b: np.ndarray, n: int, limit: int) -> np.ndarray:
+    """The first ``limit`` starts where at least n intervals hold the job."""
     starts = np.unique(a)
-    count = np.searchsorted(np.sort(a), starts + EPS, "right") - np.searchsorted(np.sort(b), starts - EPS, "left")
-    good = count >= n
-    return starts[good][:limit], count[good][:limit]
+    return starts[_counts(a, b, starts) >= n][:limit]
+
+
+def _idle_at(
+    m: _Machine, usable: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], s: float, T: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nodes idle over [s, s + T], with the idle time each leaves before and after the job."""
+    node, a, b, hi = usable
+    here = (a <= s + EPS) & (b >= s - EPS)
+    after = np.minimum(hi[here], max(m.horizon, s + T)) - (s + T)
+    return node[here], s - a[here], after
 
 
 class EconomicRun(GridRules):
@@ -255,17 +279,13 @@ class EconomicRun(GridRules):
         self.env, self.rec = env, rec
         self.grid = grid = grid_of(env)
         self.mf = machine_function(str(params.get("machine_function", "MF1")))
-        self.mf_name = str(params.get("machine_function", "MF1"))
         self.uf = user_function(str(params.get("user_function", "UF1")))
-        self.overhead = float(params.get("overhead", 0.0))
-        if self.overhead < 0:
-            raise ParameterError("overhead", f"must be ≥ 0, got {self.overhead:g}")
+        self.overhead = float(params.get("overhead", 0.0))  # the registry checks it is ≥ 0
         # With UF1 a later start never wins, so each machine need offer only its first.
         self.starts = 1 if self.uf[1] == 0.0 else int(params.get("starts", 4))
         self.machines = [_Machine(h) for h in grid.hosts]
         self.sizes = grid.sizes
         self.ids = [n.id for n in env.nodes]
-        self.site_index = {site: k for k, site in enumerate(grid.sites)}
 
     def cannot_run(self, job: Job) -> str | None:
         n, T = job.node_count, self.runtime(job)
@@ -290,23 +310,20 @@ class EconomicRun(GridRules):
         """This machine's best offer at each of its first feasible starts."""
         m = self.machines[site]
         n, T = job.node_count, self.runtime(job)
-        node, a, b, hi = _usable(m, now, T)
-        starts, _ = _feasible(a, b, n, self.starts)
+        usable = _usable(m, now, T)
+        starts = _feasible(usable[1], usable[2], n, self.starts)
         if starts.size == 0:
             return []
-        wb, wa, wp, factored = self.mf
         parallel = m.k * T - m.busy_within(starts, T) - n * T
         own = self.grid.sites[site] == job.site
         out = []
         for s, par in zip(starts.tolist(), parallel.tolist(), strict=True):
-            here = (a <= s + EPS) & (b >= s - EPS)
-            before = s - a[here]
-            after = np.minimum(hi[here], max(m.horizon, s + T)) - (s + T)
-            factor = 1.0 - par / (n * T) if factored else 1.0
-            chosen = self._pick(node[here], before, after, n, falling=factor < 0)
-            value = (n * T + wb * before[chosen].sum() + wa * after[chosen].sum() + wp * par) * factor
-            nodes = np.sort(m.hosts[node[here][chosen]])
-            out.append(_Offer(-(self.uf[0] * (s - job.arrival) + self.uf[1] * value), s, value, own, site, nodes))
+            node, before, after = _idle_at(m, usable, s, T)
+            # MV falls as the idle time grows when its factor 1 - parallel_rel is negative
+            chosen = self._pick(node, before, after, n, falling=self.mf[3] and par > n * T)
+            value = _value(self.mf, n, T, float(before[chosen].sum()), float(after[chosen].sum()), par)
+            nodes = np.sort(m.hosts[node[chosen]])
+            out.append(_Offer(_utility(self.uf, s - job.arrival, value), s, value, own, site, nodes))
         return out
 
     def co_allocate(self, job: Job, now: float) -> tuple[float, list[tuple[int, np.ndarray]]]:
@@ -314,12 +331,7 @@ class EconomicRun(GridRules):
         n, T = job.node_count, (1.0 + self.overhead) * self.runtime(job)
         usable = [_usable(m, now, T) for m in self.machines]
         starts = np.unique(np.concatenate([u[1] for u in usable]))
-        counts = np.array(
-            [
-                np.searchsorted(np.sort(a), starts + EPS, "right") - np.searchsorted(np.sort(b), starts - EPS, "left")
-                for _, a, b, _ in usable
-            ]
-        )
+        counts = np.array([_counts(a, b, starts) for _, a, b, _ in usable])
         s_at = int(np.flatnonzero(counts.sum(axis=0) >= n)[0])
         s = float(starts[s_at])
         order = sorted(range(len(self.machines)), key=lambda k: (-counts[k, s_at], k))
@@ -328,11 +340,9 @@ class EconomicRun(GridRules):
         for k in order:
             if need == 0 or counts[k, s_at] == 0:
                 break
-            m, (node, a, b, hi) = self.machines[k], usable[k]
-            here = (a <= s + EPS) & (b >= s - EPS)
-            after = np.minimum(hi[here], max(m.horizon, s + T)) - (s + T)
-            chosen = self._pick(node[here], s - a[here], after, min(need, int(here.sum())), falling=False)
-            parts.append((k, node[here][chosen]))
+            node, before, after = _idle_at(self.machines[k], usable[k], s, T)
+            chosen = self._pick(node, before, after, min(need, node.size), falling=False)
+            parts.append((k, node[chosen]))
             need -= chosen.size
         return s, parts
 
