@@ -210,6 +210,8 @@ class GanttChart(pg.PlotWidget):
         self._distances: dict[str, Distances] = {}  # the L_left/L_right each placement saw
         self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
+        # The free-slot table last drawn, with the nodes, tasks, time and windows it was made from.
+        self._free_for: tuple[tuple[object, ...], SlotTable] | None = None
         self._schedule: Schedule | None = None
         self._groups: dict[str, str] = {}  # Batch-slicer/BSF: the part of the batch of each job
         self._drag: _Drag | None = None
@@ -295,10 +297,17 @@ class GanttChart(pg.PlotWidget):
 
     def _draw_slots(self, env: Environment, windows: list[Window], free: SlotTable | None = None) -> None:
         """The free slots, faint: ``free`` when the worker prepared them, else computed here."""
+        key = (env.nodes, env.local_tasks, env.time, list(windows))
+        last = self._free_for
         if free is not None:
             table = free
+        elif last is not None and last[0] == key:
+            # Same nodes, tasks and windows as the table last drawn (an edit of a job's request keeps
+            # the old windows on screen until its result arrives): no need to take them out again.
+            table = last[1]
         else:
             table = (self._table or SlotTable.from_environment(env)).reserve(windows)
+        self._free_for = (key, table)
         end = geometry.visible_end(env, windows)
         slot_end = np.minimum(table.end, end)
         self.slots.set_rects(

@@ -7,6 +7,7 @@ default parameters, except the document's own strategy, which keeps its own.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,7 +53,7 @@ ROWS: list[tuple[str, str, str]] = [
 ]
 DEFAULT_CHOICE = ("FirstFit", "MinCost", "CoP")
 MIN_CHART_HEIGHT = 220  # pixels: rows and job names stay readable with many strategies
-CHART_PACE_MS = 20  # between adding one chart and the next: each gets painted on its own
+CHART_PACE_MS = 20  # between the steps of drawing a comparison: each step gets painted on its own
 
 
 def best_columns(values: list[float], better: str) -> set[int]:
@@ -271,9 +272,8 @@ class CompareDialog(QDialog):
         self.results, self.metrics, self.stale = results, metrics, False
         self.run_button.setText("Compare")
         self.note.setText("\n".join(errors) or f"{len(self.results)} strategies compared.")
-        self._draw_charts()
         self._fill_table()
-        self._fill_diff_choices()
+        self._draw_charts()
 
     def _on_environment_changed(self, env: object) -> None:
         if self.results and not self.stale:
@@ -282,38 +282,59 @@ class CompareDialog(QDialog):
             self.note.setText("⚠ Stale: the environment changed after this comparison. Compare again to update it.")
 
     def _draw_charts(self) -> None:
-        """One chart per strategy, added one per turn of the event loop (each is drawn as it comes),
-        so that four or eight charts of a long trace never hold up the window together."""
+        """One chart per strategy, built over several turns of the event loop, so that four or eight
+        charts of a long trace never hold up the window: a cheap placeholder per strategy first (the
+        layout settles once, instead of shrinking every chart as each new one arrives), then, a turn
+        each, a chart is made, filled and put in its placeholder's place; the difference plot last."""
         for chart in self.charts:
             chart.setParent(None)
             chart.deleteLater()
+        while (item := self.charts_box.takeAt(0)) is not None:
+            if item.widget() is not None:
+                item.widget().deleteLater()
         self.charts = []
-        self._pending = list(self.results.items())
-        self._generation = getattr(self, "_generation", 0) + 1
-        self._add_next_chart(self._generation)
-
-    def _add_next_chart(self, generation: int) -> None:
-        if generation != self._generation or not self._pending:
-            return
         env = self.document.env
-        name, result = self._pending.pop(0)
+        ends = [max((w.end for w in r.windows), default=env.time.start) for r in self.results.values()]
+        x_range = (env.time.start, max(ends, default=env.time.start))
+        self._steps: list[Callable[[], None]] = []
+        for name, result in self.results.items():
+            holder = QLabel(f"Drawing {name}…")
+            holder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            holder.setMinimumHeight(MIN_CHART_HEIGHT)
+            self.charts_box.addWidget(holder)
+            made: list[GanttChart] = []
+            self._steps.append(lambda n=name, m=made: m.append(self._make_chart(n)))
+            self._steps.append(lambda h=holder, r=result, m=made: self._fill_chart(m[0], h, r, x_range))
+        self._steps.append(self._fill_diff_choices)
+        self._generation = getattr(self, "_generation", 0) + 1
+        self._next_step(self._generation)
+
+    def _next_step(self, generation: int) -> None:
+        if generation != self._generation or not self._steps:
+            return
+        self._steps.pop(0)()
+        if self._steps:
+            QTimer.singleShot(CHART_PACE_MS, lambda: self._next_step(generation))
+
+    def _make_chart(self, name: str) -> GanttChart:
         chart = GanttChart(editable=False)
         chart.caption = name
         chart.setMinimumHeight(MIN_CHART_HEIGHT)
-        chart.set_data(env, result, fit=True)
+        return chart
+
+    def _fill_chart(self, chart: GanttChart, holder: QWidget, result: Schedule, x_range: tuple[float, float]) -> None:
+        chart.set_data(self.document.env, result, fit=True)
         # The linked time axis covers every schedule, not only the first one's: each chart starts there.
-        ends = [w.end for r in self.results.values() for w in r.windows]
         if self.charts:  # join the others where they are (the user may have zoomed meanwhile)
             chart.view.setXRange(*self.charts[0].view.viewRange()[0], padding=0)
-        elif ends:
-            chart.view.setXRange(env.time.start, max(ends), padding=0.02)
+        elif x_range[1] > x_range[0]:
+            chart.view.setXRange(*x_range, padding=0.02)
         # Linked by value, not by pyqtgraph's XLink, which aligns by pixels and shifts a chart that
         # is not laid out yet.
         chart.view.sigXRangeChanged.connect(self._on_x_range)
-        self.charts_box.addWidget(chart)
+        self.charts_box.replaceWidget(holder, chart)
+        holder.deleteLater()
         self.charts.append(chart)
-        if self._pending:
-            QTimer.singleShot(CHART_PACE_MS, lambda: self._add_next_chart(generation))
 
     def _on_x_range(self, view: pg.ViewBox, x_range: tuple[float, float]) -> None:
         if getattr(self, "_syncing", False):
@@ -328,8 +349,8 @@ class CompareDialog(QDialog):
 
     @property
     def drawing(self) -> bool:
-        """Charts still to be added from the last comparison."""
-        return bool(getattr(self, "_pending", None))
+        """Charts (or the difference plot) still to be drawn from the last comparison."""
+        return bool(getattr(self, "_steps", None))
 
     def _fill_table(self) -> None:
         names = list(self.results)
