@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tests.engine.strategies import examples
 from workbench.engine import registry
+from workbench.engine.errors import ParameterError
 from workbench.engine.flow.batching import Domain, DqBatch, RandomBatch, knapsack_01
 from workbench.engine.generate import generate
 from workbench.engine.io.swf import import_swf
@@ -229,3 +230,41 @@ def test_metrics_on_a_hand_made_schedule():
     # AWRT = sum(n * actual runtime * (finish - arrival)) / sum(n * actual runtime)
     assert m.awrt == pytest.approx((2 * 5 * (5 - 0) + 1 * 20 * (30 - 5)) / (2 * 5 + 1 * 20))
     assert np.isnan(m.mean_alternatives)
+
+
+@pytest.mark.parametrize("method", ["mdq_c", "mdq_t"])
+def test_soft_mdq_sets_c_v_to_the_limit_and_has_no_cap(method):
+    """Seed 003 §1.3's soft limit: C_v is the administrators' coefficient and a job enters while its whole
+    Dq (eq. 5) stays positive, even past limit_coefficient × the domain; the hard one never passes it."""
+    env, table, dom = _domain_env()
+    soft = DqBatch(method, limit_coefficient=0.3, k_v=5.0, mdq_limit="soft")
+    assert soft.c_v == 0.3 and DqBatch(method, limit_coefficient=0.3, mdq_limit="hard").c_v == 0.5
+    batch = soft.form(list(env.jobs), table, env, 0)
+    already, remaining = 0.0, list(env.jobs)
+    for job in batch:  # the smallest positive Dq each time, with no cap on the weight
+        scores = {j.id: soft.dq(j, dom, already) for j in remaining}
+        assert scores[job.id] > 0 and scores[job.id] == min(d for d in scores.values() if d > 0)
+        remaining = [j for j in remaining if j.id != job.id]
+        already += soft.weight(job, dom)
+    assert all(soft.dq(j, dom, already) <= 0 for j in remaining)  # it stops only when no Dq is positive
+    hard = DqBatch(method, limit_coefficient=0.3, k_v=5.0, c_v=0.3)
+    hard_weight = sum(hard.weight(j, dom) for j in hard.form(list(env.jobs), table, env, 0))
+    assert hard_weight <= 0.3 * hard.capacity(dom) + 1e-6
+    assert already > 0.3 * soft.capacity(dom)  # here the soft limit lets the batch past the cap
+    with pytest.raises(ParameterError, match="mdq_limit"):
+        DqBatch(method, mdq_limit="loose")
+
+
+def test_vo24_over_several_cycles_keeps_the_first_and_loads_every_cycle():
+    """The batch-formation flow: ``cycles`` stretches the horizon and draws local load in every cycle,
+    after the jobs, so the one-cycle environment is the first cycle of the longer one."""
+    one, many = generate("vo24", 4), generate("vo24", 4, cycles=5)
+    assert many.time.horizon == 5 * 600 and many.time.cycle_length == 600
+    assert many.jobs == one.jobs and many.nodes == one.nodes
+    assert [t for t in many.local_tasks if t.start < 600] == list(one.local_tasks)
+    for k in range(5):
+        inside = [t for t in many.local_tasks if k * 600 <= t.start < (k + 1) * 600]
+        assert inside and all(t.end <= (k + 1) * 600 for t in inside)
+    assert len({t.id for t in many.local_tasks}) == len(many.local_tasks)
+    with pytest.raises(ParameterError, match="cycles"):
+        generate("vo24", 4, cycles=0)

@@ -352,3 +352,38 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     assert (tmp_path / "css-t_cpu-by-high_fraction.png").exists()
     rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
+
+
+def test_batch_formation_study_runs_the_five_series_and_fig_2_cycle_by_cycle(tmp_path):
+    """Issue 10's batch-formation study (seed 003): five schemes over the five series, MDq under the
+    paper's soft limit and the knapsack's hard one; the flow returns what a cycle could not place, and the
+    per-cycle counts add up to what was placed."""
+    from workbench.engine import registry
+    from workbench.lab.batch_study import SERIES, cycle_rows, flow
+    from workbench.lab.report import write_report
+
+    study = get_study("batch-formation")
+    plan = study.plan(1)
+    assert len(plan) == len(SERIES) * (5 + 2)  # Random and Knapsack once; MDqT/C soft and hard
+    assert {dict(s.factors)["mdq_limit"] for s in plan if not s.strategy.startswith("MDq")} == {"soft"}
+    env = flow(3, 30)
+    assert len(env.jobs) == 30 and env.time.horizon == 60 * 600
+    sim = registry.simulator(env, "CSS", {"batching": "knapsack_t", "limit_coefficient": 0.3})
+    result = sim.run()
+    rows = cycle_rows(sim.snapshots)
+    assert len(rows) > 1 and [k for k, *_ in rows] == sorted({k for k, *_ in rows})
+    assert sum(size - back for _, size, _, back in rows) == len(result.windows)  # each job placed once
+    assert sum(back for *_, back in rows) > 0 or len(result.windows) == 30
+    run = run_study("batch-formation", 1, 2, None, tmp_path, {"jobs": "20", "series": "1,3"})
+    assert run.recorded == 2 * 7 and not run.failed
+    for key, values in measures(tmp_path).items():
+        factors = json.loads(key)[2]
+        assert 0 < values["utilisation"] < 1 and values["cycles"] >= 1 and values["batch"] >= 1
+        per_cycle = [m for m in values if m.startswith("batch_c")]
+        assert bool(per_cycle) == (factors["series"] == 3)
+    report = (write_report(tmp_path).parent / "report.md").read_text()
+    for name in ("runtime-by-series", "batch-by-cycle", "returns-by-cycle", "n_a-by-cycle"):
+        assert (tmp_path / f"batch-formation-{name}.png").exists(), name
+    rows_of_claims = claim_rows(report)
+    assert len(rows_of_claims) == len(study.claims)
+    assert all(line.rstrip().endswith(("✓ |", "✗ |", "— |")) for line in rows_of_claims)

@@ -25,6 +25,7 @@ sharing a utilisation drawn uniformly up to ``max_load`` (seed 002 §4.1
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +70,7 @@ PRESETS: dict[str, Preset] = {
             "n_max": 5,
             "volume_min": 100.0,
             "volume_max": 800.0,
+            "cycles": 1,
         },
     ),
     "backfill32": Preset(
@@ -160,7 +162,13 @@ def _coerce(key: str, value: Any, kind: type) -> Any:
 
 
 # The most each count may be: what an environment file may hold (README "Environment file").
-COUNT_LIMITS = {"nodes": MAX_NODES, "jobs": MAX_ITEMS, "n_max": MAX_NODE_COUNT, "node_count": MAX_NODE_COUNT}
+COUNT_LIMITS = {
+    "nodes": MAX_NODES,
+    "jobs": MAX_ITEMS,
+    "n_max": MAX_NODE_COUNT,
+    "node_count": MAX_NODE_COUNT,
+    "cycles": 1000,
+}
 
 
 def _check_params(params: dict[str, Any]) -> None:
@@ -251,13 +259,24 @@ def _vo24(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> Enviro
                 criterion=str(rng.choice(JOB_CRITERIA)),
             )
         )
+    # A flow over several cycles (seed 003): each later cycle draws its own local load, after the
+    # jobs, so that the first cycle (and a one-cycle environment) is the same whatever ``cycles`` is.
+    cycles = params["cycles"]
+    for k in range(1, cycles):
+        more = _local_tasks(rng, nodes, interval, params["max_load"])
+        shift = k * interval
+        tasks += [
+            dataclasses.replace(t, id=f"t{len(tasks) + i + 1}", start=t.start + shift, end=t.end + shift)
+            for i, t in enumerate(more)
+        ]
+    about = "one VO scheduling cycle" if cycles == 1 else f"a flow over {cycles} VO scheduling cycles"
     return Environment(
         nodes=tuple(nodes),
         local_tasks=tuple(tasks),
         jobs=tuple(jobs),
-        time=TimeSettings(start=0.0, cycle_length=interval, horizon=interval),
+        time=TimeSettings(start=0.0, cycle_length=interval, horizon=cycles * interval),
         name=f"vo24 (seed {seed})",
-        description="Seed 000 §5 set-up: one VO scheduling cycle of 600 units on 24 priced nodes.",
+        description=f"Seed 000 §5 set-up: {about} of {interval:g} units on {len(nodes)} priced nodes.",
         strategy=StrategyRef("CoP"),
     )
 

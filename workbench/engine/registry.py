@@ -473,10 +473,17 @@ BATCHING = (
         "limit_coefficient",
         float,
         0.5,
-        "knapsack limit: fraction of the cycle's slot time or cost",
+        "Knapsack and MDq limit: fraction of the cycle's slot time or cost",
         minimum=0.0,
         maximum=1.0,
         exclusive_minimum=True,
+    ),
+    Param(
+        "mdq_limit",
+        str,
+        "hard",
+        "MDq: hard (the knapsack's cap) or soft (the paper's: C_v = limit_coefficient, no cap) " + cite("003", "§1.3"),
+        choices=bt.MDQ_LIMITS,
     ),
     *(
         Param(

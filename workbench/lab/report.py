@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import itertools
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -253,6 +254,8 @@ def _figure(
     import matplotlib.pyplot as plt
 
     at = dict(where or {})
+    if x == "cycle":  # per-cycle measures ("batch_c1", "batch_c2", …) drawn over the cycle number
+        return _cycle_figure(study, table, measure, target, at)
     entries = {k: v for k, v in table.items() if k[2] == measure and _matches(at, k[1])}
     if not entries:
         return None
@@ -315,11 +318,20 @@ def _figure(
                     ax.plot(px, py, linestyle="--", marker="D", fillstyle="none", color=colour, alpha=0.8)
                     drew_paper = True
             ax.set_xlabel(x)
+            values = {dict(combo)[x] for (_, combo, _) in entries}
+            if all(isinstance(v, int) for v in values) and len(values) <= 12:  # series 1…5: no ticks at 1.5
+                ax.set_xticks(sorted(values))
             ax.set_title(", ".join(f"{k}={v}" for k, v in other) or study.name, fontsize=10)
         ax = axes[0][0]
         if drew_paper:
             ax.plot([], [], linestyle="--", marker="D", fillstyle="none", color="grey", label="paper (dashed)")
     ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
+    return _save(study, fig, ax, target, stem)
+
+
+def _save(study: Study, fig: Any, ax: Any, target: Path, stem: str) -> str:
+    import matplotlib.pyplot as plt
+
     ax.legend(fontsize=8)
     fig.suptitle(f"{study.title}", fontsize=10)
     fig.tight_layout()
@@ -327,3 +339,33 @@ def _figure(
     fig.savefig(target / f"{stem}.png", dpi=110)
     plt.close(fig)
     return stem
+
+
+def _cycle_figure(
+    study: Study,
+    table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell],
+    measure: str,
+    target: Path,
+    at: Mapping[str, Any],
+) -> str | None:
+    """``measure`` cycle by cycle (seed 003 Fig. 2): one line per strategy, mean and 95 % CI."""
+    import matplotlib.pyplot as plt
+
+    pattern = re.compile(re.escape(measure) + r"_c(\d+)")
+    lines: dict[str, list[tuple[int, Cell]]] = {}
+    for (label, combo, name), cell in table.items():
+        found = pattern.fullmatch(name)
+        if found and _matches(at, combo):
+            lines.setdefault(label, []).append((int(found.group(1)), cell))
+    if not lines:
+        return None
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    for i, label in enumerate(label for label in study.labels if label in lines):
+        points = sorted(lines[label], key=lambda p: p[0])
+        ax.errorbar([p[0] for p in points], [p[1].mean for p in points], yerr=[p[1].half_width for p in points],
+                    marker="o", color=colours[i % len(colours)], label=label, capsize=2)  # fmt: skip
+    ax.set_xlabel("cycle")
+    ax.set_title(", ".join(f"{k}={v}" for k, v in at.items()) or study.name, fontsize=10)
+    ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
+    return _save(study, fig, ax, target, f"{study.name}-{measure}-by-cycle")

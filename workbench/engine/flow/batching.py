@@ -19,8 +19,13 @@ ordered by ascending Dq.
 * ``KnapsackT``/``KnapsackC``: a 0-1 knapsack with value 1/Dq (jobs with Dq <= 0 never
   enter), weight n·V or the budget, and capacity limit_coefficient × V_s or × total slot cost.
 * ``MDqT``/``MDqC``: greedy, one job at a time, with Dq4 recomputed over the jobs
-  already in the batch (eq. 5), while some job has a positive Dq and fits within the
-  same limit as the knapsack (limit_coefficient × V_s or × total slot cost).
+  already in the batch (eq. 5), while some job has a positive Dq. With ``mdq_limit``
+  "hard" (the default) a job must also fit within the knapsack's limit
+  (limit_coefficient × V_s or × total slot cost). With "soft", the paper's own
+  reading (§1.3: "the limit is not strict ... the administrators' coefficient is
+  C_v"), there is no such cap: C_v is set to limit_coefficient, so Dq4 turns negative
+  once the batch passes that share of the domain, yet a job whose other terms are
+  high enough still enters.
 
 An infinite budget counts as the job's market cost n·V·Q0, and Q/Q0 is capped at
 ``q_cap`` so that a job without a budget limit still gets a finite Dq.
@@ -49,6 +54,7 @@ DQ_DEFAULTS: dict[str, float] = {
     "q_cap": 10.0,
 }
 METHODS = ("all", "random", "knapsack_t", "knapsack_c", "mdq_t", "mdq_c")
+MDQ_LIMITS = ("hard", "soft")
 
 
 class BatchFormer:
@@ -123,6 +129,7 @@ class DqBatch(BatchFormer):
     c_v: float = 0.5
     q_cap: float = 10.0
     resolution: int = 2000  # knapsack capacity units
+    mdq_limit: str = "hard"
 
     def __post_init__(self) -> None:
         for key in ("c_q", "c_n", "c_l", "c_v"):
@@ -130,7 +137,16 @@ class DqBatch(BatchFormer):
                 raise ParameterError(key, "must be > 0 (it divides its Dq term)")
         if not 0 < self.limit_coefficient <= 1:
             raise ParameterError("limit_coefficient", "must be in (0, 1]")
+        if self.mdq_limit not in MDQ_LIMITS:
+            raise ParameterError("mdq_limit", f"expected one of {', '.join(MDQ_LIMITS)}, got {self.mdq_limit!r}")
+        if self.soft:
+            self.c_v = self.limit_coefficient  # the administrators' coefficient of the soft limit
         self.name = self.method
+
+    @property
+    def soft(self) -> bool:
+        """MDq with the paper's soft limit (no cap; C_v is the limit coefficient)."""
+        return self.method.startswith("mdq") and self.mdq_limit == "soft"
 
     @property
     def by_cost(self) -> bool:
@@ -181,7 +197,8 @@ class DqBatch(BatchFormer):
         left = list(range(len(queue)))
         batch: list[int] = []
         already = 0.0
-        limit = self.limit_coefficient * self.capacity(dom)  # the same limit as the knapsack's
+        # The same limit as the knapsack's, or none (the soft limit lives in Dq4 itself).
+        limit = math.inf if self.soft else self.limit_coefficient * self.capacity(dom)
         while left:
             scored = [(self.dq(queue[i], dom, already), i) for i in left]
             positive = [(d, i) for d, i in scored if d > 0 and already + self.weight(queue[i], dom) <= limit + EPS]
@@ -238,4 +255,5 @@ def make_batch_former(params: dict[str, object]) -> BatchFormer:
         c_l=constants["c_l"],
         c_v=constants["c_v"],
         q_cap=constants["q_cap"],
+        mdq_limit=str(params.get("mdq_limit", "hard")),
     )
