@@ -325,13 +325,14 @@ def _figure(
         ax = axes[0][0]
         if drew_paper:
             ax.plot([], [], linestyle="--", marker="D", fillstyle="none", color="grey", label="paper (dashed)")
-    ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
-    return _save(study, fig, ax, target, stem)
+    return _save(study, fig, ax, measure, target, stem)
 
 
-def _save(study: Study, fig: Any, ax: Any, target: Path, stem: str) -> str:
+def _save(study: Study, fig: Any, ax: Any, measure: str, target: Path, stem: str) -> str:
+    """Label, title and write one figure as SVG and PNG; returns its file stem."""
     import matplotlib.pyplot as plt
 
+    ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
     ax.legend(fontsize=8)
     fig.suptitle(f"{study.title}", fontsize=10)
     fig.tight_layout()
@@ -361,11 +362,12 @@ def _cycle_figure(
         return None
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     fig, ax = plt.subplots(figsize=(6.5, 4.0))
-    for i, label in enumerate(label for label in study.labels if label in lines):
+    for i, label in enumerate(study.labels):  # each strategy in its colour of the other figures
+        if label not in lines:
+            continue
         points = sorted(lines[label], key=lambda p: p[0])
         ax.errorbar([p[0] for p in points], [p[1].mean for p in points], yerr=[p[1].half_width for p in points],
                     marker="o", color=colours[i % len(colours)], label=label, capsize=2)  # fmt: skip
     ax.set_xlabel("cycle")
     ax.set_title(", ".join(f"{k}={v}" for k, v in at.items()) or study.name, fontsize=10)
-    ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
-    return _save(study, fig, ax, target, f"{study.name}-{measure}-by-cycle")
+    return _save(study, fig, ax, measure, target, f"{study.name}-{measure}-by-cycle")

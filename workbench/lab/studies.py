@@ -429,5 +429,5 @@ TRACES_STUDY = register(
     )
 )
 
-# Each registers its study (seed 000 §6-7, seed 004 §3 and §4).
+# Each registers its study (seed 003 §2, seed 000 §6-7, seed 004 §3 and §4).
 from workbench.lab import batch_study, css_study, economic_study, grid_study  # noqa: E402, F401

@@ -302,7 +302,7 @@ class GanttChart(pg.PlotWidget):
         if free is not None:
             table = free
         elif last is not None and last[0] == key:
-            # Same nodes, tasks and windows as the table last drawn (an edit of a job's request keeps
+            # Same nodes, tasks, time and windows as the table last drawn (an edit of a job's request keeps
             # the old windows on screen until its result arrives): no need to take them out again.
             table = last[1]
         else:
