@@ -1,13 +1,17 @@
 """The straightforward conservative backfilling, kept as the reference for the fast one.
 
-This is the implementation the engine had before it scaled (DESIGN.md "Backfilling"):
-the whole slot table is rebuilt at every early completion and every job that has not
-started is searched again, in queue order. It is slow and obviously right; the
+This is the implementation the engine had before it scaled (DESIGN.md "Backfilling"),
+with reservations made upon arrival (seed 001 §2.2): the jobs that have arrived by the
+start are planned in queue order; each later job gets its reservation when it arrives
+(simultaneous arrivals in queue order). At every early completion the whole slot table
+is rebuilt and every arrived job that has not started is searched again, in queue
+order, before the arrivals of that moment. It is slow and obviously right; the
 property tests check that ``workbench.engine.flow.backfill`` gives identical schedules.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from workbench.engine.flow.cycles import Placer, PlaceRun
@@ -21,7 +25,8 @@ def reference_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[W
     def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
         plan: dict[str, Window] = {}
         current = table.reserve(fixed)
-        for job in jobs:
+        first = [j for j in jobs if j.arrival <= cs + EPS] if dynamic else _by_arrival(jobs, cs)
+        for job in first:
             found = selector.select(current, job, max(job.arrival, cs))
             if found is not None:
                 plan[job.id] = found.window
@@ -29,9 +34,13 @@ def reference_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[W
                 current = current.reserve([found.window])
         yield rec.snap(cs, "planned")
         if dynamic:
-            yield from _replan(rec, jobs, plan, list(fixed), table, ce, selector)
+            yield from _replan(rec, jobs, plan, list(fixed), table, cs, ce, selector)
 
     return place
+
+
+def _by_arrival(jobs: list[Job], cs: float) -> list[Job]:
+    return sorted(jobs, key=lambda j: max(j.arrival, cs))  # stable: queue order at equal times
 
 
 def _replan(
@@ -40,27 +49,38 @@ def _replan(
     plan: dict[str, Window],
     fixed: list[Window],
     table: SlotTable,
+    cs: float,
     ce: float,
     selector: Selector,
 ) -> PlaceRun:
-    now = table.istart
+    now = cs
     while True:
         windows = fixed + list(plan.values())
         early = [rec.actual[w.job] for w in windows if rec.actual[w.job] < w.end - EPS]
-        later = [end for end in early if end > now + EPS]
-        if not later:
+        next_early = min((end for end in early if end > now + EPS), default=math.inf)
+        next_arrival = min((j.arrival for j in jobs if now + EPS < j.arrival < ce - EPS), default=math.inf)
+        if math.isinf(next_early) and math.isinf(next_arrival):
             return
-        now = min(later)
+        arrived = [j for j in jobs if j.arrival <= now + EPS]
+        now = min(next_early, next_arrival)
         live = [w for w in windows if rec.actual[w.job] > now + EPS]
         current = table.with_interval(now, ce).reserve(live)
-        for job in jobs:
-            old = plan.get(job.id)
-            if old is not None and (old.start < now - EPS or old.start <= max(job.arrival, now) + EPS):
-                continue
-            trial = current.release([old]) if old is not None else current
-            found = selector.select(trial, job, max(job.arrival, now))
-            if found is not None and (old is None or found.window.start < old.start - EPS):
+        if next_early <= now + EPS:
+            for job in arrived:
+                old = plan.get(job.id)
+                if old is not None and (old.start < now - EPS or old.start <= max(job.arrival, now) + EPS):
+                    continue
+                trial = current.release([old]) if old is not None else current
+                found = selector.select(trial, job, max(job.arrival, now))
+                if found is not None and (old is None or found.window.start < old.start - EPS):
+                    plan[job.id] = found.window
+                    rec.place(found.window)
+                    current = trial.reserve([found.window])
+        known = {j.id for j in arrived}
+        for job in [j for j in jobs if j.arrival <= now + EPS and j.id not in known]:
+            found = selector.select(current, job, max(job.arrival, now))
+            if found is not None:
                 plan[job.id] = found.window
                 rec.place(found.window)
-                current = trial.reserve([found.window])
+                current = current.reserve([found.window])
         yield rec.snap(now, f"t={now:g}")

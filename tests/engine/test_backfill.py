@@ -106,18 +106,23 @@ def test_cop_prefers_slower_nodes_at_equal_finish():
     assert set(window.nodes) == {"n1", "n2"}
 
 
-def test_queue_order_is_priority_then_arrival_then_position():
-    """Jobs are planned by (priority, arrival, list position), never by id."""
+def test_reservations_are_made_upon_arrival_in_queue_order():
+    """Jobs get their reservation when they arrive (seed 001 §2.2); jobs arriving together are
+    planned by (priority, list position), never by id. A job arriving later, even of a higher
+    priority, never takes a reservation already made."""
     env = _line([(1.0, 1.0)], [])
     jobs = (
         Job("z", "z", 1, 1.0, 10.0, priority=1),
-        Job("b", "b", 1, 1.0, 10.0, arrival=5.0),
-        Job("a", "a", 1, 1.0, 10.0, arrival=5.0),
+        Job("b", "b", 1, 1.0, 10.0, arrival=5.0, priority=1),
+        Job("a", "a", 1, 1.0, 10.0, arrival=5.0, priority=1),
+        Job("h", "h", 1, 1.0, 10.0, arrival=5.0),
         Job("c", "c", 1, 1.0, 10.0),
     )
     env = Environment(env.nodes, (), jobs, env.time)
-    starts = {w.job: w.start for w in registry.run(env, "FirstFit").windows}
-    assert starts == {"c": 0.0, "b": 10.0, "a": 20.0, "z": 30.0}
+    want = {"c": 0.0, "z": 10.0, "h": 20.0, "b": 30.0, "a": 40.0}
+    for dynamic in (True, False):
+        starts = {w.job: w.start for w in registry.run(env, "FirstFit", {"dynamic": dynamic}).windows}
+        assert starts == want
 
 
 def test_unscheduled_jobs_have_reasons_a_person_understands():

@@ -180,13 +180,14 @@ def test_a_job_that_never_fits_costs_one_look_past_the_last_busy_time():
 @given(env=environments(max_jobs=5, bounded=True), name=st.sampled_from(["FirstFit", "CoP", "DEP", "MinCost"]))
 def test_explained_runs_keep_the_distances_each_placement_saw(env, name):
     """Static backfilling with explain: a job's recorded L_left/L_right are those of the slots it was
-    placed on, with only the local tasks and the earlier jobs' windows around it."""
+    placed on, with only the local tasks and the windows of the jobs planned before it (in order of
+    arrival, queue order at equal times) around it."""
     from workbench.engine.slots import window_distances
 
     schedule = registry.run(env, name, {"dynamic": False}, explain=True)
     assert set(schedule.distances) == {w.job for w in schedule.windows}
     earlier = []
-    for job in env.queue():
+    for job in sorted(env.queue(), key=lambda j: max(j.arrival, env.time.start)):
         window = schedule.window_of(job.id)
         if window is None:
             continue

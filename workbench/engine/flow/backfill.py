@@ -1,10 +1,16 @@
 """Conservative backfilling with any selector (seed 001 §2.2, §4.1; DESIGN.md "Backfilling").
 
-Jobs are taken in queue order; each gets the best window the selector finds on
-the slots left by the local tasks and the earlier reservations, and keeps it.
-With ``dynamic`` (the default), every early completion (actual_fraction < 1)
-plans the jobs that have not started again, in queue order, on the freed slots:
-a job moves only to an earlier start, never later, and a started job never moves.
+Reservations are made upon arrival (seed 001 §2.2: conservative backfilling "either
+immediately starts a job or makes an appropriate reservation upon the arrival"): the
+jobs that have arrived by the start are planned in queue order, and each later job
+gets the best window the selector finds when it arrives (simultaneous arrivals in
+queue order), on the slots left by the local tasks and the reservations so far. So a
+job submitted later never holds a slot that an earlier one could move up into.
+With ``dynamic`` (the default), every early completion (actual_fraction < 1) plans
+the arrived jobs that have not started again, in queue order, on the freed slots,
+before the arrivals of that moment: a job moves only to an earlier start, never
+later, and a started job never moves. Without it, the jobs are planned once, in
+order of arrival (queue order at equal times).
 
 How it scales to long flows (the semantics are exactly those of the plain
 implementation kept in ``tests/engine/reference_backfill.py``):
@@ -45,24 +51,37 @@ def backfill_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[Wi
         plan: dict[str, Window] = {}
         early = sum(1 for job in jobs if job.actual_fraction < 1.0) + len(fixed) if dynamic else 0
         total = len(jobs) + early
-        for i, job in enumerate(jobs):
-            rec.check_stop()
-            rec.report(i, total)
-            if rec.watching(job.id):
-                rec.saw(profile.table(max(job.arrival, cs)), max(job.arrival, cs), selector)
-            found = selector.select_in(profile, job, max(job.arrival, cs), rec.should_stop)
-            if found is not None:
-                plan[job.id] = found.window
-                rec.place(found.window, found.distances() if rec.explain else None)
-                profile.add(found.window, i)
-        where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
-        yield rec.snap(cs, f"{where}{selector.name} planned {len(plan)} of {len(jobs)} jobs")
         if dynamic:
-            replan = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs)
-            yield from replan.run(len(jobs), total)
+            first = [i for i, job in enumerate(jobs) if job.arrival <= cs + EPS]
+        else:  # in order of arrival, queue order at equal times
+            first = sorted(range(len(jobs)), key=lambda i: max(jobs[i].arrival, cs))
+        for done, i in enumerate(first):
+            rec.check_stop()
+            rec.report(done, total)
+            _plan_new(rec, selector, profile, plan, jobs[i], i, max(jobs[i].arrival, cs))
+        where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
+        yield rec.snap(cs, f"{where}{selector.name} planned {len(plan)} of {len(first)} jobs")
+        if dynamic:
+            replan = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs, ce)
+            yield from replan.run(len(first), total)
         rec.report(total, total)
 
     return place
+
+
+def _plan_new(
+    rec: Recorder, selector: Selector, profile: Profile, plan: dict[str, Window], job: Job, i: int, earliest: float
+) -> Window | None:
+    """A job's first reservation: the selector's window from ``earliest``, taken out of the profile."""
+    if rec.watching(job.id):
+        rec.saw(profile.table(earliest), earliest, selector)
+    found = selector.select_in(profile, job, earliest, rec.should_stop)
+    if found is None:
+        return None
+    plan[job.id] = found.window
+    rec.place(found.window, found.distances() if rec.explain else None)
+    profile.add(found.window, i)
+    return found.window
 
 
 def _same_spec(a: SearchSpec, b: SearchSpec) -> bool:
@@ -86,6 +105,7 @@ class _Replanner:
         fixed: list[Window],
         profile: Profile,
         now: float,
+        end: float,
     ) -> None:
         self.rec = rec
         self.selector = selector
@@ -106,9 +126,13 @@ class _Replanner:
             if job.id in plan:
                 self.start[i] = plan[job.id].start
         # A static search proved there is no earlier window for the earliest-picking
-        # selectors, and none at all for a job it could not place.
+        # selectors, and none at all for a job it could not place. Jobs yet to arrive
+        # are neither: they enter when they arrive (``_arrive``).
         self.verified = np.isinf(self.start) | selector.picks_earliest
-        self.active = np.ones(m, dtype=bool)
+        came = self.arrival <= now + EPS
+        self.active = came.copy()
+        later = np.flatnonzero(~came & (self.arrival < end - EPS))
+        self.coming = later[np.argsort(self.arrival[later], kind="stable")].tolist()[::-1]  # next: last
         self._seq = 0
         self.ends: list[tuple[float, int, str, Window]] = []  # every window by actual end
         self.early: list[tuple[float, int, str, Window]] = []  # early completions to come
@@ -135,20 +159,50 @@ class _Replanner:
         return self.current.get(entry[2]) is entry[3]
 
     def run(self, placed: int, total: int) -> PlaceRun:
+        """Events in time order: early completions (and the moves they allow), then arrivals."""
         done = placed
         while True:
             while self.early and (not self._valid(self.early[0]) or self.early[0][0] <= self.now + EPS):
                 heapq.heappop(self.early)
-            if not self.early:
+            next_early = self.early[0][0] if self.early else math.inf
+            next_arrival = float(self.arrival[self.coming[-1]]) if self.coming else math.inf
+            if math.isinf(next_early) and math.isinf(next_arrival):
                 return
-            self.now = self.early[0][0]
+            self.now = min(next_early, next_arrival)
             self.rec.check_stop()
             finished = self._expire()
-            done += len(finished)
+            moved = self._pass() if next_early <= self.now + EPS else []
+            arrived = self._arrive()
+            done += len(finished) + len(arrived)
             self.rec.report(min(done, total), total)
-            moved = self._pass()
-            what = f"moved {', '.join(moved)} earlier" if moved else "nothing could move earlier"
-            yield self.rec.snap(self.now, f"t={self.now:g}: {', '.join(finished)} finished early; {what}")
+            yield self.rec.snap(self.now, self._label(finished, moved, arrived))
+
+    def _label(self, finished: list[str], moved: list[str], arrived: list[str]) -> str:
+        what = []
+        if finished:
+            what.append(f"{', '.join(finished)} finished early; ")
+            what.append(f"moved {', '.join(moved)} earlier" if moved else "nothing could move earlier")
+        if arrived:
+            what.append(f"{'; ' if finished else ''}{', '.join(arrived)} arrived")
+        return f"t={self.now:g}: {''.join(what)}"
+
+    def _arrive(self) -> list[str]:
+        """Plan the jobs arriving now, in queue order, after the moves of this moment."""
+        new: list[int] = []
+        while self.coming and self.arrival[self.coming[-1]] <= self.now + EPS:
+            new.append(self.coming.pop())
+        new.sort()
+        for i in new:
+            self.rec.check_stop()
+            job = self.jobs[i]
+            earliest = max(job.arrival, self.now)
+            window = _plan_new(self.rec, self.selector, self.profile, self.plan, job, i, earliest)
+            if window is not None:
+                self._track(window)
+                self.start[i] = window.start
+            self.verified[i] = window is None or self.selector.picks_earliest
+            self.active[i] = window is None or window.start > earliest + EPS
+        return [self.jobs[i].id for i in new]
 
     def _expire(self) -> list[str]:
         """Take out every window that is over by now; test the gaps the early ones free."""
