@@ -140,58 +140,29 @@ class Profile:
         )
 
     def gaps(self, lo: float, hi: float = math.inf, without: int = NO_OWNER) -> tuple[np.ndarray, ...]:
-        """(node, start, end) of the free gaps that end after ``lo`` and start by ``hi``, unsorted.
+        """(node, start, end) of the free gaps that end after ``lo`` and start by ``hi``, by node.
 
         Gap k of a node lies between its busy intervals k-1 and k (the interval's
-        bounds stand in at either end), clipped to [istart, iend]. ``without``'s
-        intervals count as free: the two gaps around each merge into one.
+        bounds stand in at either end), clipped to [istart, iend]: one column per gap,
+        and the padding gives empty gaps. ``without``'s intervals count as free: the
+        gap before each reaches as far as the gap after it, which goes.
         """
-        width = int(self.count.max(initial=0))
-        bs, be, count = self.bs[:, :width], self.be[:, :width], self.count
-        k0 = np.maximum(np.count_nonzero(bs <= lo, axis=1) - 1, 0)
-        if math.isinf(hi):
-            k1 = count  # inclusive; gap `count` ends at iend
-        else:
-            k1 = np.minimum(np.count_nonzero(be <= hi, axis=1) + 1, count)
-        take = np.maximum(k1 - k0 + 1, 0)
-        node = np.repeat(np.arange(count.size), take)
-        k = np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take) + k0[node]
-        has_left = k > 0
-        start = np.full(k.size, self.istart)
-        start[has_left] = np.maximum(be[node[has_left], k[has_left] - 1], self.istart)
-        inner = k < count[node]
-        end = np.full(k.size, self.iend)
-        end[inner] = np.minimum(bs[node[inner], k[inner]], self.iend)
+        w = int(self.count.max(initial=0))
+        n = self.count.size
+        start = np.empty((n, w + 1))
+        start[:, 0] = self.istart
+        np.maximum(self.be[:, :w], self.istart, out=start[:, 1:])
+        end = np.empty((n, w + 1))
+        np.minimum(self.bs[:, :w], self.iend, out=end[:, :w])
+        end[:, w] = self.iend
         if without != NO_OWNER:
-            node, start, end = self._merge_around(without, node, k, start, end)
-        keep = (end - start > EPS) & (end > lo) & (start <= hi)
-        return node[keep], start[keep], end[keep]
-
-    def _merge_around(
-        self, owner: int, node: np.ndarray, k: np.ndarray, start: np.ndarray, end: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Gaps as if ``owner``'s intervals were free: the gaps on either side become one."""
-        width = int(self.count.max(initial=0))
-        count = self.count[node]
-        ends_at_it = (k < count) & (self.owner[node, np.minimum(k, width - 1)] == owner)
-        starts_after_it = (k > 0) & (self.owner[node, np.maximum(k - 1, 0)] == owner)
-        nxt = k[ends_at_it] + 1  # the busy interval after the owner's
-        x = node[ends_at_it]
-        end[ends_at_it] = np.where(
-            nxt < count[ends_at_it], np.minimum(self.bs[x, np.minimum(nxt, width - 1)], self.iend), self.iend
-        )
-        prv = k[starts_after_it] - 2  # the busy interval before the owner's
-        x = node[starts_after_it]
-        start[starts_after_it] = np.where(
-            prv >= 0, np.maximum(self.be[x, np.maximum(prv, 0)], self.istart), self.istart
-        )
-        # Both halves gathered: they are now the same gap; keep the second.
-        first = np.flatnonzero(ends_at_it)
-        second = first + 1
-        twin = (second < k.size) & (node[np.minimum(second, k.size - 1)] == node[first])
-        keep = np.ones(k.size, dtype=bool)
-        keep[first[twin]] = False
-        return node[keep], start[keep], end[keep]
+            mine = self.owner[:, :w] == without
+            end[:, :w] = np.where(mine, end[:, 1:], end[:, :w])
+            start[:, 1:][mine] = math.inf  # the gap after it is now part of the one before
+        with np.errstate(invalid="ignore"):  # inf - inf past the last interval: no gap
+            keep = (end - start > EPS) & (end > lo) & (start <= hi)
+        node, k = np.nonzero(keep)
+        return node, start[node, k], end[node, k]
 
     def search_table(self, lo: float, hi: float = math.inf, without: int = NO_OWNER) -> SlotTable:
         """``table(lo, hi, without)`` for a window search: the same slots, sorted, without the
