@@ -51,32 +51,45 @@ class Profile:
     # -- changes ------------------------------------------------------------------
 
     def add(self, window: Window, owner: int = NO_OWNER) -> None:
-        """Take the window's nodes over [start, end)."""
-        for node_id, end in window.part_ends():
-            x = self.index[node_id]
-            c = int(self.count[x])
-            if c == self.bs.shape[1]:
-                self._widen()
-            at = int(np.searchsorted(self.bs[x, :c], window.start, "right"))
-            for arr, value in ((self.bs, window.start), (self.be, end), (self.owner, owner)):
-                arr[x, at + 1 : c + 1] = arr[x, at:c]
-                arr[x, at] = value
-            self.count[x] = c + 1
+        """Take the window's nodes over [start, end): each row gets the interval in its sorted place."""
+        xs, ends = self._parts(window)
+        c = self.count[xs]
+        if int(c.max()) + 1 >= self.bs.shape[1]:
+            self._widen()
+        w = int(c.max()) + 1
+        at = np.count_nonzero(self.bs[xs, :w] <= window.start, axis=1)  # searchsorted "right"
+        col = np.arange(w)[None, :]
+        src = col - (col > at[:, None])  # columns after the new one move one to the right
+        rows = np.arange(xs.size)
+        for arr, value in ((self.bs, window.start), (self.be, ends), (self.owner, owner)):
+            moved = np.take_along_axis(arr[xs, :w], src, axis=1)
+            moved[rows, at] = value
+            arr[xs, :w] = moved
+        self.count[xs] = c + 1
 
     def remove(self, window: Window) -> None:
         """Give the window's intervals back (each must be present)."""
-        for node_id, end in window.part_ends():
-            x = self.index[node_id]
-            c = int(self.count[x])
-            at = int(np.searchsorted(self.bs[x, :c], window.start - EPS, "left"))
-            while at < c and self.bs[x, at] <= window.start + EPS and abs(self.be[x, at] - end) > EPS:
-                at += 1  # zero-length neighbours may share the start
-            if at >= c or abs(self.bs[x, at] - window.start) > EPS:
-                raise ValueError(f"window of {window.job} is not in the profile on {node_id}")
-            for arr, pad in ((self.bs, math.inf), (self.be, math.inf), (self.owner, NO_OWNER)):
-                arr[x, at : c - 1] = arr[x, at + 1 : c]
-                arr[x, c - 1] = pad
-            self.count[x] = c - 1
+        xs, ends = self._parts(window)
+        c = self.count[xs]
+        w = int(c.max())
+        match = (np.abs(self.bs[xs, :w] - window.start) <= EPS) & (np.abs(self.be[xs, :w] - ends[:, None]) <= EPS)
+        found = match.any(axis=1)
+        if not found.all():
+            missing = self.node_ids[int(xs[np.argmin(found)])]
+            raise ValueError(f"window of {window.job} is not in the profile on {missing}")
+        at = np.argmax(match, axis=1)  # the first match: zero-length neighbours may share the start
+        col = np.arange(w + 1)[None, :]
+        src = col + (col >= at[:, None])  # columns after it move one to the left; the padding follows
+        for arr in (self.bs, self.be, self.owner):
+            arr[xs, : w + 1] = np.take_along_axis(arr[xs, : w + 1], np.minimum(src, w), axis=1)
+        self.count[xs] = c - 1
+
+    def _parts(self, window: Window) -> tuple[np.ndarray, np.ndarray]:
+        """The window's node positions and where its part on each ends."""
+        parts = list(window.part_ends())
+        xs = np.fromiter((self.index[node] for node, _ in parts), dtype=np.int64, count=len(parts))
+        ends = np.fromiter((end for _, end in parts), dtype=np.float64, count=len(parts))
+        return xs, ends
 
     def drop_before(self, t: float) -> None:
         """Forget intervals that end by ``t`` (they cannot touch any slot from ``t`` on)."""
@@ -192,28 +205,30 @@ class Profile:
             return self.istart
         return float(self.be[np.flatnonzero(held), self.count[held] - 1].max())
 
-    def gap_around(self, x: int, a: float, b: float) -> tuple[float, float, int, int, float, float]:
-        """The free gap of node ``x`` that holds [a, b), with its neighbours.
+    def gaps_around(self, freed: list[tuple[int, float, float]]) -> np.ndarray:
+        """The free gap of each freed (node x, a, b) that holds [a, b), with its neighbours.
 
-        Returns (A, B, left owner, right owner, A', B'): the gap [A, B), the owners of
+        Rows (x, a, b, A, B, lo owner, hi owner, A', B'): the gap [A, B), the owners of
         the busy intervals that bound it, and how far it would reach if the left
         (right) neighbour were given back too.
         """
-        c = int(self.count[x])
-        bs, be, own = self.bs[x, :c], self.be[x, :c], self.owner[x, :c]
-        left = int(np.searchsorted(be, a + EPS, "right")) - 1  # last busy ending by a
-        right = int(np.searchsorted(bs, b - EPS, "left"))  # first busy starting from b
-        A = max(float(be[left]), self.istart) if left >= 0 else self.istart
-        B = min(float(bs[right]), self.iend) if right < c else self.iend
-        lo_owner = int(own[left]) if left >= 0 else NO_OWNER
-        hi_owner = int(own[right]) if right < c else NO_OWNER
-        A2 = max(float(be[left - 1]), self.istart) if left >= 1 else self.istart
-        B2 = min(float(bs[right + 1]), self.iend) if right + 1 < c else self.iend
-        return A, B, lo_owner, hi_owner, A2, B2
-
-    def gaps_around(self, freed: list[tuple[int, float, float]]) -> np.ndarray:
-        """``gap_around`` of each freed (node, a, b), as rows (x, a, b, A, B, lo owner, hi owner, A', B')."""
-        return np.array([(x, a, b, *self.gap_around(x, a, b)) for x, a, b in freed], dtype=np.float64)
+        f = np.array(freed, dtype=np.float64).reshape(-1, 3)
+        xs, a, b = f[:, 0].astype(np.int64), f[:, 1], f[:, 2]
+        c = self.count[xs]
+        w = int(c.max(initial=0)) + 1  # a spare padded column: index c is always valid
+        bs, be, own = self.bs[xs, :w], self.be[xs, :w], self.owner[xs, :w]
+        rows = np.arange(xs.size)
+        left = np.count_nonzero(be <= (a + EPS)[:, None], axis=1) - 1  # last busy ending by a
+        right = np.count_nonzero(bs < (b - EPS)[:, None], axis=1)  # first busy starting from b
+        inner = right < c
+        A = np.where(left >= 0, np.maximum(be[rows, np.maximum(left, 0)], self.istart), self.istart)
+        B = np.where(inner, np.minimum(bs[rows, right], self.iend), self.iend)
+        lo_owner = np.where(left >= 0, own[rows, np.maximum(left, 0)], NO_OWNER)
+        hi_owner = np.where(inner, own[rows, right], NO_OWNER)
+        A2 = np.where(left >= 1, np.maximum(be[rows, np.maximum(left - 1, 0)], self.istart), self.istart)
+        nxt = np.minimum(right + 1, w - 1)
+        B2 = np.where(right + 1 < c, np.minimum(bs[rows, nxt], self.iend), self.iend)
+        return np.column_stack([f, A, B, lo_owner, hi_owner, A2, B2])
 
 
 def windows_profile(table: SlotTable, windows: Iterable[Window] = ()) -> Profile:
