@@ -47,6 +47,7 @@ class Profile:
         self.bs[node, col] = start
         self.be[node, col] = end
         self.count[:] = counts
+        self._last_end: float | None = None  # cached ``last_busy_end`` (None: to compute)
 
     # -- changes ------------------------------------------------------------------
 
@@ -66,6 +67,7 @@ class Profile:
             moved[rows, at] = value
             arr[xs, :w] = moved
         self.count[xs] = c + 1
+        self._last_end = None
 
     def remove(self, window: Window) -> None:
         """Give the window's intervals back (each must be present)."""
@@ -83,6 +85,7 @@ class Profile:
         for arr in (self.bs, self.be, self.owner):
             arr[xs, : w + 1] = np.take_along_axis(arr[xs, : w + 1], np.minimum(src, w), axis=1)
         self.count[xs] = c - 1
+        self._last_end = None
 
     def _parts(self, window: Window) -> tuple[np.ndarray, np.ndarray]:
         """The window's node positions and where its part on each ends."""
@@ -102,6 +105,7 @@ class Profile:
                 arr[x, : c - g] = arr[x, g:c]
                 arr[x, c - g : c] = pad
             self.count[x] = c - g
+        self._last_end = None
 
     def _widen(self) -> None:
         extra = self.bs.shape[1]
@@ -200,10 +204,11 @@ class Profile:
 
     def last_busy_end(self) -> float:
         """When the last busy interval ends (``istart`` when there is none): every slot starts by then."""
-        held = self.count > 0
-        if not held.any():
-            return self.istart
-        return float(self.be[np.flatnonzero(held), self.count[held] - 1].max())
+        if self._last_end is None:
+            held = self.count > 0
+            ends = self.be[np.flatnonzero(held), self.count[held] - 1]
+            self._last_end = float(ends.max()) if ends.size else -math.inf
+        return self.istart if self._last_end == -math.inf else self._last_end
 
     def gaps_around(self, freed: list[tuple[int, float, float]]) -> np.ndarray:
         """The free gap of each freed (node x, a, b) that holds [a, b), with its neighbours.
