@@ -162,8 +162,8 @@ class _Prepared:
         last_of_level = np.searchsorted(lvl, np.arange(L), "right") - 1
         return running[last_of_level]
 
-    def chunk(self, a: int, b: int) -> _Chunk | None:
-        """Matrices and candidates for candidate times tau[a:b]."""
+    def chunk(self, a: int, b: int, top: int) -> _Chunk | None:
+        """Matrices and candidates for candidate times tau[a:b], at the levels before ``top``."""
         lo = np.maximum(self.s_lo, a)
         hi = np.minimum(self.s_hi, b)
         counts = np.maximum(hi - lo, 0)
@@ -173,7 +173,7 @@ class _Prepared:
         rows = lo[which] + offs - a  # local rows
         cols = self.s_col[which]
         tau = self.tau[a:b]
-        K, N, L = b - a, self.perf_c.size, self.levels.size
+        K, N, L = b - a, self.perf_c.size, top
         kmax = np.searchsorted(self.T, self.s_end[which] - tau[rows] + EPS, "right") - 1
         KM = np.full((K, N), -1, dtype=np.int64)
         KM[rows, cols] = kmax
@@ -185,8 +185,8 @@ class _Prepared:
         # the levels [lvl(j), kmax]; a candidate needs >= n members, one of them a slot
         # that starts at t, and one on a node of performance exactly P.
         klo = self.lvl_col[cols]
-        ok = kmax >= klo
-        r_ok, lo_ok, hi_ok = rows[ok], klo[ok], kmax[ok]
+        ok = (kmax >= klo) & (klo < L)
+        r_ok, lo_ok, hi_ok = rows[ok], klo[ok], np.minimum(kmax[ok], L - 1)
         cnt = _interval_counts(r_ok, lo_ok, hi_ok, K, L + 1)
         here = (self.s_es[which] == tau[rows])[ok]
         started = _interval_counts(r_ok[here], lo_ok[here], hi_ok[here], K, L + 1)
@@ -510,12 +510,20 @@ def _search(
     a = prep.first_row
     proven = math.isinf(limit)
     while a < K:
-        if best is not None and crit.monotone_in_t and _later_bound(prep, prep.tau[a]) <= best.value + EPS:
-            proven = True
-            break
+        top = prep.levels.size
+        if best is not None and crit.monotone_in_t:
+            bounds = _level_bounds(prep, prep.tau[a])
+            if bounds.max() <= best.value + EPS:
+                proven = True
+                break
+            # From tau[a] on, a level whose bound cannot reach the incumbent has no candidate
+            # worth scoring: the chunk leaves out every level after the last one that can.
+            top = int(np.flatnonzero(bounds >= best.value - EPS)[-1]) + 1
         b = min(K, a + step)
         step *= 2
-        ch = prep.chunk(a, b)
+        if best is not None and crit.monotone_in_t:
+            b = _first_beaten(prep, a, b, best.value)  # no later row can reach the incumbent
+        ch = prep.chunk(a, b, top)
         a = b
         if ch is not None:
             best = _search_chunk(prep, ch, best, should_stop)
@@ -528,8 +536,25 @@ def _search(
 
 def _later_bound(prep: _Prepared, t: float) -> float:
     """An upper bound of the value of every candidate starting at ``t`` or later (monotone criteria)."""
+    return float(_level_bounds(prep, t).max())
+
+
+def _first_beaten(prep: _Prepared, a: int, b: int, value: float) -> int:
+    """The first row in (a, b] from which no candidate can beat ``value`` (the bound falls with t)."""
+    lo, hi = a + 1, b  # tau[a] can still beat it (the caller checked)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _later_bound(prep, prep.tau[mid]) <= value + EPS:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _level_bounds(prep: _Prepared, t: float) -> np.ndarray:
+    """Per level, an upper bound of the value of its candidates starting at ``t`` or later."""
     t_a = np.full(prep.levels.size, t)
-    return float(prep.n * prep.spec.criterion.slot_bound(t_a, prep.T, prep.levels, prep.benv).max())
+    return prep.n * prep.spec.criterion.slot_bound(t_a, prep.T, prep.levels, prep.benv)
 
 
 def search_profile(
