@@ -171,6 +171,11 @@ class Environment:
         return {node.id: i for i, node in enumerate(self.nodes)}
 
     @cached_property
+    def performance_descending(self) -> tuple[float, ...]:
+        """Every node's performance, highest first: the k-th is the best k nodes can all reach."""
+        return tuple(sorted((node.performance for node in self.nodes), reverse=True))
+
+    @cached_property
     def job_index(self) -> dict[str, int]:
         return {job.id: i for i, job in enumerate(self.jobs)}
 

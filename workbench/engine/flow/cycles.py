@@ -30,7 +30,10 @@ DEFAULT_MAX_CYCLES = 200
 
 def capable(env: Environment, job: Job) -> bool:
     """Enough nodes of the job's performance exist at all."""
-    return sum(1 for n in env.nodes if n.performance >= job.min_performance - EPS) >= job.node_count
+    perf = env.performance_descending
+    if job.node_count <= 0:
+        return True
+    return job.node_count <= len(perf) and perf[job.node_count - 1] >= job.min_performance - EPS
 
 
 def run_cycles(
