@@ -131,6 +131,7 @@ class _Replanner:
         self.verified = np.isinf(self.start) | selector.picks_earliest
         came = self.arrival <= now + EPS
         self.active = came.copy()
+        self.live = np.flatnonzero(came)  # a superset of the active jobs, in queue order
         later = np.flatnonzero(~came & (self.arrival < end - EPS))
         self.coming = later[np.argsort(self.arrival[later], kind="stable")].tolist()[::-1]  # next: last
         self._seq = 0
@@ -202,6 +203,7 @@ class _Replanner:
                 self.start[i] = window.start
             self.verified[i] = window is None or self.selector.picks_earliest
             self.active[i] = window is None or window.start > earliest + EPS
+        self.live = np.union1d(self.live, np.array(new, dtype=np.int64))
         return [self.jobs[i].id for i in new]
 
     def _expire(self) -> list[str]:
@@ -222,7 +224,9 @@ class _Replanner:
         profile.istart = now
         profile.drop_before(now)
         # Jobs that started, or can start no earlier, never move again.
-        self.active &= self.start > np.maximum(self.arrival, now) + EPS
+        live = self.live
+        self.active[live] &= self.start[live] > np.maximum(self.arrival[live], now) + EPS
+        self.live = live[self.active[live]]
         self._unverify(freed, NO_OWNER)
         return sorted(finished)
 
@@ -235,7 +239,8 @@ class _Replanner:
         """
         if not freed:
             return
-        idx = np.flatnonzero(self.active & self.verified)
+        live = self.live
+        idx = live[self.active[live] & self.verified[live]]
         idx = idx[idx != mover]
         if idx.size == 0:
             return
@@ -257,7 +262,8 @@ class _Replanner:
         moved: list[str] = []
         cursor = -1
         while True:
-            todo = np.flatnonzero(self.active & ~self.verified)
+            live = self.live
+            todo = live[self.active[live] & ~self.verified[live]]
             todo = todo[todo > cursor]
             for i in todo:
                 cursor = int(i)
@@ -299,6 +305,8 @@ class _Replanner:
         rec.place(window, found.distances() if rec.explain else None)
         self._track(window)
         self.start[i] = window.start
-        self.verified[i] = self.selector.picks_earliest
+        # The feasibility search above saw the same slots: a window at its earliest start has
+        # no feasible window before it, whatever the selector's criterion.
+        self.verified[i] = self.selector.picks_earliest or window.start <= first.window.start + EPS
         self.active[i] = window.start > earliest + EPS
         return True
