@@ -185,7 +185,7 @@ class Profile:
         """``table(lo, hi, without)`` for a window search: the same slots, sorted, without the
         busy bookkeeping that ``reserve`` needs (so it must not be reserved on)."""
         node, start, end = self.gaps(lo, hi, without)
-        order = np.lexsort((node, start))
+        order = np.argsort(start, kind="stable")  # gaps come by node: ties keep node order
         empty_i, empty_f = np.empty(0, dtype=np.int64), np.empty(0)
         return SlotTable(
             self.node_ids,
