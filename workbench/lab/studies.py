@@ -414,7 +414,7 @@ TRACES_STUDY = register(
         strategies=(("EASY", "EASY", {}), ("FirstFit", "FirstFit", {}), ("CoP", "CoP", {})),
         factors=(
             Factor("trace", tuple(TRACES), "which trace"),
-            Factor("jobs", (500, 1000, 2000), "the first N jobs of it"),
+            Factor("jobs", (1000, 2000, 5000, 10000), "the first N jobs of it"),
         ),
         reps=1,
         measures={
