@@ -125,9 +125,9 @@ class _Replanner:
         for i, job in enumerate(jobs):
             if job.id in plan:
                 self.start[i] = plan[job.id].start
-        # A static search proved there is no earlier window for the earliest-picking
-        # selectors, and none at all for a job it could not place. Jobs yet to arrive
-        # are neither: they enter when they arrive (``_arrive``).
+        # The first planning search proved there is no earlier window for the earliest-
+        # picking selectors, and none at all for a job it could not place. Jobs yet to
+        # arrive are neither: they enter when they arrive (``_arrive``).
         self.verified = np.isinf(self.start) | selector.picks_earliest
         came = self.arrival <= now + EPS
         self.active = came.copy()
