@@ -203,7 +203,8 @@ class _Replanner:
                 self.start[i] = window.start
             self.verified[i] = window is None or self.selector.picks_earliest
             self.active[i] = window is None or window.start > earliest + EPS
-        self.live = np.union1d(self.live, np.array(new, dtype=np.int64))
+        if new:
+            self.live = np.union1d(self.live, np.array(new, dtype=np.int64))
         return [self.jobs[i].id for i in new]
 
     def _expire(self) -> list[str]:
