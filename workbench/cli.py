@@ -426,7 +426,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "--only",
         action="append",
         default=[],
-        help="window, backfill, easy, css, grid, lab or scale (grid, lab and scale take minutes)",
+        help="window, backfill, easy, css, grid, lab, studies or scale (the last four take minutes; "
+        "studies: every study's default run, up to an hour)",
     )
     p.add_argument("--traces", help="folder of the SWF traces for --only scale (default: ../shared/traces)")
     p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale run is stopped")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import signal
@@ -352,6 +353,60 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     assert (tmp_path / "css-t_cpu-by-high_fraction.png").exists()
     rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
+
+
+def test_css_owner_study_measures_the_owner_node_as_table_2(tmp_path):
+    """Issue 10's css Table 2 / Fig. 8: the first node becomes the owner's (performance 6, price c); L_c is
+    its reserved time in the interval, U = L_c / 600, P = c * L_c, and only the price differs between cells."""
+    from workbench.engine import registry
+    from workbench.lab.css_tables import owner_environment
+    from workbench.lab.report import write_report
+
+    cheap, dear = owner_environment("medium", 3, 2.0), owner_environment("medium", 3, 10.0)
+    assert (cheap.nodes[0].performance, cheap.nodes[0].price, dear.nodes[0].price) == (6.0, 2.0, 10.0)
+    assert cheap.nodes[1:] == dear.nodes[1:] and cheap.jobs == dear.jobs
+    run = run_study("css-owner", 3, 1, None, tmp_path, {"price": "2.0,10.0"})
+    assert run.recorded == 6 and not run.failed
+    got = measures(tmp_path)
+    for key, values in got.items():
+        price, seed = json.loads(key)[2]["price"], json.loads(key)[3]
+        result = registry.run(owner_environment("medium", seed, price), "Batch-slicer", {"slices": 5})
+        # By hand: the owner's node is n1; every part on it lies inside the 600-unit interval.
+        used = sum(w.length for w in result.windows if "n1" in w.nodes)
+        assert values["l_c"] == pytest.approx(used) and values["u"] == pytest.approx(used / 600)
+        assert values["p"] == pytest.approx(price * used) and values["y"] == float(bool(result.unscheduled))
+    report = (write_report(tmp_path).parent / "report.md").read_text()
+    assert "256.6 (Table 2)" in report and "710.3 (Table 2)" in report
+    assert (tmp_path / "css-owner-p-by-price.png").exists()
+    assert len(claim_rows(report)) == len(get_study("css-owner").claims)
+
+
+def test_css_real_study_keeps_plans_and_lets_backfilling_move_up(tmp_path):
+    """Issue 10's css Table 3: jobs really run U[0.2, 1] of their reservation; CSS and batch-slicer keep their
+    starts, backfilling's jobs only move earlier, and every real execution time is below the scheduled one."""
+    from workbench.engine.generate import generate
+    from workbench.lab.css_tables import real_environment
+    from workbench.lab.report import write_report
+
+    env = generate("vo24", 4)
+    real = real_environment(env, 4)
+    fractions = [j.actual_fraction for j in real.jobs]
+    assert all(0.2 <= f < 1.0 for f in fractions) and len(set(fractions)) == len(fractions)
+    assert [j.actual_fraction for j in real_environment(env, 4).jobs] == fractions  # reproducible
+    assert [dataclasses.replace(j, actual_fraction=1.0) for j in real.jobs] == list(env.jobs)
+    run = run_study("css-real", 3, 1, None, tmp_path)
+    assert run.recorded == 9 and not run.failed
+    for key, values in measures(tmp_path).items():
+        label = json.loads(key)[1]
+        assert values["t_cpu_real"] < values["t_cpu"]
+        if label == "Backfilling":
+            assert values["start_real"] < values["start"]  # early completions let later jobs move up
+        else:
+            assert values["start_real"] == values["start"]  # a preliminary schedule is kept
+    report = (write_report(tmp_path).parent / "report.md").read_text()
+    assert "187.7 (Table 3)" in report and "223.8 (Table 3)" in report
+    assert report.count("(Table 3) | level=medium |") == 4  # the four orderings, judged
+    assert (tmp_path / "css-real-start_real-by-strategy.png").exists()
 
 
 def test_batch_formation_study_runs_the_five_series_and_fig_2_cycle_by_cycle(tmp_path):

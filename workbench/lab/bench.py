@@ -203,8 +203,8 @@ def run_bench(
     limit_s: float = 300.0,
 ) -> None:
     """The benchmarks named in ``only`` (default: all but ``grid``, ``lab`` and ``scale``, which take minutes)."""
-    known = ("window", "backfill", "easy", "css", "grid", "lab", "scale")
-    wanted = set(only or known[:-3])
+    known = ("window", "backfill", "easy", "css", "grid", "lab", "studies", "scale")
+    wanted = set(only or known[:-4])
     unknown = wanted - set(known)
     if unknown:
         raise ParameterError("--only", f"unknown benchmark {sorted(unknown)[0]!r}; expected one of {', '.join(known)}")
@@ -237,6 +237,8 @@ def run_bench(
         run_grid_bench(out, traces)
     if "lab" in wanted:
         bench_lab(out)
+    if "studies" in wanted:
+        bench_studies(out)
 
 
 def bench_lab(out: Out, reps: int = 250) -> None:
@@ -266,3 +268,32 @@ def bench_lab(out: Out, reps: int = 250) -> None:
     out(f"  {reps * 8} runs, Dask LocalCluster, 2 workers: {dask_full:.1f} s ({extra:+.0f} % vs the pool, ≤ 15 %)")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     out(f"  peak worker memory {peak:.0f} MB (target ≤ 300)")
+
+
+STUDY_TARGET_S = 600.0  # issue 10: every study's default run within 10 minutes on 2 cores
+
+
+def bench_studies(out: Out, limit_s: float = 1.5 * STUDY_TARGET_S) -> None:
+    """Every registered study's default run (its own repetitions, every factor) on 2 workers, timed.
+
+    A run still going after ``limit_s`` is stopped (its time is then a lower bound).
+    """
+    import tempfile
+
+    from workbench.lab.runner import run_study
+    from workbench.lab.study import all_studies
+
+    out(f"\nLab: every study's default run, 2 workers (target ≤ {STUDY_TARGET_S:.0f} s each)")
+    out(f"A run still going after {limit_s:.0f} s is stopped; its time is then a lower bound.")
+    out(f"{'study':18s} {'runs':>6s} {'seconds':>9s}")
+    for study in all_studies():
+        with tempfile.TemporaryDirectory() as folder:
+            began = time.perf_counter()
+            deadline = began + limit_s
+            run = run_study(
+                study.name, workers=2, out=Path(folder), should_stop=lambda d=deadline: time.perf_counter() > d
+            )
+            took = time.perf_counter() - began
+        done = f"{run.recorded}" if run.recorded == run.planned else f"{run.recorded}/{run.planned}"
+        verdict = "✓" if run.recorded == run.planned and took <= STUDY_TARGET_S else "✗"
+        out(f"{study.name:18s} {done:>6s} {took:9.1f} {verdict}" + (f"  ({run.failed} failed)" if run.failed else ""))

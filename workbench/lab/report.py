@@ -14,6 +14,7 @@ import html
 import itertools
 import math
 import re
+import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -332,9 +333,11 @@ def _save(study: Study, fig: Any, ax: Any, measure: str, target: Path, stem: str
     """Label, title and write one figure as SVG and PNG; returns its file stem."""
     import matplotlib.pyplot as plt
 
-    ax.set_ylabel(f"{measure}: {study.measures.get(measure, '')}"[:60])
+    label = f"{measure}: {study.measures.get(measure, '')}"
+    ax.set_ylabel(textwrap.fill(label, int(11 * fig.get_figheight())))
     ax.legend(fontsize=8)
-    fig.suptitle(f"{study.title}", fontsize=10)
+    # About 13 characters of 10-point text per inch: a long title wraps rather than running off the figure.
+    fig.suptitle(textwrap.fill(study.title, int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout()
     fig.savefig(target / f"{stem}.svg")
     fig.savefig(target / f"{stem}.png", dpi=110)

@@ -430,4 +430,4 @@ TRACES_STUDY = register(
 )
 
 # Each registers its study (seed 003 §2, seed 000 §6-7, seed 004 §3 and §4).
-from workbench.lab import batch_study, css_study, economic_study, grid_study  # noqa: E402, F401
+from workbench.lab import batch_study, css_study, css_tables, economic_study, grid_study  # noqa: E402, F401
