@@ -303,3 +303,23 @@ def test_a_failure_reason_names_the_level_that_came_closest_and_is_true(env, ear
         )
     ]
     assert len(free) >= job.node_count and P in free
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    width=st.integers(1, 80),
+    n=st.integers(1, 12),
+    rows=st.integers(1, 6),
+    seed=st.integers(0, 2**31),
+)
+def test_first_members_takes_the_first_n_true_columns_of_every_row(width, n, rows, seed):
+    """The packed-bits path (rows of up to 64 columns) and the counting path agree with a plain scan."""
+    from workbench.engine.search import _first_members
+
+    rng = np.random.default_rng(seed)
+    n = min(n, width)
+    member = rng.random((rows, width)) < rng.random()
+    for r in range(rows):  # every row needs at least n members
+        member[r, rng.choice(width, n, replace=False)] = True
+    expected = np.array([np.flatnonzero(member[r])[:n] for r in range(rows)])
+    assert np.array_equal(_first_members(member, n), expected)

@@ -38,6 +38,7 @@ from workbench.engine.profile import Profile
 from workbench.engine.slots import Distances, SlotTable, window_distances
 
 BLOCK = 1024
+LITE_BLOCK = 8192
 FIRST_BLOCK = 32
 FIRST_CHUNK_CELLS = 2048  # times x nodes in the first chunk of a monotone search
 WARM_START = 4
@@ -175,7 +176,8 @@ class _Prepared:
         tau = self.tau[a:b]
         K, N, L = b - a, self.perf_c.size, top
         kmax = np.searchsorted(self.T, self.s_end[which] - tau[rows] + EPS, "right") - 1
-        KM = np.full((K, N), -1, dtype=np.int64)
+        # One spare column of -1 (no level) after the N real ones: the lite choice's padding points there.
+        KM = np.full((K, N + 1), -1, dtype=np.int16 if L < 2**15 else np.int64)
         KM[rows, cols] = kmax
         SS = np.zeros((K, N))
         SE = np.zeros((K, N))
@@ -187,9 +189,10 @@ class _Prepared:
         klo = self.lvl_col[cols]
         ok = (kmax >= klo) & (klo < L)
         r_ok, lo_ok, hi_ok = rows[ok], klo[ok], np.minimum(kmax[ok], L - 1)
-        cnt = _interval_counts(r_ok, lo_ok, hi_ok, K, L + 1)
+        # Both counts in one pass: a slot that starts at t adds 2^26 besides its 1 (exact in float64).
         here = (self.s_es[which] == tau[rows])[ok]
-        started = _interval_counts(r_ok[here], lo_ok[here], hi_ok[here], K, L + 1)
+        both = _interval_counts(r_ok, lo_ok, hi_ok, K, L + 1, 1.0 + here * float(STARTED))
+        cnt, started = both % STARTED, both // STARTED
         has_level_node = np.zeros((K, L), dtype=bool)
         has_level_node[r_ok, lo_ok] = True
         row, k = np.nonzero((cnt >= self.n) & (started > 0) & has_level_node)
@@ -238,12 +241,13 @@ class _Prepared:
         n = self.n
         assert self.level_columns is not None
         cand = self.level_columns[k]  # (C, W) eligible columns, cheapest first; N = padding
-        km = np.concatenate([ch.KM, np.full((ch.KM.shape[0], 1), -1, dtype=np.int64)], axis=1)
+        km = ch.KM
         width = cand.shape[1]
         # n always-true columns after the W real ones: every row has n picks, and a row
         # whose last pick falls there did not have n members among its W cheapest.
         narrow = np.ones((row.size, width + n), dtype=bool)
-        np.greater_equal(km[row[:, None], cand], k[:, None], out=narrow[:, :width])
+        flat = row[:, None] * km.shape[1] + cand  # a flat take is several times faster than km[row, cand]
+        np.greater_equal(np.take(km, flat), k[:, None].astype(km.dtype), out=narrow[:, :width])
         picks = _first_members(narrow, n)
         cols = np.take_along_axis(cand, np.minimum(picks, width - 1), axis=1)
         short = picks[:, -1] >= width
@@ -401,9 +405,29 @@ def _with_level_item(
 
 def _first_members(member: np.ndarray, n: int) -> np.ndarray:
     """Column indices of the first n True entries of each row (every row has at least n)."""
+    if member.shape[1] <= 64:
+        return _first_set_bits(member, n)
     small = member.shape[1] < 32_000
     counts: np.ndarray = np.cumsum(member, axis=1, dtype=np.int16 if small else np.int64)
     return np.nonzero(member & (counts <= n))[1].reshape(member.shape[0], n)
+
+
+def _first_set_bits(member: np.ndarray, n: int) -> np.ndarray:
+    """``_first_members`` for rows of at most 64 columns: each row packed into one 64-bit word,
+    whose lowest set bit is taken and cleared n times (a few operations per row, not per entry)."""
+    rows = member.shape[0]
+    words = np.zeros((rows, 8), dtype=np.uint8)
+    packed = np.packbits(member, axis=1, bitorder="little")
+    words[:, : packed.shape[1]] = packed
+    x = words.view("<u8").ravel()
+    out = np.empty((rows, n), dtype=np.int64)
+    one = np.uint64(1)
+    for j in range(n):
+        lowest = x & (~x + one)
+        # A power of two converts to float exactly; its exponent is the bit's position.
+        out[:, j] = np.frexp(lowest.astype(np.float64))[1] - 1
+        x ^= lowest
+    return out
 
 
 def _first_of_equal_rows(keyed: np.ndarray) -> np.ndarray:
@@ -422,11 +446,17 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return s[np.concatenate(([True], s[1:] != s[:-1]))]
 
 
-def _interval_counts(r: np.ndarray, lo: np.ndarray, hi: np.ndarray, K: int, width: int) -> np.ndarray:
-    """How many [lo, hi] level intervals of each row contain each level: (K, width-1)."""
-    add = np.bincount(r * width + lo, minlength=K * width)
-    sub = np.bincount(r * width + hi + 1, minlength=K * width)
-    return np.cumsum((add - sub).reshape(K, width), axis=1)[:, :-1]
+STARTED = 2**26  # above any node count (MAX_NODES), so two counts share one integer
+
+
+def _interval_counts(
+    r: np.ndarray, lo: np.ndarray, hi: np.ndarray, K: int, width: int, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """How many [lo, hi] level intervals of each row contain each level: (K, width-1), int64.
+    With ``weights``, their sum instead of the count (whole numbers)."""
+    add = np.bincount(r * width + lo, weights, minlength=K * width)
+    sub = np.bincount(r * width + hi + 1, weights, minlength=K * width)
+    return np.cumsum((add - sub).astype(np.int64).reshape(K, width), axis=1)[:, :-1]
 
 
 @dataclass
@@ -617,13 +647,15 @@ def _search_chunk(
     bounded = bool(np.all(np.isfinite(ub)))
     order = np.lexsort((T_all, t_all, -ub)) if bounded else np.arange(ub.size)
     pending: list[_Pending] = []
-    first, size = 0, FIRST_BLOCK if crit.monotone_in_t else BLOCK
+    # A lite block holds (C, n) choices, an exact one (C, N) matrices: lite blocks may be larger.
+    largest = BLOCK if prep.spec.exact else LITE_BLOCK
+    first, size = 0, FIRST_BLOCK if crit.monotone_in_t else largest
     while first < order.size:
         if should_stop is not None and should_stop():
             raise Cancelled("search cancelled")
         idx = order[first : first + size]
         first += size
-        size = min(2 * size, BLOCK)
+        size = min(2 * size, largest)
         if bounded and best is not None and ub[idx[0]] < best.value - EPS:
             break
         best = _take_block_best(prep, prep.block(ch, idx), best, pending)
