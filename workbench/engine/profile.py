@@ -48,6 +48,16 @@ class Profile:
         self.be[node, col] = end
         self.count[:] = counts
         self._last_end: float | None = None  # cached ``last_busy_end`` (None: to compute)
+        self._capable: dict[float, tuple[int, float, int]] = {}
+
+    def capable(self, min_performance: float) -> tuple[int, float, int]:
+        """The nodes of performance >= ``min_performance``: how many, the slowest, and how many
+        distinct performances (cached: the nodes never change)."""
+        if min_performance not in self._capable:
+            perf = self.perf[self.perf >= min_performance - EPS]
+            slowest = float(perf.min()) if perf.size else math.inf
+            self._capable[min_performance] = (int(perf.size), slowest, int(np.unique(perf).size))
+        return self._capable[min_performance]
 
     # -- changes ------------------------------------------------------------------
 
@@ -63,7 +73,7 @@ class Profile:
         src = col - (col > at[:, None])  # columns after the new one move one to the right
         rows = np.arange(xs.size)
         for arr, value in ((self.bs, window.start), (self.be, ends), (self.owner, owner)):
-            moved = np.take_along_axis(arr[xs, :w], src, axis=1)
+            moved = arr[xs[:, None], src]
             moved[rows, at] = value
             arr[xs, :w] = moved
         self.count[xs] = c + 1
@@ -82,8 +92,9 @@ class Profile:
         at = np.argmax(match, axis=1)  # the first match: zero-length neighbours may share the start
         col = np.arange(w + 1)[None, :]
         src = col + (col >= at[:, None])  # columns after it move one to the left; the padding follows
+        src = np.minimum(src, w)
         for arr in (self.bs, self.be, self.owner):
-            arr[xs, : w + 1] = np.take_along_axis(arr[xs, : w + 1], np.minimum(src, w), axis=1)
+            arr[xs, : w + 1] = arr[xs[:, None], src]
         self.count[xs] = c - 1
         self._last_end = None
 
@@ -165,13 +176,17 @@ class Profile:
         gap before each reaches as far as the gap after it, which goes.
         """
         w = int(self.count.max(initial=0))
+        if hi < math.inf and w:
+            # Gaps after a node's first interval that starts past hi start past hi too; one more
+            # column lets ``without`` merge the gap it ends with the next.
+            reach = int(np.count_nonzero(self.bs[:, :w] <= hi, axis=1).max())
+            w = min(w, reach + (without != NO_OWNER))
         n = self.count.size
         start = np.empty((n, w + 1))
         start[:, 0] = self.istart
         np.maximum(self.be[:, :w], self.istart, out=start[:, 1:])
         end = np.empty((n, w + 1))
-        np.minimum(self.bs[:, :w], self.iend, out=end[:, :w])
-        end[:, w] = self.iend
+        np.minimum(self.bs[:, : w + 1], self.iend, out=end)  # the padding past a row's count is inf
         if without != NO_OWNER:
             mine = self.owner[:, :w] == without
             end[:, :w] = np.where(mine, end[:, 1:], end[:, :w])

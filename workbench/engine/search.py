@@ -214,8 +214,8 @@ class _Prepared:
                 empty = np.zeros((idx.size, self.n), dtype=np.int64)
                 return _Block(t, T, k, member, empty, np.zeros(idx.size), np.ones(idx.size, bool), z, units)
             sel_cols = self._with_level_slot(_first_members(member, self.n), k, lambda rows: member[rows])
-            z_sel = np.take_along_axis(z, sel_cols, axis=1)
-            units_sel = np.take_along_axis(units, sel_cols, axis=1)
+            r = np.arange(idx.size)[:, None]
+            z_sel, units_sel = z[r, sel_cols], units[r, sel_cols]
         else:
             sel_cols = self._lite_columns(ch, row, k)
             z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], sel_cols)
@@ -249,7 +249,7 @@ class _Prepared:
         flat = row[:, None] * km.shape[1] + cand  # a flat take is several times faster than km[row, cand]
         np.greater_equal(np.take(km, flat), k[:, None].astype(km.dtype), out=narrow[:, :width])
         picks = _first_members(narrow, n)
-        cols = np.take_along_axis(cand, np.minimum(picks, width - 1), axis=1)
+        cols = cand[np.arange(row.size)[:, None], np.minimum(picks, width - 1)]
         short = picks[:, -1] >= width
         if short.any():
             cols[short] = _first_members(self._members(ch, row[short], k[short], self.perf_c.size), n)
@@ -367,7 +367,7 @@ def _break_ties(neg: np.ndarray, kth: np.ndarray, units: np.ndarray, positions: 
     key = np.where(tie, units * span + positions[None, :], np.iinfo(np.int64).max)
     pick = np.argpartition(key, n - 1, axis=1)[:, :n]
     r = np.arange(rows)[:, None]
-    pick = np.take_along_axis(pick, np.argsort(key[r, pick], axis=1), axis=1)
+    pick = pick[r, np.argsort(key[r, pick], axis=1)]
     need = n - better.sum(axis=1)
     chosen = better.copy()
     chosen[r, pick] |= np.arange(n)[None, :] < need[:, None]
@@ -606,14 +606,14 @@ def search_profile(
     """
     if not spec.criterion.monotone_in_t:
         return find_window(profile.search_table(earliest, without=without), job, spec, earliest, should_stop)
-    capable = profile.perf[profile.perf >= job.min_performance - EPS]
-    if capable.size < job.node_count:
+    count, slowest, levels = profile.capable(job.min_performance)
+    if count < job.node_count:
         return None
-    first_fit = _is_first_fit(spec) and _few_levels(profile.perf, job)  # decided once, not per round
+    first_fit = _is_first_fit(spec) and levels <= FEW_LEVELS  # decided once, not per round
     if first_fit and before < math.inf:
         span = before - earliest  # one look at [earliest, before] answers it
     else:
-        span = 4.0 * job.volume / float(capable.min()) * spec.length_factor
+        span = 4.0 * job.volume / slowest * spec.length_factor
     end = min(before, profile.iend)
     settled = profile.last_busy_end()  # no slot starts after it: a range to there holds every candidate
     while True:
