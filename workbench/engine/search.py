@@ -176,13 +176,6 @@ class _Prepared:
         tau = self.tau[a:b]
         K, N, L = b - a, self.perf_c.size, top
         kmax = np.searchsorted(self.T, self.s_end[which] - tau[rows] + EPS, "right") - 1
-        # One spare column of -1 (no level) after the N real ones: the lite choice's padding points there.
-        KM = np.full((K, N + 1), -1, dtype=np.int16 if L < 2**15 else np.int64)
-        KM[rows, cols] = kmax
-        SS = np.zeros((K, N))
-        SE = np.zeros((K, N))
-        SS[rows, cols] = self.s_start[which]
-        SE[rows, cols] = self.s_end[which]
         # Candidate validity by difference arrays over the level axis: node j serves
         # the levels [lvl(j), kmax]; a candidate needs >= n members, one of them a slot
         # that starts at t, and one on a node of performance exactly P.
@@ -198,7 +191,25 @@ class _Prepared:
         row, k = np.nonzero((cnt >= self.n) & (started > 0) & has_level_node)
         if row.size == 0:
             return None
-        return _Chunk(tau, KM, SS, SE, row, k)
+        # Exact mode scores whole rows: keep only the columns of nodes with a slot here (in price
+        # order still), often a small share of a large machine. The lite choice reads columns by
+        # their global position, and a mostly full chunk gains nothing.
+        used = np.flatnonzero(np.bincount(cols, minlength=N)) if self.spec.exact else None
+        if used is not None and used.size < 0.75 * N:
+            local = np.empty(N, dtype=np.int64)
+            local[used] = np.arange(used.size)
+            cols = local[cols]
+        else:
+            used = np.arange(N)
+        U = used.size
+        # One spare column of -1 (no level) after the U real ones: the lite choice's padding points there.
+        KM = np.full((K, U + 1), -1, dtype=np.int16 if L < 2**15 else np.int64)
+        KM[rows, cols] = kmax
+        SS = np.zeros((K, U))
+        SE = np.zeros((K, U))
+        SS[rows, cols] = self.s_start[which]
+        SE[rows, cols] = self.s_end[which]
+        return _Chunk(tau, KM, SS, SE, row, k, used, self.lvl_col[used], self.price_c[used], self.porder[used])
 
     def block(self, ch: _Chunk, idx: np.ndarray) -> _Block:
         """Lite values (and, in exact mode, every member's z) for the candidates ``idx``."""
@@ -207,19 +218,19 @@ class _Prepared:
         r = row[:, None]
         member = z = units = None
         if self.spec.exact:
-            member = self._members(ch, row, k, self.perf_c.size)
-            z = self._z(t, T, ch.SS[row], ch.SE[row], np.arange(self.perf_c.size)[None, :])
-            units = cost_units(self.price_c[None, :], T[:, None], self.spec.resolution)
+            member = self._members(ch, row, k, ch.width)
+            z = self._z(t, T, ch.SS[row], ch.SE[row], ch.cols[None, :])
+            units = cost_units(ch.price[None, :], T[:, None], self.spec.resolution)
             if self.bu is None:  # no budget: the n best are the answer, lite has nothing to add
                 empty = np.zeros((idx.size, self.n), dtype=np.int64)
                 return _Block(t, T, k, member, empty, np.zeros(idx.size), np.ones(idx.size, bool), z, units)
-            sel_cols = self._with_level_slot(_first_members(member, self.n), k, lambda rows: member[rows])
+            sel_cols = self._with_level_slot(_first_members(member, self.n), k, ch.lvl, lambda rows: member[rows])
             r = np.arange(idx.size)[:, None]
             z_sel, units_sel = z[r, sel_cols], units[r, sel_cols]
         else:
             sel_cols = self._lite_columns(ch, row, k)
-            z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], sel_cols)
-            units_sel = cost_units(self.price_c[sel_cols], T[:, None], self.spec.resolution)
+            z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], ch.cols[sel_cols])
+            units_sel = cost_units(ch.price[sel_cols], T[:, None], self.spec.resolution)
         value = z_sel.sum(axis=1)
         if self.bu is None:
             feasible = np.ones(idx.size, dtype=bool)
@@ -228,8 +239,8 @@ class _Prepared:
         return _Block(t, T, k, member, sel_cols, value, feasible, z, units)
 
     def _members(self, ch: _Chunk, row: np.ndarray, k: np.ndarray, width: int) -> np.ndarray:
-        """S_W of each candidate over the first ``width`` columns (price order)."""
-        return (self.lvl_col[None, :width] <= k[:, None]) & (ch.KM[row, :width] >= k[:, None])
+        """S_W of each candidate over the chunk's first ``width`` columns (price order)."""
+        return (ch.lvl[None, :width] <= k[:, None]) & (ch.KM[row, :width] >= k[:, None])
 
     def _lite_columns(self, ch: _Chunk, row: np.ndarray, k: np.ndarray) -> np.ndarray:
         """The n cheapest members of each candidate's S_W, as (C, n) columns.
@@ -252,7 +263,7 @@ class _Prepared:
         cols = cand[np.arange(row.size)[:, None], np.minimum(picks, width - 1)]
         short = picks[:, -1] >= width
         if short.any():
-            cols[short] = _first_members(self._members(ch, row[short], k[short], self.perf_c.size), n)
+            cols[short] = _first_members(self._members(ch, row[short], k[short], ch.width), n)
         lacking = ~(self.lvl_col[cols] == k[:, None]).any(axis=1)
         if lacking.any():
             # The cheapest slot of level P is nearly always among the W cheapest too.
@@ -264,24 +275,26 @@ class _Prepared:
             cols[rows[found], -1] = cand[rows[found], np.argmax(at_level[found], axis=1)]
             lacking[rows[found]] = False
         return self._with_level_slot(
-            cols, k, lambda rows: self._members(ch, row[rows], k[rows], self.perf_c.size), lacking
+            cols, k, ch.lvl, lambda rows: self._members(ch, row[rows], k[rows], ch.width), lacking
         )
 
+    @staticmethod
     def _with_level_slot(
-        self,
         cols: np.ndarray,
         k: np.ndarray,
+        lvl: np.ndarray,
         members: Callable[[np.ndarray], np.ndarray],
         lacking: np.ndarray | None = None,
     ) -> np.ndarray:
         """The n cheapest ``cols`` with the rule of DESIGN.md "Window length": with no slot of
         performance exactly P among them, the dearest gives way to the cheapest of level P (a
-        later column, as columns are in price order). ``members(rows)`` gives those rows' S_W."""
+        later column, as columns are in price order). ``lvl``: each column's level; ``members(rows)``
+        gives those rows' S_W."""
         if lacking is None:
-            lacking = ~(self.lvl_col[cols] == k[:, None]).any(axis=1)
+            lacking = ~(lvl[cols] == k[:, None]).any(axis=1)
         lacking = np.flatnonzero(lacking)
         if lacking.size:
-            at_level = members(lacking) & (self.lvl_col[None, :] == k[lacking, None])
+            at_level = members(lacking) & (lvl[None, :] == k[lacking, None])
             cols[lacking, -1] = np.argmax(at_level, axis=1)
         return cols
 
@@ -302,11 +315,19 @@ class _Prepared:
 @dataclass
 class _Chunk:
     tau: np.ndarray
-    KM: np.ndarray  # highest level each node can serve at each time (-1: none)
-    SS: np.ndarray  # bounds of the slot holding each (time, node)
+    KM: np.ndarray  # highest level each column's node can serve at each time (-1: none)
+    SS: np.ndarray  # bounds of the slot holding each (time, column)
     SE: np.ndarray
     row: np.ndarray  # candidates: local time row and level
     k: np.ndarray
+    cols: np.ndarray  # the prepared search's column of each of the chunk's columns (price order)
+    lvl: np.ndarray  # per chunk column: its node's level, price and position
+    price: np.ndarray
+    pos: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return int(self.cols.size)
 
 
 @dataclass
@@ -658,9 +679,9 @@ def _search_chunk(
         size = min(2 * size, largest)
         if bounded and best is not None and ub[idx[0]] < best.value - EPS:
             break
-        best = _take_block_best(prep, prep.block(ch, idx), best, pending)
+        best = _take_block_best(prep, ch, prep.block(ch, idx), best, pending)
     if pending:
-        best = _run_pending(prep, best, pending, should_stop)
+        best = _run_pending(prep, ch, best, pending, should_stop)
     return best
 
 
@@ -669,15 +690,18 @@ def _level_env(prep: _Prepared, k: np.ndarray) -> BoundEnv:
     return BoundEnv(env.istart, env.iend, env.max_attr, env.min_price_at_level[k], env.max_perf)
 
 
-def _take_block_best(prep: _Prepared, blk: _Block, best: _Best | None, pending: list[_Pending]) -> _Best | None:
-    """Fold a block into the incumbent; in exact mode queue the candidates that need the DP."""
+def _take_block_best(
+    prep: _Prepared, ch: _Chunk, blk: _Block, best: _Best | None, pending: list[_Pending]
+) -> _Best | None:
+    """Fold a block into the incumbent; in exact mode queue the candidates that need the DP.
+    The block's columns are the chunk's; the incumbent keeps the prepared search's."""
     value, feasible, cols = blk.value, blk.feasible, blk.sel_cols
     if prep.spec.exact:
         assert blk.z is not None and blk.units is not None and blk.member is not None
         n = prep.n
         zm = np.where(blk.member, blk.z, -np.inf)
-        level = blk.member & (prep.lvl_col[None, :] == blk.k[:, None])
-        top = _with_level_item(_n_best(zm, blk.units, prep.porder, n), zm, blk.units, prep.porder, level)
+        level = blk.member & (ch.lvl[None, :] == blk.k[:, None])
+        top = _with_level_item(_n_best(zm, blk.units, ch.pos, n), zm, blk.units, ch.pos, level)
         rows = np.arange(blk.t.size)[:, None]
         top_val = zm[rows, top].sum(axis=1)
         if prep.bu is None:
@@ -704,13 +728,13 @@ def _take_block_best(prep: _Prepared, blk: _Block, best: _Best | None, pending: 
             )
     if not feasible.any():
         return best
-    cost = blk.T * prep.price_c[cols].sum(axis=1)
+    cost = blk.T * ch.price[cols].sum(axis=1)
     vmax = value[feasible].max()
     ties = np.nonzero(feasible & (value >= vmax - EPS))[0]
     pick = ties[np.lexsort((cost[ties], blk.T[ties], blk.t[ties]))[0]]
     v, t, T, c = float(value[pick]), float(blk.t[pick]), float(blk.T[pick]), float(cost[pick])
     if best is None or best.beaten_by(v, t, T, c):
-        return _Best(v, t, T, c, cols[pick])
+        return _Best(v, t, T, c, ch.cols[cols[pick]])
     return best
 
 
@@ -730,6 +754,7 @@ class _Pending:
 
 def _run_pending(
     prep: _Prepared,
+    ch: _Chunk,
     best: _Best | None,
     pending: list[_Pending],
     should_stop: Callable[[], bool] | None,
@@ -768,15 +793,15 @@ def _run_pending(
             raise Cancelled("search cancelled")
         cols = np.nonzero(member[i])[0]
         chosen = knapsack_count(
-            zm[i, cols], units[i, cols], prep.n, bu, prep.porder[cols], level[i, cols], prep.spec.resolution
+            zm[i, cols], units[i, cols], prep.n, bu, ch.pos[cols], level[i, cols], prep.spec.resolution
         )
         if chosen is None:
             return
         sel_cols = cols[chosen]
         v = float(zm[i, sel_cols].sum())
-        c = float(T[i]) * float(prep.price_c[sel_cols].sum())
+        c = float(T[i]) * float(ch.price[sel_cols].sum())
         if best is None or best.beaten_by(v, float(t[i]), float(T[i]), c):
-            best = _Best(v, float(t[i]), float(T[i]), c, sel_cols)
+            best = _Best(v, float(t[i]), float(T[i]), c, ch.cols[sel_cols])
 
     keep = keep[np.argsort(-top[keep], kind="stable")]
     for i in keep[:WARM_START]:
