@@ -199,9 +199,10 @@ class _Prepared:
             local = np.empty(N, dtype=np.int64)
             local[used] = np.arange(used.size)
             cols = local[cols]
+            columns = (used, self.lvl_col[used], self.price_c[used], self.porder[used])
         else:
-            used = np.arange(N)
-        U = used.size
+            columns = (np.arange(N), self.lvl_col, self.price_c, self.porder)
+        U = columns[0].size
         # One spare column of -1 (no level) after the U real ones: the lite choice's padding points there.
         KM = np.full((K, U + 1), -1, dtype=np.int16 if L < 2**15 else np.int64)
         KM[rows, cols] = kmax
@@ -209,7 +210,7 @@ class _Prepared:
         SE = np.zeros((K, U))
         SS[rows, cols] = self.s_start[which]
         SE[rows, cols] = self.s_end[which]
-        return _Chunk(tau, KM, SS, SE, row, k, used, self.lvl_col[used], self.price_c[used], self.porder[used])
+        return _Chunk(tau, KM, SS, SE, row, k, *columns)
 
     def block(self, ch: _Chunk, idx: np.ndarray) -> _Block:
         """Lite values (and, in exact mode, every member's z) for the candidates ``idx``."""
@@ -471,10 +472,10 @@ STARTED = 2**26  # above any node count (MAX_NODES), so two counts share one int
 
 
 def _interval_counts(
-    r: np.ndarray, lo: np.ndarray, hi: np.ndarray, K: int, width: int, weights: np.ndarray | None = None
+    r: np.ndarray, lo: np.ndarray, hi: np.ndarray, K: int, width: int, weights: np.ndarray
 ) -> np.ndarray:
-    """How many [lo, hi] level intervals of each row contain each level: (K, width-1), int64.
-    With ``weights``, their sum instead of the count (whole numbers)."""
+    """The sum of the (whole-number) ``weights`` of the [lo, hi] level intervals of each row that
+    contain each level: (K, width-1), int64."""
     add = np.bincount(r * width + lo, weights, minlength=K * width)
     sub = np.bincount(r * width + hi + 1, weights, minlength=K * width)
     return np.cumsum((add - sub).astype(np.int64).reshape(K, width), axis=1)[:, :-1]

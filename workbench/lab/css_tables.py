@@ -45,13 +45,13 @@ REAL_LOW = 0.2  # Table 3: the real runtime is U[0.2, 1] of the reserved one
 
 MEASURED_BY_EVERY_RUN = ("Batch-slicer", "y")  # both studies run batch-slicer and record Y
 # The css levels, and the preset's own budgets (x 1) at the medium local load: tight enough for price to matter.
-OWNER_LEVELS = {**LEVELS, "preset": (1.0, LEVELS["medium"][1])}
+ALL_LEVELS = {**LEVELS, "preset": (1.0, LEVELS["medium"][1])}
 
 LEVEL = Factor("level", ("medium",), "load level (budget scale, local load)", extra=("high", "low", "preset"))
 
 
 def _vo24(level: str, seed: int) -> Environment:
-    scale, load = OWNER_LEVELS[level]
+    scale, load = ALL_LEVELS[level]
     return generate("vo24", seed, budget_scale=scale, max_load=load)
 
 
@@ -65,7 +65,8 @@ def owner_environment(level: str, seed: int, price: float) -> Environment:
 def _owner_run(spec: RunSpec) -> dict[str, float]:
     f = dict(spec.factors)
     env = owner_environment(f["level"], spec.seed, f["price"])
-    result = registry.run(env, "Batch-slicer", {"slices": SLICES})
+    name, params = CSS_OWNER_STUDY.strategy(spec.strategy)
+    result = registry.run(env, name, dict(params))
     owner, interval = env.nodes[0].id, env.time.cycle_length
     # The owner's node is reserved for its part of each window that holds it, within the interval.
     used = sum(
@@ -87,7 +88,7 @@ def per_level(check: Callable[[Lookup, str], tuple[bool, str]]) -> Callable[[Loo
 
     def at_levels(mean: Lookup) -> tuple[bool | None, str]:
         verdicts, texts = [], []
-        for level in OWNER_LEVELS:
+        for level in ALL_LEVELS:
             if math.isnan(mean(MEASURED_BY_EVERY_RUN[0], MEASURED_BY_EVERY_RUN[1], level=level)):
                 continue
             ok, text = check(mean, level)
@@ -180,11 +181,10 @@ def real_environment(env: Environment, seed: int) -> Environment:
 
 
 def _run_label(env: Environment, label: str) -> Schedule:
+    name, params = CSS_REAL_STUDY.strategy(label)
     if label == "CSS (first fit)":
-        return registry.run(first_fit(env), "CSS")
-    if label == "Batch-slicer":
-        return registry.run(env, "Batch-slicer", {"slices": SLICES})
-    return registry.run(env, "BSF", {"slices": SLICES, "high_fraction": 0.0})  # BSF with no slice: backfilling
+        env = first_fit(env)  # the initial CSS: every job's alternatives by first fit
+    return registry.run(env, name, dict(params))
 
 
 def _real_run(spec: RunSpec) -> dict[str, float]:
@@ -259,7 +259,7 @@ CSS_REAL_STUDY = register(
             "criterion, the CPU time n · T per placed job (real: n · f · T)."
         ),
         strategies=(
-            ("Backfilling", "BSF", {"high_fraction": 0.0}),
+            ("Backfilling", "BSF", {"slices": SLICES, "high_fraction": 0.0}),  # BSF with no slice: backfilling
             ("CSS (first fit)", "CSS", {}),
             ("Batch-slicer", "Batch-slicer", {"slices": SLICES}),
         ),
