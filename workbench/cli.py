@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.allocator import settle_allocator
 from workbench.engine.errors import ParameterError, WorkbenchError
 
 SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "import-swf", "bench", "lab")
@@ -459,6 +460,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    settle_allocator()
     gui, cli = _parsers()
     parser = cli if argv and argv[0] in SUBCOMMANDS else gui
     args = parser.parse_args(argv)

@@ -69,12 +69,13 @@ def test_a_worker_started_like_a_dask_worker_does_not_fault_in_every_array():
     execute_batch must undo that, or every numpy array is a fresh mmap (a sweep ran 50 % slower)."""
     script = """
 import resource, sys
+from workbench import allocator
 from workbench.lab import runner
 from workbench.lab.study import get_study
 plan = get_study("window-search").plan(2, None)[:8]
 if sys.argv[1] == "settled":
     runner.execute_batch(plan[:1])
-runner._ALLOCATOR_SET = True
+allocator._settled = True
 runner.execute_batch(plan[:2])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 runner.execute_batch(plan)

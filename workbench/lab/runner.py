@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import workbench
+from workbench.allocator import settle_allocator
 from workbench.engine.errors import ParameterError, one_line
 from workbench.lab.database import Database, Row
 from workbench.lab.study import RunSpec, Study, get_study
@@ -27,37 +28,9 @@ from workbench.lab.study import RunSpec, Study, get_study
 Progress = Callable[[int, int], None] | None
 
 
-_ALLOCATOR_SET = False
-
-
-def _settle_allocator() -> None:
-    """Give glibc's malloc its widest thresholds once per process.
-
-    A Dask nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_`` set, which fixes
-    glibc's thresholds at their smallest: every numpy array over 128 KiB is then a
-    fresh mmap and its pages fault in again, and a sweep spends a third of its time
-    in the kernel (4.5 million page faults for 400 window-search runs). These are
-    the values glibc's own dynamic thresholds grow to, so the pool is unchanged and
-    a Dask worker, local or remote, runs at the pool's speed.
-    """
-    global _ALLOCATOR_SET
-    if _ALLOCATOR_SET:
-        return
-    _ALLOCATOR_SET = True
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:  # not glibc: nothing to settle
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    libc.mallopt(m_mmap_threshold, 32 * 1024 * 1024)
-    libc.mallopt(m_trim_threshold, 64 * 1024 * 1024)
-
-
 def execute_batch(specs: list[RunSpec]) -> list[Row]:
     """Run specs one after another (in a worker); a run that raises is recorded as failed."""
-    _settle_allocator()
+    settle_allocator()  # a Dask nanny pins malloc's thresholds; see workbench.allocator
     out = []
     for spec in specs:
         began = time.perf_counter()

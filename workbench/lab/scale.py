@@ -74,8 +74,11 @@ def environment(key: str, traces: Path) -> Any:
 
 
 def _child(run: ScaleRun, traces: str, limit_s: float, answer: Any) -> None:
+    from workbench.allocator import settle_allocator
     from workbench.engine import registry
     from workbench.engine.errors import Cancelled
+
+    settle_allocator()  # as the `workbench` command does before it runs anything
 
     env = environment(run.env, Path(traces))
     reached = [0, 0]
