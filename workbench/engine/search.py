@@ -182,15 +182,24 @@ class _Prepared:
         klo = self.lvl_col[cols]
         ok = (kmax >= klo) & (klo < L)
         r_ok, lo_ok, hi_ok = rows[ok], klo[ok], np.minimum(kmax[ok], L - 1)
+        # A candidate's level is the level of one of its nodes: only the levels D of the nodes
+        # here can have one, often a small share of hundreds. Counting at D alone, an interval
+        # [lo, hi] covers D's ranks rank(lo) .. (the rank of the last level of D up to hi).
+        present = np.zeros(L, dtype=bool)
+        present[lo_ok] = True
+        levels_here = np.flatnonzero(present)
+        rank_upto = np.cumsum(present) - 1
+        lo_d, hi_d = rank_upto[lo_ok], rank_upto[hi_ok]
+        D = levels_here.size
         # Both counts in one pass: a slot that starts at t adds 2^26 besides its 1 (exact in float64).
         here = (self.s_es[which] == tau[rows])[ok]
-        both = _interval_counts(r_ok, lo_ok, hi_ok, K, L + 1, 1.0 + here * float(STARTED))
-        cnt, started = both % STARTED, both // STARTED
-        has_level_node = np.zeros((K, L), dtype=bool)
-        has_level_node[r_ok, lo_ok] = True
-        row, k = np.nonzero((cnt >= self.n) & (started > 0) & has_level_node)
+        both = _interval_counts(r_ok, lo_d, hi_d, K, D + 1, 1.0 + here * float(STARTED))
+        has_level_node = np.zeros((K, D), dtype=bool)
+        has_level_node[r_ok, lo_d] = True
+        row, kd = np.nonzero(((both & (STARTED - 1)) >= self.n) & (both >= STARTED) & has_level_node)
         if row.size == 0:
             return None
+        k = levels_here[kd]
         # Exact mode scores whole rows: keep only the columns of nodes with a slot here (in price
         # order still), often a small share of a large machine. The lite choice reads columns by
         # their global position, and a mostly full chunk gains nothing.
