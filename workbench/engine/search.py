@@ -117,6 +117,11 @@ class _Prepared:
         self.tau = sorted_unique(self.s_es)
         self.s_lo = np.searchsorted(self.tau, self.s_es, "left")
         self.s_hi = np.searchsorted(self.tau, self.s_end - T[0] + EPS, "right")
+        # A slot is a member only at levels from its node's own down: it is of use to a chunk
+        # only at the levels the chunk searches and only while it still holds its own level's T.
+        # (The tolerance is wider than the exact test the chunk applies to what is left.)
+        self.s_lvl = lvl_node[table.node[usable]]
+        self.s_own_hi = np.searchsorted(self.tau, self.s_end - T[self.s_lvl] + 2 * EPS, "right")
         self.first_row = _first_covered_row(self.tau, self.s_lo, self.s_hi, n)
         if self.first_row >= self.tau.size:
             return
@@ -166,8 +171,8 @@ class _Prepared:
     def chunk(self, a: int, b: int, top: int) -> _Chunk | None:
         """Matrices and candidates for candidate times tau[a:b], at the levels before ``top``."""
         lo = np.maximum(self.s_lo, a)
-        hi = np.minimum(self.s_hi, b)
-        counts = np.maximum(hi - lo, 0)
+        hi = np.minimum(self.s_own_hi, b)
+        counts = np.where(self.s_lvl < top, np.maximum(hi - lo, 0), 0)
         total = int(counts.sum())
         which = np.repeat(np.arange(counts.size), counts)
         offs = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
