@@ -20,6 +20,7 @@ from workbench.engine.model import EPS, Window
 from workbench.engine.slots import SlotTable
 
 NO_OWNER = -1  # local tasks and windows that never move
+FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 class Profile:
@@ -48,6 +49,7 @@ class Profile:
         self.be[node, col] = end
         self.count[:] = counts
         self._last_end: float | None = None  # cached ``last_busy_end`` (None: to compute)
+        self._columns: tuple[int, np.ndarray] | None = None  # cached ``columns``
         self._capable: dict[float, tuple[int, float, int]] = {}
 
     def capable(self, min_performance: float) -> tuple[int, float, int]:
@@ -77,7 +79,7 @@ class Profile:
             moved[rows, at] = value
             arr[xs, :w] = moved
         self.count[xs] = c + 1
-        self._last_end = None
+        self._changed()
 
     def remove(self, window: Window) -> None:
         """Give the window's intervals back (each must be present)."""
@@ -96,7 +98,7 @@ class Profile:
         for arr in (self.bs, self.be, self.owner):
             arr[xs, : w + 1] = arr[xs[:, None], src]
         self.count[xs] = c - 1
-        self._last_end = None
+        self._changed()
 
     def _parts(self, window: Window) -> tuple[np.ndarray, np.ndarray]:
         """The window's node positions and where its part on each ends."""
@@ -116,7 +118,11 @@ class Profile:
                 arr[x, : c - g] = arr[x, g:c]
                 arr[x, c - g : c] = pad
             self.count[x] = c - g
+        self._changed()
+
+    def _changed(self) -> None:
         self._last_end = None
+        self._columns = None
 
     def _widen(self) -> None:
         extra = self.bs.shape[1]
@@ -175,11 +181,11 @@ class Profile:
         and the padding gives empty gaps. ``without``'s intervals count as free: the
         gap before each reaches as far as the gap after it, which goes.
         """
-        w = int(self.count.max(initial=0))
+        w, first_starts = self.columns()
         if hi < math.inf and w:
             # Gaps after a node's first interval that starts past hi start past hi too; one more
             # column lets ``without`` merge the gap it ends with the next.
-            reach = int(np.count_nonzero(self.bs[:, :w] <= hi, axis=1).max())
+            reach = int(np.searchsorted(first_starts, hi, "right"))
             w = min(w, reach + (without != NO_OWNER))
         n = self.count.size
         start = np.empty((n, w + 1))
@@ -191,9 +197,11 @@ class Profile:
             mine = self.owner[:, :w] == without
             end[:, :w] = np.where(mine, end[:, 1:], end[:, :w])
             start[:, 1:][mine] = math.inf  # the gap after it is now part of the one before
-        with np.errstate(invalid="ignore"):  # inf - inf past the last interval: no gap
-            keep = (end - start > EPS) & (end > lo) & (start <= hi)
-        node, k = np.nonzero(keep)
+        # A start of inf (past a row's last interval, or merged away) is never a gap; leaving it
+        # out of the subtraction also spares inf - inf.
+        keep = (end > lo) & (start <= min(hi, FLOAT_MAX))
+        length = np.subtract(end, start, out=np.zeros(end.shape), where=keep)
+        node, k = np.nonzero(keep & (length > EPS))
         return node, start[node, k], end[node, k]
 
     def search_table(self, lo: float, hi: float = math.inf, without: int = NO_OWNER) -> SlotTable:
@@ -216,6 +224,17 @@ class Profile:
             empty_f,
             self.attrs,
         )
+
+    def columns(self) -> tuple[int, np.ndarray]:
+        """The most intervals any node holds, and each column's earliest start (cached).
+
+        Rows are sorted, so the earliest starts never fall from one column to the next: the
+        columns that hold an interval starting by ``hi`` are the first searchsorted(.., hi).
+        """
+        if self._columns is None:
+            w = int(self.count.max(initial=0))
+            self._columns = (w, self.bs[:, :w].min(axis=0))
+        return self._columns
 
     def last_busy_end(self) -> float:
         """When the last busy interval ends (``istart`` when there is none): every slot starts by then."""
