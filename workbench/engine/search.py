@@ -145,6 +145,21 @@ class _Prepared:
             max_perf=float(self.perf_c.max()),
             min_price_at_level=self._min_price_per_level(),
         )
+        self.level_cap = self._level_caps() if spec.criterion.time_invariant else None
+
+    def _level_caps(self) -> np.ndarray:
+        """Per level, the n largest z among every node that may serve it, summed (time-invariant
+        criteria): no window of that level, at any time, is worth more. Much tighter than n
+        times the criterion's own per-slot bound when nodes differ (MinCost: n times the
+        cheapest price), so whole levels drop out of the search as soon as one is beaten."""
+        L, N = self.levels.size, self.perf_c.size
+        cols = np.arange(N)[None, :]
+        zeros = np.zeros((L, N))
+        z = self._z(np.zeros(L), self.T, zeros, zeros, cols)
+        z = np.where(self.lvl_col[None, :] <= np.arange(L)[:, None], z, -np.inf)
+        if self.n >= N:
+            return z.sum(axis=1)
+        return -np.partition(-z, self.n - 1, axis=1)[:, : self.n].sum(axis=1)
 
     def _level_columns(self, width: int) -> np.ndarray:
         """For each level, its first ``width`` eligible columns in price order (padded with N)."""
@@ -620,7 +635,8 @@ def _first_beaten(prep: _Prepared, a: int, b: int, value: float) -> int:
 def _level_bounds(prep: _Prepared, t: float) -> np.ndarray:
     """Per level, an upper bound of the value of its candidates starting at ``t`` or later."""
     t_a = np.full(prep.levels.size, t)
-    return prep.n * prep.spec.criterion.slot_bound(t_a, prep.T, prep.levels, prep.benv)
+    bounds = prep.n * prep.spec.criterion.slot_bound(t_a, prep.T, prep.levels, prep.benv)
+    return bounds if prep.level_cap is None else np.minimum(bounds, prep.level_cap)
 
 
 def search_profile(
@@ -680,6 +696,8 @@ def _search_chunk(
     t_all = ch.tau[ch.row]
     T_all = prep.T[ch.k]
     ub = prep.n * crit.slot_bound(t_all, T_all, prep.levels[ch.k], _level_env(prep, ch.k))
+    if prep.level_cap is not None:
+        ub = np.minimum(ub, prep.level_cap[ch.k])
     bounded = bool(np.all(np.isfinite(ub)))
     order = np.lexsort((T_all, t_all, -ub)) if bounded else np.arange(ub.size)
     pending: list[_Pending] = []
