@@ -287,7 +287,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from workbench.lab.bench import run_bench
 
     traces = Path(args.traces) if args.traces else None
-    run_bench(runs=args.runs, only=args.only, out=print, traces=traces, limit_s=args.limit)
+    run_bench(args.runs, args.only, print, traces, args.limit, studies=args.study or None)
     return 0
 
 
@@ -431,6 +431,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "studies: every study's default run, up to an hour)",
     )
     p.add_argument("--traces", help="folder of the SWF traces for --only scale (default: ../shared/traces)")
+    p.add_argument(
+        "--study", action="append", default=[], help="with --only studies: time only this study (repeatable)"
+    )
     p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale run is stopped")
     p.add_argument("--gui", action="store_true", help="time the chart and the live runs instead")
     p.set_defaults(func=_cmd_bench)

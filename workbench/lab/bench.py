@@ -201,6 +201,7 @@ def run_bench(
     out: Out = print,
     traces: Path | None = None,
     limit_s: float = 300.0,
+    studies: list[str] | None = None,
 ) -> None:
     """The benchmarks named in ``only`` (default: all but ``grid``, ``lab`` and ``scale``, which take minutes)."""
     known = ("window", "backfill", "easy", "css", "grid", "lab", "studies", "scale")
@@ -238,7 +239,7 @@ def run_bench(
     if "lab" in wanted:
         bench_lab(out)
     if "studies" in wanted:
-        bench_studies(out)
+        bench_studies(out, names=studies)
 
 
 def bench_lab(out: Out, reps: int = 250) -> None:
@@ -273,20 +274,23 @@ def bench_lab(out: Out, reps: int = 250) -> None:
 STUDY_TARGET_S = 600.0  # issue 10: every study's default run within 10 minutes on 2 cores
 
 
-def bench_studies(out: Out, limit_s: float = 1.5 * STUDY_TARGET_S) -> None:
-    """Every registered study's default run (its own repetitions, every factor) on 2 workers, timed.
+def bench_studies(out: Out, limit_s: float = 1.5 * STUDY_TARGET_S, names: list[str] | None = None) -> None:
+    """Every registered study's default run (its own repetitions, every factor) on 2 workers, timed
+    (or only the studies ``names``).
 
     A run still going after ``limit_s`` is stopped (its time is then a lower bound).
     """
     import tempfile
 
     from workbench.lab.runner import run_study
-    from workbench.lab.study import all_studies
+    from workbench.lab.study import all_studies, get_study
+
+    chosen = all_studies() if not names else [get_study(name) for name in names]
 
     out(f"\nLab: every study's default run, 2 workers (target ≤ {STUDY_TARGET_S:.0f} s each)")
     out(f"A run still going after {limit_s:.0f} s is stopped; its time is then a lower bound.")
     out(f"{'study':18s} {'runs':>6s} {'seconds':>9s}")
-    for study in all_studies():
+    for study in chosen:
         with tempfile.TemporaryDirectory() as folder:
             began = time.perf_counter()
             deadline = began + limit_s
