@@ -26,7 +26,8 @@ it can still win.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -94,23 +95,17 @@ class _Prepared:
     def __init__(self, table: SlotTable, job: Job, spec: SearchSpec, earliest: float) -> None:
         self.ok = False
         n = job.node_count
-        perf = table.perf
-        eligible = perf >= job.min_performance - EPS
-        if int(eligible.sum()) < n or table.size == 0:
+        nodes = _node_facts(table, job.min_performance)
+        if nodes.count < n or table.size == 0:
             return
-        levels = sorted_unique(perf[eligible])[::-1]  # P, highest first
+        eligible, levels, lvl_node = nodes.eligible, nodes.levels, nodes.lvl_node
         T = job.volume / levels * spec.length_factor  # ascending
-        porder = np.lexsort((np.arange(perf.size), table.price))
-        col_of = np.empty_like(porder)
-        col_of[porder] = np.arange(porder.size)
-        lvl_node = np.full(perf.size, levels.size, dtype=np.int64)
-        lvl_node[eligible] = np.searchsorted(-levels, -perf[eligible])
         # Usable slots: on eligible nodes, long enough for the shortest T after `earliest`.
         es = np.maximum(table.start, earliest)
         usable = eligible[table.node] & (table.end - es >= T[0] - EPS)
         if not usable.any():
             return
-        self.s_col = col_of[table.node[usable]]
+        self.s_col = nodes.col_of[table.node[usable]]
         self.s_start = table.start[usable]
         self.s_end = table.end[usable]
         self.s_es = es[usable]
@@ -131,19 +126,19 @@ class _Prepared:
         self.table = table
         self.spec = spec
         self.levels, self.T = levels, T
-        self.lvl_col = lvl_node[porder]
-        self.porder = porder
-        self.perf_c = perf[porder]
-        self.price_c = table.price[porder]
-        self.attrs_c = {key: values[porder] for key, values in table.attrs.items()}
+        self.lvl_col = nodes.lvl_col
+        self.porder = nodes.porder
+        self.perf_c = nodes.perf_c
+        self.price_c = nodes.price_c
+        self.attrs_c = nodes.attrs_c
         self.bu = budget_units(job.budget, spec.resolution)
         self.level_columns = None if spec.exact else self._level_columns(max(24, 4 * n))
         self.benv = BoundEnv(
             istart=table.istart,
             iend=table.iend,
-            max_attr={key: float(v.max(initial=0.0)) for key, v in self.attrs_c.items()},
-            max_perf=float(self.perf_c.max()),
-            min_price_at_level=self._min_price_per_level(),
+            max_attr=nodes.max_attr,
+            max_perf=nodes.max_perf,
+            min_price_at_level=nodes.min_price_at_level,
         )
         self.level_cap = self._level_caps() if spec.criterion.time_invariant else None
 
@@ -171,17 +166,6 @@ class _Prepared:
         lv, col = np.nonzero(keep)
         out[lv, rank[lv, col]] = col
         return out
-
-    def _min_price_per_level(self) -> np.ndarray:
-        """Cheapest price among the nodes that may serve each level (performance >= P_k)."""
-        L = self.levels.size
-        eligible = self.lvl_col < L
-        # The cheapest of levels 0..k: a running minimum over the nodes sorted by level.
-        order = np.argsort(self.lvl_col[eligible], kind="stable")
-        lvl, price = self.lvl_col[eligible][order], self.price_c[eligible][order]
-        running = np.minimum.accumulate(price)
-        last_of_level = np.searchsorted(lvl, np.arange(L), "right") - 1
-        return running[last_of_level]
 
     def chunk(self, a: int, b: int, top: int) -> _Chunk | None:
         """Matrices and candidates for candidate times tau[a:b], at the levels before ``top``."""
@@ -340,6 +324,67 @@ class _Prepared:
             volume=self.job.volume,
         )
         return np.broadcast_to(self.spec.criterion.z(ctx), sstart.shape).astype(np.float64)
+
+
+class _NodeFacts:
+    """What a search needs of the nodes alone, for one minimum performance: it depends on no
+    slot, so the many searches of one flow (one profile, the same arrays) share it."""
+
+    def __init__(self, perf: np.ndarray, price: np.ndarray, attrs: Mapping[str, np.ndarray], min_perf: float):
+        self.eligible = eligible = perf >= min_perf - EPS
+        self.count = int(eligible.sum())
+        self.levels = levels = sorted_unique(perf[eligible])[::-1]  # P, highest first
+        # Columns are nodes in (price, position) order, so lite takes the first n members.
+        self.porder = porder = np.lexsort((np.arange(perf.size), price))
+        self.col_of = np.empty_like(porder)
+        self.col_of[porder] = np.arange(porder.size)
+        self.lvl_node = np.full(perf.size, levels.size, dtype=np.int64)
+        self.lvl_node[eligible] = np.searchsorted(-levels, -perf[eligible])
+        self.lvl_col = self.lvl_node[porder]
+        self.perf_c = perf[porder]
+        self.price_c = price[porder]
+        self.attrs_c = {key: values[porder] for key, values in attrs.items()}
+        self.max_attr = {key: float(v.max(initial=0.0)) for key, v in self.attrs_c.items()}
+        self.max_perf = float(self.perf_c.max(initial=0.0))
+        self.min_price_at_level = self._min_price_per_level() if levels.size else np.empty(0)
+        # Shared by many searches: read-only, so a write by mistake fails at once.
+        shared = (self.eligible, self.levels, self.porder, self.col_of, self.lvl_node, self.lvl_col)
+        for array in (*shared, self.perf_c, self.price_c, self.min_price_at_level, *self.attrs_c.values()):
+            array.setflags(write=False)
+
+    def _min_price_per_level(self) -> np.ndarray:
+        """Cheapest price among the nodes that may serve each level (performance >= P_k)."""
+        L = self.levels.size
+        eligible = self.lvl_col < L
+        # The cheapest of levels 0..k: a running minimum over the nodes sorted by level.
+        order = np.argsort(self.lvl_col[eligible], kind="stable")
+        lvl, price = self.lvl_col[eligible][order], self.price_c[eligible][order]
+        running = np.minimum.accumulate(price)
+        last_of_level = np.searchsorted(lvl, np.arange(L), "right") - 1
+        return running[last_of_level]
+
+
+_Held = tuple[weakref.ref[np.ndarray], weakref.ref[np.ndarray], object, _NodeFacts]
+_NODE_FACTS: dict[tuple[int, int, int, float], _Held] = {}
+NODE_FACTS_KEPT = 64
+
+
+def _node_facts(table: SlotTable, min_perf: float) -> _NodeFacts:
+    """``_NodeFacts`` of the table's nodes, shared while the same arrays are searched again.
+
+    Keyed by the arrays' identities and checked through weak references, so arrays that
+    are gone (and whose ids may be reused) never match. Nothing writes to node arrays in place.
+    """
+    perf, price, attrs = table.perf, table.price, table.attrs
+    key = (id(perf), id(price), id(attrs), float(min_perf))
+    hit = _NODE_FACTS.get(key)
+    if hit is not None and hit[0]() is perf and hit[1]() is price and hit[2] is attrs:
+        return hit[3]
+    facts = _NodeFacts(perf, price, attrs, min_perf)
+    if len(_NODE_FACTS) >= NODE_FACTS_KEPT:
+        _NODE_FACTS.clear()
+    _NODE_FACTS[key] = (weakref.ref(perf), weakref.ref(price), attrs, facts)
+    return facts
 
 
 @dataclass
