@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from workbench.engine.model import EPS, Job, Window
-from workbench.engine.search import Found, budget_units, cost_units, sorted_unique
+from workbench.engine.search import Found, budget_units, cost_units, node_facts, sorted_unique
 from workbench.engine.slots import SlotTable
 
 
@@ -32,10 +32,10 @@ def first_fit(
     """FirstFit's window on ``table`` from ``earliest`` (only windows starting before ``before``)."""
     n = job.node_count
     perf, price = table.perf, table.price
-    eligible_node = perf >= job.min_performance - EPS
-    if int(eligible_node.sum()) < n or table.size == 0:
+    nodes = node_facts(table, job.min_performance)
+    if nodes.count < n or table.size == 0:
         return None
-    levels = sorted_unique(perf[eligible_node])[::-1]  # highest first: T ascending
+    eligible_node, levels = nodes.eligible, nodes.levels  # levels highest first: T ascending
     T_all = job.volume / levels * length_factor
     es = np.maximum(table.start, earliest)
     slot_perf = perf[table.node]

@@ -95,7 +95,7 @@ class _Prepared:
     def __init__(self, table: SlotTable, job: Job, spec: SearchSpec, earliest: float) -> None:
         self.ok = False
         n = job.node_count
-        nodes = _node_facts(table, job.min_performance)
+        nodes = node_facts(table, job.min_performance)
         if nodes.count < n or table.size == 0:
             return
         eligible, levels, lvl_node = nodes.eligible, nodes.levels, nodes.lvl_node
@@ -369,7 +369,7 @@ _NODE_FACTS: dict[tuple[int, int, int, float], _Held] = {}
 NODE_FACTS_KEPT = 64
 
 
-def _node_facts(table: SlotTable, min_perf: float) -> _NodeFacts:
+def node_facts(table: SlotTable, min_perf: float) -> _NodeFacts:
     """``_NodeFacts`` of the table's nodes, shared while the same arrays are searched again.
 
     Keyed by the arrays' identities and checked through weak references, so arrays that
@@ -579,7 +579,7 @@ def find_window(
     should_stop: Callable[[], bool] | None = None,
 ) -> Found | None:
     """The best window for ``job`` on ``table`` starting at or after ``earliest``, or None."""
-    if _is_first_fit(spec) and _few_levels(table.perf, job):
+    if _is_first_fit(spec) and node_facts(table, job.min_performance).levels.size <= FEW_LEVELS:
         from workbench.engine.firstfit import first_fit  # it builds on this module
 
         return first_fit(table, job, earliest, spec.length_factor, spec.resolution)
@@ -588,11 +588,6 @@ def find_window(
 
 # first_fit loops over performance levels in Python; the general search handles many at once.
 FEW_LEVELS = 6
-
-
-def _few_levels(perf: np.ndarray, job: Job) -> bool:
-    eligible = perf[perf >= job.min_performance - EPS]
-    return eligible.size == 0 or sorted_unique(eligible).size <= FEW_LEVELS
 
 
 def general_search(
