@@ -323,3 +323,82 @@ def test_first_members_takes_the_first_n_true_columns_of_every_row(width, n, row
         member[r, rng.choice(width, n, replace=False)] = True
     expected = np.array([np.flatnonzero(member[r])[:n] for r in range(rows)])
     assert np.array_equal(_first_members(member, n), expected)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    width=st.integers(1, 200),
+    n=st.integers(1, 12),
+    rows=st.integers(1, 6),
+    seed=st.integers(0, 2**31),
+)
+def test_lowest_bits_reads_the_n_lowest_set_bits_across_words(width, n, rows, seed):
+    """Bit sets of several 64-bit words: the n lowest members, also for rows whose first words hold fewer."""
+    from workbench.engine.search import _lowest_bit, _lowest_bits
+
+    rng = np.random.default_rng(seed)
+    n = min(n, width)
+    member = rng.random((rows, width)) < rng.random() * 0.3
+    for r in range(rows):
+        member[r, rng.choice(width, n, replace=False)] = True
+    words = (width + 63) // 64
+    padded = np.zeros((rows, 64 * words), dtype=bool)
+    padded[:, :width] = member
+    packed = np.packbits(padded, axis=1, bitorder="little").view("<u8")
+    split = [np.ascontiguousarray(packed[:, w]) for w in range(words)]
+    expected = np.array([np.flatnonzero(member[r])[:n] for r in range(rows)])
+    assert np.array_equal(_lowest_bits(split, n), expected)
+    assert np.array_equal(_lowest_bit(split), expected[:, 0])
+
+
+@pytest.mark.parametrize("name", ["DEP Lite", "COORD Lite", "MaxQ Lite", "FirstFit"])
+def test_lite_choice_by_bit_sets_equals_the_column_scan(name):
+    """On 100 nodes (two words, many rows whose first word is short) the bit-set lite choice
+    finds exactly the window of the column scan, which the brute-force tests check on small sets."""
+    from unittest import mock
+
+    from workbench.engine import registry
+    from workbench.engine import search as search_module
+    from workbench.engine.generate import generate
+    from workbench.engine.search import general_search
+
+    spec = registry.selector(name).spec
+    compared = 0
+    for seed in range(1, 6):
+        env = generate("window100", seed)
+        table = SlotTable.from_environment(env)
+        base = env.jobs[0]
+        cases = [(7, base.budget, 0.0), (3, math.inf, 0.0), (15, 2 * base.budget, 0.0), (5, math.inf, 6.0)]
+        for n, budget, min_perf in cases:
+            job = Job(**{**base.__dict__, "node_count": n, "budget": budget, "min_performance": min_perf})
+            by_bits = general_search(table, job, spec, env.time.start)
+            with mock.patch.object(search_module, "BIT_WORDS", 0):
+                by_columns = general_search(table, job, spec, env.time.start)
+            assert (by_bits is None) == (by_columns is None)
+            if by_bits is not None:
+                assert by_bits.window == by_columns.window and by_bits.value == by_columns.value
+                compared += 1
+    assert compared >= 15
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=1),
+    name=st.sampled_from(sorted(CRITERIA)),
+    earliest=st.sampled_from([0.0, 3.0, 10.0]),
+    factor=st.sampled_from([1.0, 0.5]),
+)
+def test_lite_choice_by_column_scan_equals_brute_force(env, name, earliest, factor):
+    """The lite choice of large machines (more nodes than bit sets hold) against the literal search."""
+    from unittest import mock
+
+    from workbench.engine import search as search_module
+
+    table = SlotTable.from_environment(env)
+    crit = CRITERIA[name]()
+    with mock.patch.object(search_module, "BIT_WORDS", 0):
+        got = find_window(table, env.jobs[0], SearchSpec(crit, length_factor=factor), earliest)
+    want = brute_window(table, env.jobs[0], crit, False, earliest, factor)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert got is not None and (got.value, got.window) == want

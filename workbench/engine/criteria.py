@@ -11,8 +11,9 @@ that can give no useful bound returns +inf.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,24 +31,40 @@ PAST_COP_DEFAULTS: dict[str, float] = {
 }
 
 
-@dataclass(frozen=True, eq=False)
 class SlotContext:
     """The candidate windows of one evaluation block.
 
     Shapes: ``t`` and ``T`` are (C,); ``sstart``/``send`` are (C, X), the bounds of
     the slot of the x-th node considered for window c (any value where it has none);
     ``perf``, ``price`` and every attribute broadcast to (C, X): (1, N) when every
-    node is considered, (C, n) when only the chosen ones are.
+    node is considered, (C, n) when only the chosen ones are. ``perf`` and ``price``
+    may be given as functions that make them: then only a criterion that reads them
+    pays for them (the search gathers them at thousands of chosen slots).
     """
 
-    t: np.ndarray
-    T: np.ndarray
-    sstart: np.ndarray
-    send: np.ndarray
-    perf: np.ndarray
-    price: np.ndarray
-    attributes: Mapping[str, np.ndarray] = field(default_factory=dict)
-    volume: float = 1.0
+    def __init__(
+        self,
+        t: np.ndarray,
+        T: np.ndarray,
+        sstart: np.ndarray,
+        send: np.ndarray,
+        perf: np.ndarray | Callable[[], np.ndarray],
+        price: np.ndarray | Callable[[], np.ndarray],
+        attributes: Mapping[str, np.ndarray] | None = None,
+        volume: float = 1.0,
+    ) -> None:
+        self.t, self.T, self.sstart, self.send = t, T, sstart, send
+        self._perf, self._price = perf, price
+        self.attributes: Mapping[str, np.ndarray] = {} if attributes is None else attributes
+        self.volume = volume
+
+    @functools.cached_property
+    def perf(self) -> np.ndarray:
+        return self._perf() if callable(self._perf) else self._perf
+
+    @functools.cached_property
+    def price(self) -> np.ndarray:
+        return self._price() if callable(self._price) else self._price
 
     def l_left(self) -> np.ndarray:
         return self.t[:, None] - self.sstart

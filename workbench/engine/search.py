@@ -25,9 +25,10 @@ it can still win.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,7 +76,12 @@ UNITS_CAP = 2**43
 
 def cost_units(price: np.ndarray, length: np.ndarray | float, res: float) -> np.ndarray:
     """DESIGN.md: cost units = ceil(c_i * T / res - 1e-9) (saturating at ``UNITS_CAP``)."""
-    return np.minimum(np.ceil(np.asarray(price) * length / res - 1e-9), UNITS_CAP).astype(np.int64)
+    units = np.asarray(np.multiply(price, length, dtype=np.float64))  # in place from here on
+    units /= res
+    units -= 1e-9
+    np.ceil(units, out=units)
+    np.minimum(units, UNITS_CAP, out=units)
+    return units.astype(np.int64)[()]  # a scalar for scalars
 
 
 def budget_units(budget: float, res: float) -> int | None:
@@ -126,13 +132,15 @@ class _Prepared:
         self.table = table
         self.spec = spec
         self.levels, self.T = levels, T
+        self.neg_T_desc = -T[::-1]
         self.lvl_col = nodes.lvl_col
         self.porder = nodes.porder
         self.perf_c = nodes.perf_c
         self.price_c = nodes.price_c
         self.attrs_c = nodes.attrs_c
         self.bu = budget_units(job.budget, spec.resolution)
-        self.level_columns = None if spec.exact else self._level_columns(max(24, 4 * n))
+        self.bits = nodes.bits if not spec.exact and nodes.words <= BIT_WORDS else None
+        self.level_columns = None if spec.exact or self.bits is not None else self._level_columns(max(24, 4 * n))
         self.benv = BoundEnv(
             istart=table.istart,
             iend=table.iend,
@@ -179,31 +187,26 @@ class _Prepared:
         cols = self.s_col[which]
         tau = self.tau[a:b]
         K, N, L = b - a, self.perf_c.size, top
-        kmax = np.searchsorted(self.T, self.s_end[which] - tau[rows] + EPS, "right") - 1
-        # Candidate validity by difference arrays over the level axis: node j serves
-        # the levels [lvl(j), kmax]; a candidate needs >= n members, one of them a slot
-        # that starts at t, and one on a node of performance exactly P.
+        # The highest level each slot serves at each row: as many levels as have T <= what is left.
+        # Counted from the top down, so that a slot's rows (later, less left) give rising keys,
+        # which searchsorted answers faster than keys in any order. (-x is exact.)
+        kmax = self.T.size - 1 - np.searchsorted(self.neg_T_desc, tau[rows] - self.s_end[which] - EPS, "left")
+        # Node j serves the levels [lvl(j), kmax] at its row; a candidate needs >= n members, one
+        # of them a slot that starts at t, and one on a node of performance exactly P.
         klo = self.lvl_col[cols]
         ok = (kmax >= klo) & (klo < L)
-        r_ok, lo_ok, hi_ok = rows[ok], klo[ok], np.minimum(kmax[ok], L - 1)
-        # A candidate's level is the level of one of its nodes: only the levels D of the nodes
-        # here can have one, often a small share of hundreds. Counting at D alone, an interval
-        # [lo, hi] covers D's ranks rank(lo) .. (the rank of the last level of D up to hi).
-        present = np.zeros(L, dtype=bool)
-        present[lo_ok] = True
-        levels_here = np.flatnonzero(present)
-        rank_upto = np.cumsum(present) - 1
-        lo_d, hi_d = rank_upto[lo_ok], rank_upto[hi_ok]
-        D = levels_here.size
-        # Both counts in one pass: a slot that starts at t adds 2^26 besides its 1 (exact in float64).
-        here = (self.s_es[which] == tau[rows])[ok]
-        both = _interval_counts(r_ok, lo_d, hi_d, K, D + 1, 1.0 + here * float(STARTED))
-        has_level_node = np.zeros((K, D), dtype=bool)
-        has_level_node[r_ok, lo_d] = True
-        row, kd = np.nonzero(((both & (STARTED - 1)) >= self.n) & (both >= STARTED) & has_level_node)
-        if row.size == 0:
-            return None
-        k = levels_here[kd]
+        started = self.s_es[which] == tau[rows]
+        sel = None
+        if self.bits is not None:
+            chosen = self._lite_by_bits(rows[ok], cols[ok], np.minimum(kmax[ok], L - 1), started[ok], K, L)
+            if chosen is None:
+                return None
+            row, k, sel = chosen
+        else:
+            found = self._candidates_by_counts(rows[ok], klo[ok], np.minimum(kmax[ok], L - 1), started[ok], K, L)
+            if found is None:
+                return None
+            row, k = found
         # Exact mode scores whole rows: keep only the columns of nodes with a slot here (in price
         # order still), often a small share of a large machine. The lite choice reads columns by
         # their global position, and a mostly full chunk gains nothing.
@@ -216,18 +219,94 @@ class _Prepared:
         else:
             columns = (np.arange(N), self.lvl_col, self.price_c, self.porder)
         U = columns[0].size
-        # One spare column of -1 (no level) after the U real ones: the lite choice's padding points there.
-        KM = np.full((K, U + 1), -1, dtype=np.int16 if L < 2**15 else np.int64)
-        KM[rows, cols] = kmax
+        KM = None
+        if sel is None:
+            # One spare column of -1 (no level) after the U real ones: the lite choice's padding points there.
+            KM = np.full((K, U + 1), -1, dtype=np.int16 if L < 2**15 else np.int64)
+            KM[rows, cols] = kmax
         SS = np.zeros((K, U))
         SE = np.zeros((K, U))
         SS[rows, cols] = self.s_start[which]
         SE[rows, cols] = self.s_end[which]
-        return _Chunk(tau, KM, SS, SE, row, k, *columns)
+        return _Chunk(tau, KM, SS, SE, row, k, *columns, sel=sel)
 
-    def block(self, ch: _Chunk, idx: np.ndarray) -> _Block:
-        """Lite values (and, in exact mode, every member's z) for the candidates ``idx``."""
+    def _candidates_by_counts(
+        self, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, started: np.ndarray, K: int, L: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The candidates (row, level) of a chunk whose members serve the levels [lo, hi] of row r,
+        by difference arrays over the level axis."""
+        # A candidate's level is the level of one of its nodes: only the levels D of the nodes
+        # here can have one, often a small share of hundreds. Counting at D alone, an interval
+        # [lo, hi] covers D's ranks rank(lo) .. (the rank of the last level of D up to hi).
+        present = np.zeros(L, dtype=bool)
+        present[lo] = True
+        levels_here = np.flatnonzero(present)
+        rank_upto = np.cumsum(present) - 1
+        lo_d, hi_d = rank_upto[lo], rank_upto[hi]
+        D = levels_here.size
+        # Both counts in one pass: a slot that starts at t adds 2^26 besides its 1 (exact in float64).
+        both = _interval_counts(r, lo_d, hi_d, K, D + 1, 1.0 + started * float(STARTED))
+        has_level_node = np.zeros((K, D), dtype=bool)
+        has_level_node[r, lo_d] = True
+        row, kd = np.nonzero(((both & (STARTED - 1)) >= self.n) & (both >= STARTED) & has_level_node)
+        if row.size == 0:
+            return None
+        return row, levels_here[kd]
+
+    def _lite_by_bits(
+        self, r: np.ndarray, c: np.ndarray, hi: np.ndarray, started: np.ndarray, K: int, L: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Candidates and their lite choice at once, with each S_W as bit words (column j is bit
+        j % 64 of word j // 64; columns are in price order, so the lowest set bits are the cheapest).
+
+        Per word, the members of row r at level k are the columns whose slot holds T_k there
+        (a cumulative OR from the top level down) and whose node may serve level k.
+        """
+        assert self.bits is not None
+        n, B = self.n, len(self.bits.eligible)
+        # Levels run backwards here (from level L - 1 down to 0), so the cumulative OR runs forwards.
+        eligible = [x[L - 1 :: -1] for x in self.bits.eligible]
+        exact_level = [x[L - 1 :: -1] for x in self.bits.exact]
+        word = c >> 6
+        bit = np.left_shift(np.uint64(1), (c & 63).astype(np.uint64))
+        # Column c's slot at row r holds T_k for k up to hi: in backwards levels, from L - 1 - hi on.
+        back = L - 1 - hi
+        holds = []
+        for w in range(B):
+            inw = word == w
+            h = np.zeros((K, L), dtype=np.uint64)
+            np.add.at(h.ravel(), r[inw] * L + back[inw], bit[inw])  # each column once per row: the sum is the OR
+            holds.append(np.bitwise_or.accumulate(h, axis=1).ravel())
+        # A candidate has a slot that starts at t among its members: its level lies in the levels
+        # that slot's node serves. Only those (row, level) cells are looked at.
+        lo = L - 1 - self.lvl_col[c[started]]  # backwards too: [back, lo]
+        first = back[started]
+        span = lo - first + 1
+        cell = np.repeat(r[started] * L + first - np.cumsum(span) + span, span) + np.arange(int(span.sum()))
+        seen = np.zeros(K * L, dtype=bool)
+        seen[cell] = True  # two slots that start together may cover a cell twice
+        cell = np.flatnonzero(seen)
+        kr = cell % L
+        picked = [holds[w][cell] & eligible[w][kr] for w in range(B)]
+        count = sum(np.bitwise_count(x) for x in picked)
+        has_level = np.logical_or.reduce([(x & exact_level[w][kr]) != 0 for w, x in enumerate(picked)])
+        keep = np.flatnonzero((count >= n) & has_level)
+        if keep.size == 0:
+            return None
+        cell, kr = cell[keep], kr[keep]
+        picked = [x[keep] for x in picked]
+        sel = _lowest_bits(picked, n)
+        # DESIGN.md "Window length": with no node of level P among the n cheapest, the dearest
+        # gives way to the cheapest member of level P (a later column).
+        at_level = _lowest_bit([x & exact_level[w][kr] for w, x in enumerate(picked)])
+        lacking = at_level > sel[:, -1]
+        sel[lacking, -1] = at_level[lacking]
+        return cell // L, L - 1 - kr, sel
+
+    def block(self, ch: _Chunk, idx: np.ndarray | slice) -> _Block:
+        """Lite values (and, in exact mode, every member's z) for the candidates ``idx`` (a slice: all)."""
         row, k = ch.row[idx], ch.k[idx]
+        C = row.size
         t, T = ch.tau[row], self.T[k]
         r = row[:, None]
         member = z = units = None
@@ -236,24 +315,27 @@ class _Prepared:
             z = self._z(t, T, ch.SS[row], ch.SE[row], ch.cols[None, :])
             units = cost_units(ch.price[None, :], T[:, None], self.spec.resolution)
             if self.bu is None:  # no budget: the n best are the answer, lite has nothing to add
-                empty = np.zeros((idx.size, self.n), dtype=np.int64)
-                return _Block(t, T, k, member, empty, np.zeros(idx.size), np.ones(idx.size, bool), z, units)
+                empty = np.zeros((C, self.n), dtype=np.int64)
+                return _Block(t, T, k, member, empty, np.zeros(C), np.ones(C, bool), z, units)
             sel_cols = self._with_level_slot(_first_members(member, self.n), k, ch.lvl, lambda rows: member[rows])
-            r = np.arange(idx.size)[:, None]
+            r = np.arange(C)[:, None]
             z_sel, units_sel = z[r, sel_cols], units[r, sel_cols]
         else:
-            sel_cols = self._lite_columns(ch, row, k)
-            z_sel = self._z(t, T, ch.SS[r, sel_cols], ch.SE[r, sel_cols], ch.cols[sel_cols])
+            sel_cols = ch.sel[idx] if ch.sel is not None else self._lite_columns(ch, row, k)
+            flat = r * ch.SS.shape[1] + sel_cols  # a flat take is several times faster than SS[r, sel_cols]
+            cols = sel_cols if ch.width == self.perf_c.size else ch.cols[sel_cols]  # all columns: the same
+            z_sel = self._z(t, T, np.take(ch.SS, flat), np.take(ch.SE, flat), cols)
             units_sel = cost_units(ch.price[sel_cols], T[:, None], self.spec.resolution)
-        value = z_sel.sum(axis=1)
+        value = _row_sums(z_sel)
         if self.bu is None:
-            feasible = np.ones(idx.size, dtype=bool)
+            feasible = np.ones(C, dtype=bool)
         else:
-            feasible = units_sel.sum(axis=1) <= self.bu
+            feasible = _row_sums(units_sel) <= self.bu
         return _Block(t, T, k, member, sel_cols, value, feasible, z, units)
 
     def _members(self, ch: _Chunk, row: np.ndarray, k: np.ndarray, width: int) -> np.ndarray:
         """S_W of each candidate over the chunk's first ``width`` columns (price order)."""
+        assert ch.KM is not None
         return (ch.lvl[None, :width] <= k[:, None]) & (ch.KM[row, :width] >= k[:, None])
 
     def _lite_columns(self, ch: _Chunk, row: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -267,6 +349,7 @@ class _Prepared:
         assert self.level_columns is not None
         cand = self.level_columns[k]  # (C, W) eligible columns, cheapest first; N = padding
         km = ch.KM
+        assert km is not None
         width = cand.shape[1]
         # n always-true columns after the W real ones: every row has n picks, and a row
         # whose last pick falls there did not have n members among its W cheapest.
@@ -318,12 +401,31 @@ class _Prepared:
             T=T,
             sstart=sstart,
             send=send,
-            perf=self.perf_c[cols],
-            price=self.price_c[cols],
-            attributes={key: v[cols] for key, v in self.attrs_c.items()},
+            perf=lambda: self.perf_c[cols],
+            price=lambda: self.price_c[cols],
+            attributes=_Gathered(self.attrs_c, cols),
             volume=self.job.volume,
         )
-        return np.broadcast_to(self.spec.criterion.z(ctx), sstart.shape).astype(np.float64)
+        z = self.spec.criterion.z(ctx)
+        if z.shape == sstart.shape and z.dtype == np.float64:
+            return z
+        return np.broadcast_to(z, sstart.shape).astype(np.float64)
+
+
+class _Gathered(Mapping[str, np.ndarray]):
+    """Node attributes at some columns, each gathered only when a criterion reads it."""
+
+    def __init__(self, values: Mapping[str, np.ndarray], cols: np.ndarray) -> None:
+        self._values, self._cols = values, cols
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._values[key][self._cols]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 class _NodeFacts:
@@ -341,6 +443,7 @@ class _NodeFacts:
         self.lvl_node = np.full(perf.size, levels.size, dtype=np.int64)
         self.lvl_node[eligible] = np.searchsorted(-levels, -perf[eligible])
         self.lvl_col = self.lvl_node[porder]
+        self.words = (porder.size + 63) >> 6  # of a bit set over the columns
         self.perf_c = perf[porder]
         self.price_c = price[porder]
         self.attrs_c = {key: values[porder] for key, values in attrs.items()}
@@ -352,6 +455,18 @@ class _NodeFacts:
         for array in (*shared, self.perf_c, self.price_c, self.min_price_at_level, *self.attrs_c.values()):
             array.setflags(write=False)
 
+    @functools.cached_property
+    def bits(self) -> _LevelBits:
+        """Per level, the columns that may serve it and those of exactly that level, as bit words."""
+        L, words = self.levels.size, self.words
+        cols = np.flatnonzero(self.lvl_col < L)
+        exact = np.zeros((words, L), dtype=np.uint64)
+        np.add.at(exact, (cols >> 6, self.lvl_col[cols]), np.left_shift(np.uint64(1), (cols & 63).astype(np.uint64)))
+        eligible = np.bitwise_or.accumulate(exact, axis=1)  # level k: every level from 0 to k
+        for array in (exact, eligible):
+            array.setflags(write=False)
+        return _LevelBits(list(eligible), list(exact))
+
     def _min_price_per_level(self) -> np.ndarray:
         """Cheapest price among the nodes that may serve each level (performance >= P_k)."""
         L = self.levels.size
@@ -362,6 +477,17 @@ class _NodeFacts:
         running = np.minimum.accumulate(price)
         last_of_level = np.searchsorted(lvl, np.arange(L), "right") - 1
         return running[last_of_level]
+
+
+# Lite choices by bit sets on machines of up to 64 * BIT_WORDS nodes; beyond, by the cheapest
+# few dozen columns of each level (the sets' words then cost more than the columns they skip).
+BIT_WORDS = 2
+
+
+@dataclass(frozen=True)
+class _LevelBits:
+    eligible: list[np.ndarray]  # per word, (L,): the columns whose node may serve level k
+    exact: list[np.ndarray]  # per word, (L,): the columns whose node is of level k
 
 
 _Held = tuple[weakref.ref[np.ndarray], weakref.ref[np.ndarray], object, _NodeFacts]
@@ -390,7 +516,7 @@ def node_facts(table: SlotTable, min_perf: float) -> _NodeFacts:
 @dataclass
 class _Chunk:
     tau: np.ndarray
-    KM: np.ndarray  # highest level each column's node can serve at each time (-1: none)
+    KM: np.ndarray | None  # highest level each column's node can serve at each time (-1: none); None with sel
     SS: np.ndarray  # bounds of the slot holding each (time, column)
     SE: np.ndarray
     row: np.ndarray  # candidates: local time row and level
@@ -399,6 +525,7 @@ class _Chunk:
     lvl: np.ndarray  # per chunk column: its node's level, price and position
     price: np.ndarray
     pos: np.ndarray
+    sel: np.ndarray | None = None  # (C, n) every candidate's lite choice, when made with the candidates
 
     @property
     def width(self) -> int:
@@ -416,6 +543,17 @@ class _Block:
     feasible: np.ndarray
     z: np.ndarray | None  # (C, N), exact mode only
     units: np.ndarray | None
+
+
+def _row_sums(a: np.ndarray) -> np.ndarray:
+    """Each row's sum, added left to right (the order of the brute-force reference). For the few
+    columns of a choice, column by column is several times faster than numpy's reduction."""
+    if a.shape[1] > 16:
+        return a.sum(axis=1)
+    out = a[:, 0].copy()
+    for j in range(1, a.shape[1]):
+        out += a[:, j]
+    return out
 
 
 def _first_covered_row(tau: np.ndarray, lo: np.ndarray, hi: np.ndarray, n: int) -> int:
@@ -509,20 +647,53 @@ def _first_members(member: np.ndarray, n: int) -> np.ndarray:
 
 
 def _first_set_bits(member: np.ndarray, n: int) -> np.ndarray:
-    """``_first_members`` for rows of at most 64 columns: each row packed into one 64-bit word,
-    whose lowest set bit is taken and cleared n times (a few operations per row, not per entry)."""
+    """``_first_members`` for rows of at most 64 columns: each row packed into one 64-bit word."""
     rows = member.shape[0]
     words = np.zeros((rows, 8), dtype=np.uint8)
     packed = np.packbits(member, axis=1, bitorder="little")
     words[:, : packed.shape[1]] = packed
-    x = words.view("<u8").ravel()
-    out = np.empty((rows, n), dtype=np.int64)
-    one = np.uint64(1)
-    for j in range(n):
-        lowest = x & (~x + one)
+    return _lowest_bits([words.view("<u8").ravel()], n)
+
+
+def _lowest_bit(words: list[np.ndarray]) -> np.ndarray:
+    """Position of the lowest set bit of each row of a bit set held as 64-bit words (one is set)."""
+    out = np.zeros(words[0].size, dtype=np.int64)
+    for w in range(len(words) - 1, -1, -1):
+        x = words[w]
         # A power of two converts to float exactly; its exponent is the bit's position.
-        out[:, j] = np.frexp(lowest.astype(np.float64))[1] - 1
-        x ^= lowest
+        here = np.frexp((x & (np.uint64(0) - x)).astype(np.float64))[1] - 1 + 64 * w
+        out = np.where(x != 0, here, out)
+    return out
+
+
+def _lowest_bits(words: list[np.ndarray], n: int) -> np.ndarray:
+    """Positions of the n lowest set bits of each row of a bit set held as 64-bit words (word w
+    holds bits 64w..64w+63; every row has at least n set). The lowest set bit is taken and
+    cleared n times (a few operations per row, not per bit); a later word is read only for
+    the rows the earlier ones leave short."""
+    zero = np.uint64(0)
+
+    def lowest(x: np.ndarray) -> np.ndarray:
+        x = x.copy()
+        low = np.empty((n, x.size), dtype=np.uint64)
+        for j in range(n):
+            np.bitwise_and(x, zero - x, out=low[j])
+            x ^= low[j]
+        # A power of two converts to float exactly; its exponent is the bit's position (0 gives -1).
+        return np.frexp(low.T.astype(np.float64))[1] - 1
+
+    out = lowest(words[0])
+    have = np.bitwise_count(words[0]).astype(np.int64)
+    for w in range(1, len(words)):
+        short = np.flatnonzero(have < n)
+        if short.size == 0:
+            break
+        # A short row keeps its first ``have`` positions and takes the rest from this word.
+        both = np.concatenate([out[short], lowest(words[w][short]) + 64 * w], axis=1)
+        j = np.arange(n)[None, :]
+        h = have[short, None]
+        out[short] = np.take_along_axis(both, np.where(j < h, j, n + j - h), axis=1)
+        have[short] += np.bitwise_count(words[w][short])
     return out
 
 
@@ -739,19 +910,25 @@ def _search_chunk(
     if prep.level_cap is not None:
         ub = np.minimum(ub, prep.level_cap[ch.k])
     bounded = bool(np.all(np.isfinite(ub)))
-    order = np.lexsort((T_all, t_all, -ub)) if bounded else np.arange(ub.size)
-    pending: list[_Pending] = []
     # A lite block holds (C, n) choices, an exact one (C, N) matrices: lite blocks may be larger.
     largest = BLOCK if prep.spec.exact else LITE_BLOCK
     first, size = 0, FIRST_BLOCK if crit.monotone_in_t else largest
-    while first < order.size:
+    # One block that holds every candidate needs no order: the block's best is the same in any.
+    single = size >= ub.size
+    if bounded and single and best is not None and ub.max() < best.value - EPS:
+        return best
+    order = None if single else np.lexsort((T_all, t_all, -ub)) if bounded else np.arange(ub.size)
+    pending: list[_Pending] = []
+    while first < ub.size:
         if should_stop is not None and should_stop():
             raise Cancelled("search cancelled")
-        idx = order[first : first + size]
+        idx: slice | np.ndarray = slice(None)
+        if order is not None:
+            idx = order[first : first + size]
+            if bounded and best is not None and ub[idx[0]] < best.value - EPS:
+                break
         first += size
         size = min(2 * size, largest)
-        if bounded and best is not None and ub[idx[0]] < best.value - EPS:
-            break
         best = _take_block_best(prep, ch, prep.block(ch, idx), best, pending)
     if pending:
         best = _run_pending(prep, ch, best, pending, should_stop)
@@ -801,11 +978,12 @@ def _take_block_best(
             )
     if not feasible.any():
         return best
-    cost = blk.T * ch.price[cols].sum(axis=1)
     vmax = value[feasible].max()
     ties = np.nonzero(feasible & (value >= vmax - EPS))[0]
-    pick = ties[np.lexsort((cost[ties], blk.T[ties], blk.t[ties]))[0]]
-    v, t, T, c = float(value[pick]), float(blk.t[pick]), float(blk.T[pick]), float(cost[pick])
+    cost = blk.T[ties] * ch.price[cols[ties]].sum(axis=1)  # only ties need it
+    first = np.lexsort((cost, blk.T[ties], blk.t[ties]))[0]
+    pick = ties[first]
+    v, t, T, c = float(value[pick]), float(blk.t[pick]), float(blk.T[pick]), float(cost[first])
     if best is None or best.beaten_by(v, t, T, c):
         return _Best(v, t, T, c, ch.cols[cols[pick]])
     return best
