@@ -224,11 +224,16 @@ class _Prepared:
             # One spare column of -1 (no level) after the U real ones: the lite choice's padding points there.
             KM = np.full((K, U + 1), -1, dtype=np.int16 if L < 2**15 else np.int64)
             KM[rows, cols] = kmax
-        SS = np.zeros((K, U))
-        SE = np.zeros((K, U))
-        SS[rows, cols] = self.s_start[which]
-        SE[rows, cols] = self.s_end[which]
-        return _Chunk(tau, KM, SS, SE, row, k, *columns, sel=sel)
+        if self.spec.exact:  # whole rows of slot bounds
+            SS = np.zeros((K, U))
+            SE = np.zeros((K, U))
+            SS[rows, cols] = self.s_start[which]
+            SE[rows, cols] = self.s_end[which]
+            return _Chunk(tau, KM, SS, SE, None, row, k, *columns)
+        # The lite choice reads the bounds of n slots per candidate, each a member (so set here).
+        slot = np.empty((K, U), dtype=np.int32 if which.size < 2**31 else np.int64)
+        slot.ravel()[rows * U + cols] = which
+        return _Chunk(tau, KM, None, None, slot, row, k, *columns, sel=sel)
 
     def _candidates_by_counts(
         self, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, started: np.ndarray, K: int, L: int
@@ -271,12 +276,11 @@ class _Prepared:
         bit = np.left_shift(np.uint64(1), (c & 63).astype(np.uint64))
         # Column c's slot at row r holds T_k for k up to hi: in backwards levels, from L - 1 - hi on.
         back = L - 1 - hi
-        holds = []
-        for w in range(B):
-            inw = word == w
-            h = np.zeros((K, L), dtype=np.uint64)
-            np.add.at(h.ravel(), r[inw] * L + back[inw], bit[inw])  # each column once per row: the sum is the OR
-            holds.append(np.bitwise_or.accumulate(h, axis=1).ravel())
+        # All words in one (B * K, L) array; each column once per row: the sum is the OR.
+        grid = np.zeros((B * K, L), dtype=np.uint64)
+        np.add.at(grid.ravel(), (word * K + r) * L + back, bit)
+        np.bitwise_or.accumulate(grid, axis=1, out=grid)
+        holds = list(grid.reshape(B, K * L))
         # A candidate has a slot that starts at t among its members: its level lies in the levels
         # that slot's node serves. Only those (row, level) cells are looked at.
         lo = L - 1 - self.lvl_col[c[started]]  # backwards too: [back, lo]
@@ -312,6 +316,7 @@ class _Prepared:
         member = z = units = None
         if self.spec.exact:
             member = self._members(ch, row, k, ch.width)
+            assert ch.SS is not None and ch.SE is not None
             z = self._z(t, T, ch.SS[row], ch.SE[row], ch.cols[None, :])
             units = cost_units(ch.price[None, :], T[:, None], self.spec.resolution)
             if self.bu is None:  # no budget: the n best are the answer, lite has nothing to add
@@ -322,9 +327,10 @@ class _Prepared:
             z_sel, units_sel = z[r, sel_cols], units[r, sel_cols]
         else:
             sel_cols = ch.sel[idx] if ch.sel is not None else self._lite_columns(ch, row, k)
-            flat = r * ch.SS.shape[1] + sel_cols  # a flat take is several times faster than SS[r, sel_cols]
+            assert ch.slot is not None
+            slot = np.take(ch.slot, r * ch.width + sel_cols)  # a flat take is several times faster than slot[r, sel_cols]
             cols = sel_cols if ch.width == self.perf_c.size else ch.cols[sel_cols]  # all columns: the same
-            z_sel = self._z(t, T, np.take(ch.SS, flat), np.take(ch.SE, flat), cols)
+            z_sel = self._z(t, T, self.s_start[slot], self.s_end[slot], cols)
             units_sel = cost_units(ch.price[sel_cols], T[:, None], self.spec.resolution)
         value = _row_sums(z_sel)
         if self.bu is None:
@@ -517,8 +523,9 @@ def node_facts(table: SlotTable, min_perf: float) -> _NodeFacts:
 class _Chunk:
     tau: np.ndarray
     KM: np.ndarray | None  # highest level each column's node can serve at each time (-1: none); None with sel
-    SS: np.ndarray  # bounds of the slot holding each (time, column)
-    SE: np.ndarray
+    SS: np.ndarray | None  # exact mode: bounds of the slot holding each (time, column)
+    SE: np.ndarray | None
+    slot: np.ndarray | None  # lite: which usable slot holds each (time, column) (only members' are set)
     row: np.ndarray  # candidates: local time row and level
     k: np.ndarray
     cols: np.ndarray  # the prepared search's column of each of the chunk's columns (price order)
@@ -688,11 +695,17 @@ def _lowest_bits(words: list[np.ndarray], n: int) -> np.ndarray:
         short = np.flatnonzero(have < n)
         if short.size == 0:
             break
-        # A short row keeps its first ``have`` positions and takes the rest from this word.
-        both = np.concatenate([out[short], lowest(words[w][short]) + 64 * w], axis=1)
+        # A short row keeps its first ``have`` positions and takes place j >= have from this word's j - have.
+        more = lowest(words[w][short])
+        more += 64 * w
         j = np.arange(n)[None, :]
         h = have[short, None]
-        out[short] = np.take_along_axis(both, np.where(j < h, j, n + j - h), axis=1)
+        src = j - h
+        np.maximum(src, 0, out=src)
+        src += (n * np.arange(short.size))[:, None]
+        rows = out[short]
+        np.copyto(rows, np.take(more, src), where=j >= h)
+        out[short] = rows
         have[short] += np.bitwise_count(words[w][short])
     return out
 
