@@ -31,40 +31,57 @@ PAST_COP_DEFAULTS: dict[str, float] = {
 }
 
 
+def _given(name: str) -> functools.cached_property[np.ndarray]:
+    """A SlotContext value given as an array, or as a function made into one when first read."""
+
+    def made(self: SlotContext) -> np.ndarray:
+        value = self._given[name]
+        return value() if callable(value) else value
+
+    made.__name__ = name
+    return functools.cached_property(made)
+
+
+Given = np.ndarray | Callable[[], np.ndarray]
+
+
 class SlotContext:
     """The candidate windows of one evaluation block.
 
     Shapes: ``t`` and ``T`` are (C,); ``sstart``/``send`` are (C, X), the bounds of
     the slot of the x-th node considered for window c (any value where it has none);
     ``perf``, ``price`` and every attribute broadcast to (C, X): (1, N) when every
-    node is considered, (C, n) when only the chosen ones are. ``perf`` and ``price``
-    may be given as functions that make them: then only a criterion that reads them
-    pays for them (the search gathers them at thousands of chosen slots).
+    node is considered, (C, n) when only the chosen ones are; ``shape`` is (C, X).
+    The slot bounds, ``perf`` and ``price`` may be given as functions that make them
+    (then with ``shape``): only a criterion that reads them pays for them (the search
+    gathers them at thousands of chosen slots).
     """
+
+    sstart = _given("sstart")
+    send = _given("send")
+    perf = _given("perf")
+    price = _given("price")
 
     def __init__(
         self,
         t: np.ndarray,
         T: np.ndarray,
-        sstart: np.ndarray,
-        send: np.ndarray,
-        perf: np.ndarray | Callable[[], np.ndarray],
-        price: np.ndarray | Callable[[], np.ndarray],
+        sstart: Given,
+        send: Given,
+        perf: Given,
+        price: Given,
         attributes: Mapping[str, np.ndarray] | None = None,
         volume: float = 1.0,
+        shape: tuple[int, ...] | None = None,
     ) -> None:
-        self.t, self.T, self.sstart, self.send = t, T, sstart, send
-        self._perf, self._price = perf, price
+        self.t, self.T = t, T
+        self._given = {"sstart": sstart, "send": send, "perf": perf, "price": price}
         self.attributes: Mapping[str, np.ndarray] = {} if attributes is None else attributes
         self.volume = volume
-
-    @functools.cached_property
-    def perf(self) -> np.ndarray:
-        return self._perf() if callable(self._perf) else self._perf
-
-    @functools.cached_property
-    def price(self) -> np.ndarray:
-        return self._price() if callable(self._price) else self._price
+        if shape is None:
+            assert isinstance(sstart, np.ndarray), "give the shape with slot bounds made by functions"
+            shape = sstart.shape
+        self.shape = shape
 
     def l_left(self) -> np.ndarray:
         return self.t[:, None] - self.sstart
@@ -112,7 +129,7 @@ class WindowWide(Criterion):
         raise NotImplementedError
 
     def z(self, ctx: SlotContext) -> np.ndarray:
-        return np.broadcast_to(self.value(ctx.t, ctx.T)[:, None], ctx.sstart.shape)
+        return np.broadcast_to(self.value(ctx.t, ctx.T)[:, None], ctx.shape)
 
     def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return self.value(t, T)
@@ -167,7 +184,7 @@ class ProcTime(Criterion):
     time_invariant = True
 
     def z(self, ctx: SlotContext) -> np.ndarray:
-        return np.broadcast_to(-ctx.volume / ctx.perf, ctx.sstart.shape)
+        return np.broadcast_to(-ctx.volume / ctx.perf, ctx.shape)
 
 
 class Attribute(Criterion):
@@ -183,7 +200,7 @@ class Attribute(Criterion):
         values = ctx.attributes.get(self.attribute)
         if values is None:
             values = np.zeros(ctx.perf.shape)
-        return np.broadcast_to(values, ctx.sstart.shape)
+        return np.broadcast_to(values, ctx.shape)
 
     def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
         return np.full(t.shape, ctx_env.max_attr.get(self.attribute, 0.0))

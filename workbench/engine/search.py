@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.engine.criteria import BoundEnv, Criterion, SlotContext, StartTime
+from workbench.engine.criteria import BoundEnv, Criterion, Given, SlotContext, StartTime
 from workbench.engine.errors import Cancelled, check_dp_size
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import Profile
@@ -195,15 +195,17 @@ class _Prepared:
         # of them a slot that starts at t, and one on a node of performance exactly P.
         klo = self.lvl_col[cols]
         ok = (kmax >= klo) & (klo < L)
-        started = self.s_es[which] == tau[rows]
+        keep: slice | np.ndarray = slice(None) if ok.all() else ok  # nearly always all
+        hi = np.minimum(kmax[keep], L - 1)
+        started = (self.s_es[which] == tau[rows])[keep]
         sel = None
         if self.bits is not None:
-            chosen = self._lite_by_bits(rows[ok], cols[ok], np.minimum(kmax[ok], L - 1), started[ok], K, L)
+            chosen = self._lite_by_bits(rows[keep], cols[keep], hi, started, K, L)
             if chosen is None:
                 return None
             row, k, sel = chosen
         else:
-            found = self._candidates_by_counts(rows[ok], klo[ok], np.minimum(kmax[ok], L - 1), started[ok], K, L)
+            found = self._candidates_by_counts(rows[keep], klo[keep], hi, started, K, L)
             if found is None:
                 return None
             row, k = found
@@ -303,8 +305,7 @@ class _Prepared:
         # DESIGN.md "Window length": with no node of level P among the n cheapest, the dearest
         # gives way to the cheapest member of level P (a later column).
         at_level = _lowest_bit([x & exact_level[w][kr] for w, x in enumerate(picked)])
-        lacking = at_level > sel[:, -1]
-        sel[lacking, -1] = at_level[lacking]
+        np.copyto(sel[:, -1], at_level, where=at_level > sel[:, -1])
         return cell // L, L - 1 - kr, sel
 
     def block(self, ch: _Chunk, idx: np.ndarray | slice) -> _Block:
@@ -327,10 +328,13 @@ class _Prepared:
             z_sel, units_sel = z[r, sel_cols], units[r, sel_cols]
         else:
             sel_cols = ch.sel[idx] if ch.sel is not None else self._lite_columns(ch, row, k)
-            assert ch.slot is not None
-            slot = np.take(ch.slot, r * ch.width + sel_cols)  # a flat take is several times faster than slot[r, sel_cols]
+            held_by = ch.slot
+            assert held_by is not None
+            # Which slot each choice is (a flat take is several times faster than held_by[r, sel_cols]),
+            # only if the criterion reads the slots' bounds.
+            slot = functools.cache(lambda: np.take(held_by, r * ch.width + sel_cols))
             cols = sel_cols if ch.width == self.perf_c.size else ch.cols[sel_cols]  # all columns: the same
-            z_sel = self._z(t, T, self.s_start[slot], self.s_end[slot], cols)
+            z_sel = self._z(t, T, lambda: self.s_start[slot()], lambda: self.s_end[slot()], cols)
             units_sel = cost_units(ch.price[sel_cols], T[:, None], self.spec.resolution)
         value = _row_sums(z_sel)
         if self.bu is None:
@@ -401,7 +405,9 @@ class _Prepared:
             cols[lacking, -1] = np.argmax(at_level, axis=1)
         return cols
 
-    def _z(self, t: np.ndarray, T: np.ndarray, sstart: np.ndarray, send: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    def _z(self, t: np.ndarray, T: np.ndarray, sstart: Given, send: Given, cols: np.ndarray) -> np.ndarray:
+        """z of the slots on columns ``cols`` (shape (C, X) or (1, X)) whose bounds are ``sstart``/``send``."""
+        shape = (t.size, cols.shape[1])
         ctx = SlotContext(
             t=t,
             T=T,
@@ -411,11 +417,12 @@ class _Prepared:
             price=lambda: self.price_c[cols],
             attributes=_Gathered(self.attrs_c, cols),
             volume=self.job.volume,
+            shape=shape,
         )
         z = self.spec.criterion.z(ctx)
-        if z.shape == sstart.shape and z.dtype == np.float64:
+        if z.shape == shape and z.dtype == np.float64:
             return z
-        return np.broadcast_to(z, sstart.shape).astype(np.float64)
+        return np.broadcast_to(z, shape).astype(np.float64)
 
 
 class _Gathered(Mapping[str, np.ndarray]):
