@@ -190,14 +190,15 @@ class _Prepared:
         # The highest level each slot serves at each row: as many levels as have T <= what is left.
         # Counted from the top down, so that a slot's rows (later, less left) give rising keys,
         # which searchsorted answers faster than keys in any order. (-x is exact.)
-        kmax = self.T.size - 1 - np.searchsorted(self.neg_T_desc, tau[rows] - self.s_end[which] - EPS, "left")
+        at = tau[rows]
+        kmax = self.T.size - 1 - np.searchsorted(self.neg_T_desc, at - self.s_end[which] - EPS, "left")
         # Node j serves the levels [lvl(j), kmax] at its row; a candidate needs >= n members, one
         # of them a slot that starts at t, and one on a node of performance exactly P.
         klo = self.lvl_col[cols]
         ok = (kmax >= klo) & (klo < L)
         keep: slice | np.ndarray = slice(None) if ok.all() else ok  # nearly always all
         hi = np.minimum(kmax[keep], L - 1)
-        started = (self.s_es[which] == tau[rows])[keep]
+        started = (self.s_es[which] == at)[keep]
         sel = None
         if self.bits is not None:
             chosen = self._lite_by_bits(rows[keep], cols[keep], hi, started, K, L)
@@ -233,7 +234,7 @@ class _Prepared:
             SE[rows, cols] = self.s_end[which]
             return _Chunk(tau, KM, SS, SE, None, row, k, *columns)
         # The lite choice reads the bounds of n slots per candidate, each a member (so set here).
-        slot = np.empty((K, U), dtype=np.int32 if which.size < 2**31 else np.int64)
+        slot = np.empty((K, U), dtype=np.intp)  # the index type: no conversion when it indexes
         slot.ravel()[rows * U + cols] = which
         return _Chunk(tau, KM, None, None, slot, row, k, *columns, sel=sel)
 
@@ -675,7 +676,7 @@ def _lowest_bit(words: list[np.ndarray]) -> np.ndarray:
     for w in range(len(words) - 1, -1, -1):
         x = words[w]
         # A power of two converts to float exactly; its exponent is the bit's position.
-        here = np.frexp((x & (np.uint64(0) - x)).astype(np.float64))[1] - 1 + 64 * w
+        here = np.subtract(np.frexp((x & (np.uint64(0) - x)).astype(np.float64))[1], 1 - 64 * w, dtype=np.intp)
         out = np.where(x != 0, here, out)
     return out
 
@@ -694,7 +695,7 @@ def _lowest_bits(words: list[np.ndarray], n: int) -> np.ndarray:
             np.bitwise_and(x, zero - x, out=low[j])
             x ^= low[j]
         # A power of two converts to float exactly; its exponent is the bit's position (0 gives -1).
-        return np.frexp(low.T.astype(np.float64))[1] - 1
+        return np.subtract(np.frexp(low.T.astype(np.float64))[1], 1, dtype=np.intp)  # intp: indexes as it is
 
     out = lowest(words[0])
     have = np.bitwise_count(words[0]).astype(np.int64)
