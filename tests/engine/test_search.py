@@ -353,7 +353,7 @@ def test_lowest_bits_reads_the_n_lowest_set_bits_across_words(width, n, rows, se
 
 @pytest.mark.parametrize("name", ["DEP Lite", "COORD Lite", "MaxQ Lite", "FirstFit"])
 def test_lite_choice_by_bit_sets_equals_the_column_scan(name):
-    """On 100 nodes (two words, many rows whose first word is short) the bit-set lite choice
+    """On 100 and 200 nodes (several words, many rows whose first word is short) the bit-set lite choice
     finds exactly the window of the column scan, which the brute-force tests check on small sets."""
     from unittest import mock
 
@@ -364,8 +364,8 @@ def test_lite_choice_by_bit_sets_equals_the_column_scan(name):
 
     spec = registry.selector(name).spec
     compared = 0
-    for seed in range(1, 6):
-        env = generate("window100", seed)
+    for seed, nodes in [(1, 100), (2, 100), (3, 100), (4, 100), (5, 100), (6, 200)]:  # 200: four words
+        env = generate("window100", seed, nodes=nodes)
         table = SlotTable.from_environment(env)
         base = env.jobs[0]
         cases = [(7, base.budget, 0.0), (3, math.inf, 0.0), (15, 2 * base.budget, 0.0), (5, math.inf, 6.0)]
