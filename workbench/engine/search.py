@@ -76,12 +76,7 @@ UNITS_CAP = 2**43
 
 def cost_units(price: np.ndarray, length: np.ndarray | float, res: float) -> np.ndarray:
     """DESIGN.md: cost units = ceil(c_i * T / res - 1e-9) (saturating at ``UNITS_CAP``)."""
-    units = np.asarray(np.multiply(price, length, dtype=np.float64))  # in place from here on
-    units /= res
-    units -= 1e-9
-    np.ceil(units, out=units)
-    np.minimum(units, UNITS_CAP, out=units)
-    return units.astype(np.int64)[()]  # a scalar for scalars
+    return np.minimum(np.ceil(np.asarray(price) * length / res - 1e-9), UNITS_CAP).astype(np.int64)
 
 
 def budget_units(budget: float, res: float) -> int | None:
