@@ -35,6 +35,8 @@ CRITERIA = {
     "q": cr.Attribute,
     "dep": cr.Dependable,
     "coord": cr.Coordinated,
+    "lsum": cr.GapSum,
+    "lmin": cr.NearestGap,
     "past": lambda: cr.Past(**DYADIC),
     "cop": lambda: cr.CoordinatedPlacement(**DYADIC),
 }
@@ -402,3 +404,43 @@ def test_lite_choice_by_column_scan_equals_brute_force(env, name, earliest, fact
     assert (got is None) == (want is None)
     if want is not None:
         assert got is not None and (got.value, got.window) == want
+
+
+def _two_speeds() -> Environment:
+    """Two slow nodes free from 0, two fast ones busy until 30: the earliest window is slow."""
+    nodes = tuple(Node(f"n{i}", f"node {i}", p, 1.0) for i, p in enumerate([2.0, 2.0, 8.0, 8.0]))
+    tasks = (LocalTask("t1", "n2", 0.0, 30.0), LocalTask("t2", "n3", 0.0, 30.0))
+    job = Job("j1", "job", node_count=2, min_performance=1.0, volume=40.0)
+    return Environment(nodes, tasks, (job,), TimeSettings(0.0, None, 200.0), "two speeds")
+
+
+def test_first_fit_in_the_papers_scan_order_takes_the_fastest_group_first():
+    """order=performance: the first window of the fastest group that has one (seed 002 §3.2, step 3),
+    even when a slower group has an earlier one; the default takes the earliest window."""
+    from workbench.engine import registry
+
+    env = _two_speeds()
+    table = SlotTable.from_environment(env)
+    earliest = registry.selector("FirstFit").select(table, env.jobs[0], 0.0)
+    scan = registry.selector("FirstFit", {"order": "performance"}).select(table, env.jobs[0], 0.0)
+    assert earliest is not None and scan is not None
+    assert (earliest.window.start, earliest.window.length, earliest.window.nodes) == (0.0, 20.0, ("n0", "n1"))
+    assert (scan.window.start, scan.window.length, scan.window.nodes) == (30.0, 5.0, ("n2", "n3"))
+    # The same in backfilling: BFstart in scan order reserves the fast nodes.
+    run = registry.run(env, "BFstart", {"order": "performance"})
+    assert run.windows[0].nodes == ("n2", "n3") and run.windows[0].start == 30.0
+
+
+def test_idle_space_criteria_measure_the_gaps_beside_each_part():
+    """L_Σ and L_minΣ (seed 001 §3) by hand: a part with 3 units free before it and 5 after."""
+    ctx = cr.SlotContext(
+        t=np.array([10.0]),
+        T=np.array([4.0]),
+        sstart=np.array([[7.0, 10.0]]),
+        send=np.array([[19.0, np.inf]]),
+        perf=np.ones((1, 2)),
+        price=np.ones((1, 2)),
+    )
+    # Part 1: L_left 3, L_right 5; part 2 touches its left neighbour, and an open end leaves no gap.
+    assert cr.GapSum().z(ctx).tolist() == [[-8.0, -0.0]]
+    assert cr.NearestGap().z(ctx).tolist() == [[-3.0, -0.0]]

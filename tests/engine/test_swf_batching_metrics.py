@@ -268,3 +268,26 @@ def test_vo24_over_several_cycles_keeps_the_first_and_loads_every_cycle():
     assert len({t.id for t in many.local_tasks}) == len(many.local_tasks)
     with pytest.raises(ParameterError, match="cycles"):
         generate("vo24", 4, cycles=0)
+
+
+def test_the_load_model_option_puts_that_many_tasks_on_every_node_at_its_drawn_utilisation():
+    """window100's ``tasks_per_node``: 0 (the default) is the hypergeometric count, several tasks on
+    most nodes; 1 is one block of busy time per node, within the same bound on utilisation."""
+    from collections import Counter
+
+    default = generate("window100", 5)
+    assert default == generate("window100", 5, tasks_per_node=0)
+    per_node = Counter(t.node for t in default.local_tasks)
+    assert max(per_node.values()) > 1
+    for k in (1, 3):
+        env = generate("window100", 5, tasks_per_node=k)
+        assert env.nodes == default.nodes and env.jobs == default.jobs
+        counts = Counter(t.node for t in env.local_tasks)
+        assert counts and max(counts.values()) <= k
+        if k == 1:
+            assert len(counts) >= 90  # nearly every node draws some load
+        for node in env.nodes:
+            busy = sum(t.end - t.start for t in env.local_tasks if t.node == node.id)
+            assert busy <= 0.3 * 1200
+    with pytest.raises(ParameterError, match="tasks_per_node"):
+        generate("window100", 5, tasks_per_node=-1)

@@ -232,6 +232,31 @@ class Coordinated(Criterion):
         return np.zeros(t.shape)
 
 
+class GapSum(Criterion):
+    """L_Σ → min: z = -(L_left + L_right), seed 001 §3 (the idle time left beside the window)."""
+
+    name = "lsum"
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return -(ctx.l_left() + ctx.l_right())
+
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
+        return np.zeros(t.shape)
+
+
+class NearestGap(Criterion):
+    """L_minΣ → min: z = -min(L_left, L_right), seed 001 §3 (its preliminary experiment's strategy,
+    the opposite of DEP's)."""
+
+    name = "lmin"
+
+    def z(self, ctx: SlotContext) -> np.ndarray:
+        return -np.minimum(ctx.l_left(), ctx.l_right())
+
+    def slot_bound(self, t: np.ndarray, T: np.ndarray, P: np.ndarray, ctx_env: BoundEnv) -> np.ndarray:
+        return np.zeros(t.shape)
+
+
 def _constants(params: Mapping[str, float]) -> dict[str, float]:
     out = dict(PAST_COP_DEFAULTS)
     for key, value in params.items():

@@ -20,7 +20,12 @@ Presets:
 
 The initial load is drawn per node: a hypergeometric number of local tasks
 sharing a utilisation drawn uniformly up to ``max_load`` (seed 002 §4.1
-"distributed hyper-geometrically ... up to 30 % utilisation").
+"distributed hyper-geometrically ... up to 30 % utilisation"). The paper does not
+say whether the hypergeometric draw is the number of tasks or how the load is
+spread; ``tasks_per_node`` (window100, aep100) sets the other reading: that many
+tasks on every node at the same utilisation (1: one block of busy time per node,
+which leaves the long gaps the paper's L values suggest). 0, the default, is the
+hypergeometric count.
 """
 
 from __future__ import annotations
@@ -105,6 +110,7 @@ PRESETS: dict[str, Preset] = {
             "node_count": 5,
             "volume": 300.0,
             "budget": 1500.0,
+            "tasks_per_node": 0,
         },
     ),
     "window100": Preset(
@@ -121,6 +127,7 @@ PRESETS: dict[str, Preset] = {
             "node_count": 7,
             "volume": 800.0,
             "budget": 644.0,
+            "tasks_per_node": 0,
         },
     ),
 }
@@ -163,6 +170,7 @@ def _coerce(key: str, value: Any, kind: type) -> Any:
 
 # The most each count may be: what an environment file may hold (README "Environment file").
 COUNT_LIMITS = {
+    "tasks_per_node": 100,
     "nodes": MAX_NODES,
     "jobs": MAX_ITEMS,
     "n_max": MAX_NODE_COUNT,
@@ -173,8 +181,9 @@ COUNT_LIMITS = {
 
 def _check_params(params: dict[str, Any]) -> None:
     for key, most in COUNT_LIMITS.items():
-        if key in params and not 1 <= params[key] <= most:
-            raise ParameterError(key, f"must be from 1 to {most:,}, got {show(params[key])}")
+        least = 0 if key == "tasks_per_node" else 1  # 0: the hypergeometric count
+        if key in params and not least <= params[key] <= most:
+            raise ParameterError(key, f"must be from {least} to {most:,}, got {show(params[key])}")
     for key in ("interval", "volume", "volume_min", "budget", "budget_scale", "perf_min", "load_span"):
         if key in params and params[key] <= 0:
             raise ParameterError(key, "must be positive")
@@ -207,13 +216,19 @@ def _nodes(rng: np.random.Generator, params: dict[str, Any], decimals: int) -> l
 
 
 def _local_tasks(
-    rng: np.random.Generator, nodes: list[Node], span: float, max_load: float, min_load: float = 0.0
+    rng: np.random.Generator,
+    nodes: list[Node],
+    span: float,
+    max_load: float,
+    min_load: float = 0.0,
+    per_node: int = 0,
 ) -> list[LocalTask]:
-    """Hypergeometric task counts; each node's utilisation ~ U[min_load, max_load] of ``span``."""
+    """Hypergeometric task counts (or ``per_node`` tasks on every node); each node's utilisation
+    ~ U[min_load, max_load] of ``span``."""
     tasks: list[LocalTask] = []
     tid = 1
     for node in nodes:
-        count = int(rng.hypergeometric(ngood=6, nbad=6, nsample=6))
+        count = per_node if per_node > 0 else int(rng.hypergeometric(ngood=6, nbad=6, nsample=6))
         load = rng.uniform(min_load, max_load)
         if min_load > 0:
             count = max(count, 1)  # a load from 10 % up needs at least one task
@@ -311,7 +326,9 @@ def _one_job(rng: np.random.Generator, seed: int, params: dict[str, Any], name: 
     """One job over many loaded nodes: the single-window experiments (window100, aep100)."""
     nodes = _nodes(rng, params, decimals=2)
     interval = params["interval"]
-    tasks = _local_tasks(rng, nodes, interval, params["max_load"], params.get("min_load", 0.0))
+    tasks = _local_tasks(
+        rng, nodes, interval, params["max_load"], params.get("min_load", 0.0), params["tasks_per_node"]
+    )
     job = Job(
         id="j1",
         name="job 1",

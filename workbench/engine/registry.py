@@ -226,6 +226,14 @@ def selector(name: str, params: Mapping[str, Any] | None = None) -> Selector:
     return _SELECTOR_BUILDERS[_key(info.name)](resolved)
 
 
+ORDER = Param(
+    "order",
+    str,
+    "time",
+    "time: the earliest window; performance: the paper's literal scan, the first window of the fastest "
+    "group of nodes that has one " + cite("002", "§3.2"),
+    choices=("time", "performance"),
+)
 DYNAMIC = Param("dynamic", bool, True, "react to early completions (actual_fraction < 1) by planning again")
 MAX_CYCLES = Param(
     "max_cycles",
@@ -253,13 +261,18 @@ def _define_selectors() -> None:
     def cop(params: dict[str, Any]) -> cr.Criterion:
         return cr.CoordinatedPlacement(**{key: params[key] for key in cr.PAST_COP_DEFAULTS})
 
+    def start_or_scan(params: dict[str, Any]) -> cr.Criterion:
+        # The paper's literal scan returns the first window of the fastest group that has one:
+        # the shortest T first, then (the search's tie rule) the earliest start, i.e. -T.
+        return cr.StartTime() if params["order"] == "time" else cr.RunTime()
+
     table: list[tuple[str, str, Callable[[dict[str, Any]], cr.Criterion], bool, tuple[Param, ...], float]] = [
         (
             "FirstFit",
             "the earliest window, on its cheapest free nodes " + cite("002", "§4.2"),
-            simple(cr.StartTime),
+            start_or_scan,
             False,
-            (),
+            (ORDER,),
             1.0,
         ),
         (
@@ -353,9 +366,9 @@ def _define_selectors() -> None:
         (
             "BFstart",
             "backfilling: each job in queue order at its earliest start " + cite("001", "§4.1"),
-            simple(cr.StartTime),
+            start_or_scan,
             True,
-            (),
+            (ORDER,),
             1.0,
         ),
         (
@@ -373,6 +386,23 @@ def _define_selectors() -> None:
             True,
             (),
             0.99,
+        ),
+        (
+            "MinLSum",
+            "the window that leaves the least idle time beside it, L_Σ = Σ (L_left + L_right) " + cite("001", "§3"),
+            simple(cr.GapSum),
+            True,
+            (),
+            1.0,
+        ),
+        (
+            "MinLMinSum",
+            "the window nearest its neighbours, L_minΣ = Σ min(L_left, L_right) → min (the preliminary "
+            "experiment of " + cite("001", "§3") + ")",
+            simple(cr.NearestGap),
+            True,
+            (),
+            1.0,
         ),
         (
             "PAST",

@@ -84,6 +84,8 @@ CRITERIA: dict[str, Callable[[], cr.Criterion]] = {
     "q": cr.Attribute,
     "dep": cr.Dependable,
     "coord": cr.Coordinated,
+    "lsum": cr.GapSum,
+    "lmin": cr.NearestGap,
     "past": cr.Past,
     "cop": cr.CoordinatedPlacement,
 }
