@@ -47,7 +47,14 @@ def _z_one(table, crit, job, t, T, slot_idx):
 
 
 def brute_window(
-    table: SlotTable, job: Job, crit: Criterion, exact: bool, earliest: float, factor: float = 1.0, res: float = 1.0
+    table: SlotTable,
+    job: Job,
+    crit: Criterion,
+    exact: bool,
+    earliest: float,
+    factor: float = 1.0,
+    res: float = 1.0,
+    quantum: float = 0.0,
 ):
     """The normative search of DESIGN.md, literally: every level, every eligible slot start."""
     perf, price = table.perf, table.price
@@ -56,6 +63,8 @@ def brute_window(
     best = None  # (value, t, T, cost, nodes)
     for P in levels:
         T = job.volume / P * factor
+        if quantum > 0:  # whole quanta of time, rounded up
+            T = math.ceil(T / quantum - 1e-9) * quantum
         elig = [
             s
             for s in range(table.size)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,7 +15,7 @@ from tests.engine.test_search import CRITERIA, SEARCH_CASES
 from workbench.engine import registry
 from workbench.engine.explain import candidates, explain_job, explanation_text
 from workbench.engine.io.envfile import load_environment
-from workbench.engine.search import SearchSpec
+from workbench.engine.search import SearchSpec, window_lengths
 from workbench.engine.slots import SlotTable
 
 SELECTORS = [info.name for info in registry.strategies() if info.family == "selector" and info.name != "MultipleBest"]
@@ -22,12 +23,12 @@ SELECTORS = [info.name for info in registry.strategies() if info.family == "sele
 
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**SEARCH_CASES)
-def test_best_candidate_is_the_brute_force_window(env, name, exact, earliest, factor):
+def test_best_candidate_is_the_brute_force_window(env, name, exact, earliest, factor, quantum):
     table = SlotTable.from_environment(env)
     job = env.jobs[0]
-    spec = SearchSpec(CRITERIA[name](), exact=exact, length_factor=factor)
+    spec = SearchSpec(CRITERIA[name](), exact=exact, length_factor=factor, quantum=quantum)
     found, compared, cut = candidates(table, job, spec, earliest)
-    want = brute_window(table, job, spec.criterion, exact, earliest, factor)
+    want = brute_window(table, job, spec.criterion, exact, earliest, factor, quantum=quantum)
     assert not cut and compared == len(found)
     if want is None:
         assert found == []
@@ -41,7 +42,7 @@ def test_best_candidate_is_the_brute_force_window(env, name, exact, earliest, fa
         assert len(set(c.nodes)) == job.node_count
         slowest = min(perf[n] for n in c.nodes)
         assert slowest >= job.min_performance
-        assert c.length == pytest.approx(job.volume / slowest * factor)
+        assert c.length == pytest.approx(window_lengths(job.volume, np.array([slowest]), factor, quantum)[0])
         if math.isfinite(job.budget):
             assert c.cost <= job.budget * (1 + 1e-9) + spec.resolution * job.node_count
 

@@ -49,19 +49,20 @@ SEARCH_CASES = {
     "exact": st.booleans(),
     "earliest": st.sampled_from([0.0, 3.0, 10.0]),
     "factor": st.sampled_from([1.0, 0.5]),
+    "quantum": st.sampled_from([0.0, 0.0, 1.0, 4.0]),  # 0: exact lengths; else whole quanta
 }
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**SEARCH_CASES)
-def test_search_equals_brute_force(env, name, exact, earliest, factor):
+def test_search_equals_brute_force(env, name, exact, earliest, factor, quantum):
     """find_window returns exactly the window the literal normative search finds."""
     table = SlotTable.from_environment(env)
     job = env.jobs[0]
     crit = CRITERIA[name]()
-    spec = SearchSpec(crit, exact=exact, length_factor=factor)
+    spec = SearchSpec(crit, exact=exact, length_factor=factor, quantum=quantum)
     got = find_window(table, job, spec, earliest)
-    want = brute_window(table, job, crit, exact, earliest, factor)
+    want = brute_window(table, job, crit, exact, earliest, factor, quantum=quantum)
     if want is None:
         assert got is None
         return
@@ -244,21 +245,22 @@ def test_earliest_start_is_respected_and_left_gap_measured_to_the_task():
     factor=st.sampled_from([1.0, 0.99, 0.5]),
     before=st.sampled_from([math.inf, 12.0, 30.0]),
     reserve=st.integers(0, 2),
+    quantum=st.sampled_from([0.0, 0.0, 1.0, 8.0]),
 )
-def test_fast_first_fit_equals_the_general_search(env, earliest, factor, before, reserve):
+def test_fast_first_fit_equals_the_general_search(env, earliest, factor, before, reserve, quantum):
     """first_fit gives exactly find_window's FirstFit answer (window and value), ties included."""
     from workbench.engine.firstfit import first_fit
     from workbench.engine.search import general_search
 
     table = SlotTable.from_environment(env)
-    spec = SearchSpec(cr.StartTime(), length_factor=factor)
+    spec = SearchSpec(cr.StartTime(), length_factor=factor, quantum=quantum)
     for job in env.jobs[1 : 1 + reserve]:
         hit = find_window(table, job, spec, 0.0)
         if hit is not None:
             table = table.reserve([hit.window])
     job = env.jobs[0]
     want = general_search(table, job, spec, earliest)
-    got = first_fit(table, job, earliest, factor, before=before)
+    got = first_fit(table, job, earliest, factor, before=before, quantum=quantum)
     if want is not None and want.window.start >= before - 1e-9:
         assert got is None or got.window.start >= before - 1e-9
         return

@@ -25,7 +25,7 @@ from workbench.engine import criteria as cr
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.model import EPS, Environment, Job, Window
-from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
+from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count, window_lengths
 from workbench.engine.selectors import BestOfAlternatives, SearchSelector
 from workbench.engine.slots import SlotTable
 
@@ -105,7 +105,7 @@ def candidates(
     out: list[Candidate] = []
     cut = False
     for P in levels:
-        T = job.volume / P * spec.length_factor
+        T = float(window_lengths(job.volume, np.array([P]), spec.length_factor, spec.quantum)[0])
         node_perf = perf[table.node]
         begin = np.maximum(table.start, earliest)
         elig = np.flatnonzero((node_perf >= P - EPS) & (table.end - begin >= T - EPS))

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from workbench.engine.model import EPS, Job, Window
-from workbench.engine.search import Found, budget_units, cost_units, node_facts, sorted_unique
+from workbench.engine.search import Found, budget_units, cost_units, node_facts, sorted_unique, window_lengths
 from workbench.engine.slots import SlotTable
 
 
@@ -28,6 +28,7 @@ def first_fit(
     length_factor: float = 1.0,
     resolution: float = 1.0,
     before: float = math.inf,
+    quantum: float = 0.0,
 ) -> Found | None:
     """FirstFit's window on ``table`` from ``earliest`` (only windows starting before ``before``)."""
     n = job.node_count
@@ -36,7 +37,7 @@ def first_fit(
     if nodes.count < n or table.size == 0:
         return None
     eligible_node, levels = nodes.eligible, nodes.levels  # levels highest first: T ascending
-    T_all = job.volume / levels * length_factor
+    T_all = window_lengths(job.volume, levels, length_factor, quantum)
     es = np.maximum(table.start, earliest)
     slot_perf = perf[table.node]
     room = table.end - es

@@ -226,6 +226,14 @@ def selector(name: str, params: Mapping[str, Any] | None = None) -> Selector:
     return _SELECTOR_BUILDERS[_key(info.name)](resolved)
 
 
+QUANTUM = Param(
+    "quantum",
+    float,
+    0.0,
+    "time quantum: every window's length rounded up to whole quanta (0: V / P exactly; the papers' "
+    "simulators count whole units of time)",
+    minimum=0.0,
+)
 ORDER = Param(
     "order",
     str,
@@ -431,10 +439,13 @@ def _define_selectors() -> None:
             factor: float = factor,
         ) -> Selector:
             if params.get("shape") == "rough":
+                if params["quantum"] > 0:
+                    raise ParameterError("quantum", "applies to square windows; a rough edge has no common length")
                 return RoughSelector(name, AEP_CRITERIA[name], params["resolution"])
-            return SearchSelector(name, SearchSpec(criterion(params), exact, factor, params["resolution"]))
+            spec = SearchSpec(criterion(params), exact, factor, params["resolution"], params["quantum"])
+            return SearchSelector(name, spec)
 
-        _register_selector(name, description, (*extra, RESOLUTION), build)
+        _register_selector(name, description, (*extra, RESOLUTION, QUANTUM), build)
 
     mb_params = (
         Param(

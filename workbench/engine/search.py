@@ -54,6 +54,16 @@ class SearchSpec:
     exact: bool = False
     length_factor: float = 1.0  # BFshort reserves 0.99 * T
     resolution: float = 1.0
+    quantum: float = 0.0  # > 0: window lengths rounded up to whole quanta of time
+
+
+def window_lengths(volume: float, levels: np.ndarray, factor: float = 1.0, quantum: float = 0.0) -> np.ndarray:
+    """DESIGN.md "Window length": V / P times the length factor for each level P; with a time
+    quantum, rounded up to whole quanta (the papers' simulators count time in whole units)."""
+    T = volume / levels * factor
+    if quantum > 0:
+        T = np.ceil(T / quantum - 1e-9) * quantum
+    return T
 
 
 @dataclass(frozen=True)
@@ -100,7 +110,7 @@ class _Prepared:
         if nodes.count < n or table.size == 0:
             return
         eligible, levels, lvl_node = nodes.eligible, nodes.levels, nodes.lvl_node
-        T = job.volume / levels * spec.length_factor  # ascending
+        T = window_lengths(job.volume, levels, spec.length_factor, spec.quantum)  # ascending
         # Usable slots: on eligible nodes, long enough for the shortest T after `earliest`.
         es = np.maximum(table.start, earliest)
         usable = eligible[table.node] & (table.end - es >= T[0] - EPS)
@@ -751,13 +761,16 @@ class _Best:
     T: float
     cost: float
     cols: np.ndarray
+    k: int  # the level: with whole time quanta two levels can share a length
 
-    def beaten_by(self, value: float, t: float, T: float, cost: float) -> bool:
+    def beaten_by(self, value: float, t: float, T: float, cost: float, k: int) -> bool:
+        """The normative order: the value, then the earlier t, the shorter T, the lower cost, and
+        (a tie only whole quanta make) the faster level, the one the scan visits first."""
         if value > self.value + EPS:
             return True
         if value < self.value - EPS:
             return False
-        return (t, T, cost) < (self.t, self.T, self.cost)
+        return (t, T, cost, k) < (self.t, self.T, self.cost, self.k)
 
 
 def find_window(
@@ -771,7 +784,7 @@ def find_window(
     if _is_first_fit(spec) and node_facts(table, job.min_performance).levels.size <= FEW_LEVELS:
         from workbench.engine.firstfit import first_fit  # it builds on this module
 
-        return first_fit(table, job, earliest, spec.length_factor, spec.resolution)
+        return first_fit(table, job, earliest, spec.length_factor, spec.resolution, quantum=spec.quantum)
     return general_search(table, job, spec, earliest, should_stop)
 
 
@@ -908,7 +921,7 @@ def search_profile(
             # Every candidate up to the limit is in the table, so the earliest found is the answer.
             from workbench.engine.firstfit import first_fit as earliest_window
 
-            found = earliest_window(table, job, earliest, spec.length_factor, spec.resolution, before)
+            found = earliest_window(table, job, earliest, spec.length_factor, spec.resolution, before, spec.quantum)
             proven = found is not None
         else:
             found, proven = _search(table, job, spec, earliest, should_stop, limit)
@@ -999,11 +1012,11 @@ def _take_block_best(
     vmax = value[feasible].max()
     ties = np.nonzero(feasible & (value >= vmax - EPS))[0]
     cost = blk.T[ties] * ch.price[cols[ties]].sum(axis=1)  # only ties need it
-    first = np.lexsort((cost, blk.T[ties], blk.t[ties]))[0]
+    first = np.lexsort((blk.k[ties], cost, blk.T[ties], blk.t[ties]))[0]
     pick = ties[first]
-    v, t, T, c = float(value[pick]), float(blk.t[pick]), float(blk.T[pick]), float(cost[first])
-    if best is None or best.beaten_by(v, t, T, c):
-        return _Best(v, t, T, c, ch.cols[cols[pick]])
+    v, t, T, c, k = float(value[pick]), float(blk.t[pick]), float(blk.T[pick]), float(cost[first]), int(blk.k[pick])
+    if best is None or best.beaten_by(v, t, T, c, k):
+        return _Best(v, t, T, c, ch.cols[cols[pick]], k)
     return best
 
 
@@ -1054,7 +1067,7 @@ def _run_pending(
     def can_win(bound: float, i: int) -> bool:
         if best is None or bound > best.value + EPS:
             return True
-        return bound >= best.value - EPS and (t[i], T[i]) < (best.t, best.T)
+        return bound >= best.value - EPS and (t[i], T[i]) <= (best.t, best.T)  # equal: cost or level may win
 
     def solve(i: int) -> None:
         nonlocal best
@@ -1069,8 +1082,8 @@ def _run_pending(
         sel_cols = cols[chosen]
         v = float(zm[i, sel_cols].sum())
         c = float(T[i]) * float(ch.price[sel_cols].sum())
-        if best is None or best.beaten_by(v, float(t[i]), float(T[i]), c):
-            best = _Best(v, float(t[i]), float(T[i]), c, ch.cols[sel_cols])
+        if best is None or best.beaten_by(v, float(t[i]), float(T[i]), c, int(k[i])):
+            best = _Best(v, float(t[i]), float(T[i]), c, ch.cols[sel_cols], int(k[i]))
 
     keep = keep[np.argsort(-top[keep], kind="stable")]
     for i in keep[:WARM_START]:

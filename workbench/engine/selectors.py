@@ -67,7 +67,7 @@ class SearchSelector(Selector):
 
     @property
     def feasibility(self) -> SearchSpec:
-        return SearchSpec(cr.StartTime(), False, self.spec.length_factor, self.spec.resolution)
+        return SearchSpec(cr.StartTime(), False, self.spec.length_factor, self.spec.resolution, self.spec.quantum)
 
     @property
     def picks_earliest(self) -> bool:

@@ -85,11 +85,12 @@ def _plan_new(
 
 
 def _same_spec(a: SearchSpec, b: SearchSpec) -> bool:
-    return (type(a.criterion), a.exact, a.length_factor, a.resolution) == (
+    return (type(a.criterion), a.exact, a.length_factor, a.resolution, a.quantum) == (
         type(b.criterion),
         b.exact,
         b.length_factor,
         b.resolution,
+        b.quantum,
     )
 
 
