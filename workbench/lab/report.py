@@ -326,18 +326,22 @@ def _figure(
         ax = axes[0][0]
         if drew_paper:
             ax.plot([], [], linestyle="--", marker="D", fillstyle="none", color="grey", label="paper (dashed)")
-    return _save(study, fig, ax, measure, target, stem)
+    return _save(study, fig, ax, measure, target, stem, at if x == "strategy" else None)
 
 
-def _save(study: Study, fig: Any, ax: Any, measure: str, target: Path, stem: str) -> str:
-    """Label, title and write one figure as SVG and PNG; returns its file stem."""
+def _save(
+    study: Study, fig: Any, ax: Any, measure: str, target: Path, stem: str, at: Mapping[str, Any] | None = None
+) -> str:
+    """Label, title and write one figure as SVG and PNG; returns its file stem. ``at``: the factor
+    values a figure by strategy is drawn at, named in its title."""
     import matplotlib.pyplot as plt
 
     label = f"{measure}: {study.measures.get(measure, '')}"
     ax.set_ylabel(textwrap.fill(label, int(11 * fig.get_figheight())))
     ax.legend(fontsize=8)
+    title = study.title + (" (" + ", ".join(f"{k} = {v}" for k, v in at.items()) + ")" if at else "")
     # About 13 characters of 10-point text per inch: a long title wraps rather than running off the figure.
-    fig.suptitle(textwrap.fill(study.title, int(13 * fig.get_figwidth())), fontsize=10)
+    fig.suptitle(textwrap.fill(title, int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout()
     fig.savefig(target / f"{stem}.svg")
     fig.savefig(target / f"{stem}.png", dpi=110)
