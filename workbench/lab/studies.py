@@ -263,8 +263,8 @@ BACKFILLING = register(
         title="Backfilling with heuristic criteria: mean finish time by queue size",
         source=BACKFILL_SOURCE,
         setup=(
-            "Given by the paper: 32 nodes of performance U[2, 10] (prices by performance), jobs of 1..8 "
-            "nodes with volumes U[50, 500] (Table 1 of seed 001), all in the queue at time 0 (Table 2) or "
+            "Given by the paper: 32 nodes of performance U[2, 16] (prices by performance), jobs of 1..8 "
+            "nodes with volumes U[60, 1200] (§4.2), all in the queue at time 0 (Table 2) or "
             "arriving uniformly over half of the first experiment's makespan (Table 3); conservative "
             "backfilling with each criterion; 2000 simulations per cell. Left open, and chosen here: the "
             "backfill32 preset's local load (up to 10 %), which the paper does not mention; arrivals drawn "
