@@ -320,13 +320,19 @@ def test_first_members_takes_the_first_n_true_columns_of_every_row(width, n, row
     """The packed-bits path (rows of up to 64 columns) and the counting path agree with a plain scan."""
     from workbench.engine.search import _first_members
 
-    rng = np.random.default_rng(seed)
     n = min(n, width)
-    member = rng.random((rows, width)) < rng.random()
-    for r in range(rows):  # every row needs at least n members
-        member[r, rng.choice(width, n, replace=False)] = True
-    expected = np.array([np.flatnonzero(member[r])[:n] for r in range(rows)])
+    member, expected = _random_members(seed, rows, width, n, density=1.0)
     assert np.array_equal(_first_members(member, n), expected)
+
+
+def _random_members(seed: int, rows: int, width: int, n: int, density: float) -> tuple[np.ndarray, np.ndarray]:
+    """A random (rows, width) membership, up to ``density`` full, with at least n members per row;
+    and each row's first n member columns, by a plain scan."""
+    rng = np.random.default_rng(seed)
+    member = rng.random((rows, width)) < rng.random() * density
+    for r in range(rows):
+        member[r, rng.choice(width, n, replace=False)] = True
+    return member, np.array([np.flatnonzero(member[r])[:n] for r in range(rows)])
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -340,17 +346,13 @@ def test_lowest_bits_reads_the_n_lowest_set_bits_across_words(width, n, rows, se
     """Bit sets of several 64-bit words: the n lowest members, also for rows whose first words hold fewer."""
     from workbench.engine.search import _lowest_bit, _lowest_bits
 
-    rng = np.random.default_rng(seed)
     n = min(n, width)
-    member = rng.random((rows, width)) < rng.random() * 0.3
-    for r in range(rows):
-        member[r, rng.choice(width, n, replace=False)] = True
+    member, expected = _random_members(seed, rows, width, n, density=0.3)  # sparse: short first words
     words = (width + 63) // 64
     padded = np.zeros((rows, 64 * words), dtype=bool)
     padded[:, :width] = member
     packed = np.packbits(padded, axis=1, bitorder="little").view("<u8")
     split = [np.ascontiguousarray(packed[:, w]) for w in range(words)]
-    expected = np.array([np.flatnonzero(member[r])[:n] for r in range(rows)])
     assert np.array_equal(_lowest_bits(split, n), expected)
     assert np.array_equal(_lowest_bit(split), expected[:, 0])
 
