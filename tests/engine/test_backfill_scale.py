@@ -28,10 +28,18 @@ def _run(env, placer):
 
 
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(env=flows(max_jobs=14, max_nodes=6), name=st.sampled_from(SELECTORS), dynamic=st.booleans())
-def test_fast_backfilling_equals_the_reference(env, name, dynamic):
-    """Identical windows, failures and snapshots, step by step, on flows with early ends and arrivals."""
-    selector = registry.selector(name)
+@given(
+    env=flows(max_jobs=14, max_nodes=6),
+    name=st.sampled_from(SELECTORS),
+    dynamic=st.booleans(),
+    quantum=st.sampled_from([0.0, 0.0, 0.0, 1.0, 4.0]),
+)
+def test_fast_backfilling_equals_the_reference(env, name, dynamic, quantum):
+    """Identical windows, failures and snapshots, step by step, on flows with early ends and arrivals
+    (and with window lengths in whole quanta, for the selectors that take them)."""
+    takes = {p.name for p in registry.get(name).params}
+    params = {"quantum": quantum} if quantum and "quantum" in takes else {}
+    selector = registry.selector(name, params)
     fast, fast_steps = _run(env, backfill_placer(selector, dynamic))
     ref, ref_steps = _run(env, reference_placer(selector, dynamic))
     assert fast.windows == ref.windows
