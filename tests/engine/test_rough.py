@@ -158,3 +158,24 @@ def test_min_proc_time_is_exact_under_a_budget_where_the_greedy_choice_is_wrong(
     env = _line((2.0, 4.0, 6.0, 5.0), (0.5, 1.0, 5.0, 3.0), budget=60.0)
     w = search_rough(SlotTable.from_environment(env), env.jobs[0], "proc_time", 0.0).window
     assert set(w.nodes) == {"n2", "n4"} and w.cpu_time == pytest.approx(15.0 + 12.0)
+
+
+def test_amp_first_found_takes_the_slots_the_scan_meets_first():
+    """AMP pick=first (seed 000 §5 as the paper's scan meets slots): at the earliest start, the nodes
+    whose free slot began first, not the cheapest; a start where those exceed the budget is passed."""
+    nodes = (Node("n0", "A", 2.0, 1.0), Node("n1", "B", 2.0, 1.0), Node("n2", "C", 2.0, 3.0))
+    tasks = (LocalTask("t0", "n0", 0.0, 4.0), LocalTask("t1", "n1", 0.0, 4.0))  # C is free from 0
+    env = Environment(nodes, tasks, (), TimeSettings(0.0, None, 100.0), "first found")
+    table = SlotTable.from_environment(env)
+    job = Job("j1", "job", node_count=2, min_performance=1.0, volume=20.0)  # every part lasts 10
+    cheapest = search_rough(table, job, "start", 0.0)
+    first = search_rough(table, job, "start", 0.0, pick="first")
+    assert cheapest is not None and first is not None
+    assert (cheapest.window.start, cheapest.window.nodes) == (4.0, ("n0", "n1"))
+    assert (first.window.start, first.window.nodes, first.window.cost) == (4.0, ("n0", "n2"), 40.0)
+    # The first-found pair costs 40 units: under a budget of 35 it is not taken, and no later start has one.
+    tight = Job("j1", "job", node_count=2, min_performance=1.0, volume=20.0, budget=35.0)
+    assert search_rough(table, tight, "start", 0.0, pick="first") is None
+    assert search_rough(table, tight, "start", 0.0).window.nodes == ("n0", "n1")
+    with pytest.raises(Exception, match="pick"):
+        registry.selector("AMP", {"pick": "first"})  # square windows have no first-found choice

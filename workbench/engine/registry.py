@@ -226,6 +226,14 @@ def selector(name: str, params: Mapping[str, Any] | None = None) -> Selector:
     return _SELECTOR_BUILDERS[_key(info.name)](resolved)
 
 
+PICK = Param(
+    "pick",
+    str,
+    "cheapest",
+    "which n nodes at the earliest start: the cheapest, or the first found (the free slots that began "
+    "first, as the paper's scan meets them; rough windows only) " + cite("000", "§5"),
+    choices=("cheapest", "first"),
+)
 QUANTUM = Param(
     "quantum",
     float,
@@ -288,7 +296,7 @@ def _define_selectors() -> None:
             "the earliest window the budget allows, without optimising anything else " + cite("000", "§5"),
             simple(cr.StartTime),
             False,
-            (SHAPE,),
+            (SHAPE, PICK),
             1.0,
         ),
         (
@@ -438,10 +446,13 @@ def _define_selectors() -> None:
             exact: bool = exact,
             factor: float = factor,
         ) -> Selector:
+            pick = params.get("pick", "cheapest")
             if params.get("shape") == "rough":
                 if params["quantum"] > 0:
                     raise ParameterError("quantum", "applies to square windows; a rough edge has no common length")
-                return RoughSelector(name, AEP_CRITERIA[name], params["resolution"])
+                return RoughSelector(name, AEP_CRITERIA[name], params["resolution"], pick)
+            if pick != "cheapest":
+                raise ParameterError("pick", "first applies to rough-edged windows (shape=rough)")
             spec = SearchSpec(criterion(params), exact, factor, params["resolution"], params["quantum"])
             return SearchSelector(name, spec)
 

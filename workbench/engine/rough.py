@@ -13,7 +13,9 @@ usable slot, or ``earliest``. A node can take part at t when one of its free
 slots holds [t, t + L_i]. Among those nodes the search picks n within the
 budget, in cost units as DESIGN.md defines them:
 
-* ``start`` (AMP): the n cheapest. The earliest t where they fit wins.
+* ``start`` (AMP): the n cheapest. The earliest t where they fit wins. With
+  ``pick="first"``, the n found first instead: the nodes whose free slot began
+  earliest (the paper's scan meets slots in start order), ties by position.
 * ``cost`` (MinCost): the n cheapest. The cheapest such set over all t wins.
 * ``runtime`` and ``finish`` (MinRunTime, MinFinish): the smallest longest part
   L* at t. The nodes are sorted by L_i, and a binary search finds the shortest
@@ -54,6 +56,7 @@ class _Candidates:
     units: np.ndarray  # (N,) cost units of c_i * L_i
     cost: np.ndarray  # (N,) c_i * L_i
     budget: int | None
+    since: np.ndarray  # (K, N) when the free slot holding each available node began (inf: not available)
 
 
 def candidates(table: SlotTable, job: Job, earliest: float, resolution: float = 1.0) -> _Candidates:
@@ -71,14 +74,18 @@ def candidates(table: SlotTable, job: Job, earliest: float, resolution: float = 
     tau = np.unique(lo[usable])
     n_nodes = perf.size
     if tau.size == 0:
-        return _Candidates(tau, np.zeros((0, n_nodes), dtype=bool), length, units, cost, None)
+        empty = np.zeros((0, n_nodes))
+        return _Candidates(tau, empty.astype(bool), length, units, cost, None, empty)
     covers = (start[None, :] <= tau[:, None] + EPS) & (end[None, :] >= tau[:, None] + length[node][None, :] - EPS)
     order = np.argsort(node, kind="stable")
     grouped = node[order]
     firsts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
     avail = np.zeros((tau.size, n_nodes), dtype=bool)
     avail[:, grouped[firsts]] = np.logical_or.reduceat(covers[:, order], firsts, axis=1)
-    return _Candidates(tau, avail, length, units, cost, budget_units(job.budget, resolution))
+    since = np.full((tau.size, n_nodes), np.inf)  # a node's slots are disjoint: one holds it at t
+    held = np.where(covers, start[None, :], np.inf)[:, order]
+    since[:, grouped[firsts]] = np.minimum.reduceat(held, firsts, axis=1)
+    return _Candidates(tau, avail, length, units, cost, budget_units(job.budget, resolution), since)
 
 
 def _cheapest(avail: np.ndarray, rank_order: np.ndarray, units: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -106,8 +113,10 @@ def search_rough(
     earliest: float,
     resolution: float = 1.0,
     should_stop: StopFn = None,
+    pick: str = "cheapest",
 ) -> Found | None:
-    """The best rough-edged window of ``job`` by ``criterion`` (one of ``ROUGH_CRITERIA``)."""
+    """The best rough-edged window of ``job`` by ``criterion`` (one of ``ROUGH_CRITERIA``); ``pick``
+    ("cheapest" or "first") is AMP's choice of nodes at a start."""
     if criterion not in ROUGH_CRITERIA:
         raise ParameterError("criterion", f"a rough window takes one of {', '.join(ROUGH_CRITERIA)}, got {criterion!r}")
     if should_stop is not None and should_stop():
@@ -117,6 +126,8 @@ def search_rough(
     if c.tau.size == 0:
         return None
     positions = np.arange(table.perf.size)
+    if criterion == "start" and pick == "first":
+        return _first_found(table, job, c, positions)
     by_cost = np.lexsort((positions, c.units))
     enough, total = _cheapest(c.avail, by_cost, c.units, n)
     ok = enough & _fits(total, c.budget)
@@ -139,6 +150,18 @@ def search_rough(
         chosen = _n_cheapest(c.avail[row] & (c.length <= longest[row] + EPS), c.units, n)
         return _found(table, job, c, row, chosen, -float(score[row]))
     return _min_proc_time(table, job, c, ok, resolution, should_stop)
+
+
+def _first_found(table: SlotTable, job: Job, c: _Candidates, positions: np.ndarray) -> Found | None:
+    """AMP as the paper's scan meets slots: at each start the n nodes whose free slot began
+    earliest (ties: lower position); the earliest start where they fit the budget wins."""
+    n = job.node_count
+    first = np.lexsort((np.broadcast_to(positions, c.since.shape), c.since), axis=1)[:, :n]
+    ok = (c.avail.sum(axis=1) >= n) & _fits(c.units[first].sum(axis=1), c.budget)
+    if not ok.any():
+        return None
+    row = int(np.argmax(ok))
+    return _found(table, job, c, row, np.sort(first[row]), -float(c.tau[row]))
 
 
 def _shortest_longest_part(c: _Candidates, by_cost: np.ndarray, ok: np.ndarray, n: int) -> np.ndarray:
@@ -215,9 +238,10 @@ class RoughSelector(Selector):
     name: str
     criterion: str
     resolution: float = 1.0
+    pick: str = "cheapest"  # AMP: the cheapest n at a start, or the first found
 
     def select(self, table: SlotTable, job: Job, earliest: float, should_stop: StopFn = None) -> Found | None:
-        return search_rough(table, job, self.criterion, earliest, self.resolution, should_stop)
+        return search_rough(table, job, self.criterion, earliest, self.resolution, should_stop, self.pick)
 
     @property
     def picks_earliest(self) -> bool:

@@ -348,6 +348,7 @@ def _aep_run(spec: RunSpec) -> dict[str, float]:
 def _paper_aep() -> tuple[Published, ...]:
     costs = {"AMP": 1445.2, "MinFinish": 1464.2, "MinCost": 1027.3, "MinRunTime": 1464.9, "MinProcTime": 1342.1}
     out = [Published("cost", label, value, AEP_AT, "§5, text under Fig. 5") for label, value in costs.items()]
+    out.append(Published("cost", "AMP (first found)", costs["AMP"], AEP_AT, "§5, text under Fig. 5, AMP"))
     out.append(Published("cost", "CSA", 1352.0, AEP_AT, "§5 (which of CSA's windows is not said)", compare=False))
     # Fig. 5b as the text extraction gives it (bar values without their labels): our reading, not judged.
     runtimes = {"MinRunTime": 33.0, "MinFinish": 34.4, "MinProcTime": 37.7, "CSA": 38.0, "AMP": 100.2, "MinCost": 114.7}
@@ -387,14 +388,18 @@ AEP = register(
             "slowest nodes (p = 2); prices p·(1 + N(0, 0.2)) clipped to ±60 %; every search exact for its "
             "criterion (the paper's MinProcTime is a simplified heuristic that takes a random window, and its "
             "MinRunTime/MinFinish a greedy substitution); AMP takes the cheapest nodes free at the earliest "
-            "start, where the paper's AMP takes the first slots of the list whose total fits the budget (so "
-            "the paper's AMP spends nearly all of it); CSA collects every disjoint AMP window (up to 10,000) "
+            "start; AMP (first found) takes, at each start, the n slots the paper's scan meets first (those "
+            "that became free earliest) and the earliest start where they fit the budget, as the paper's AMP "
+            "seems to (it spends nearly all of the budget); CSA collects every disjoint AMP window (up to 10,000) "
             "and each of its measures is its extreme alternative by that criterion. Times are this machine's "
             "Python+numpy beside the paper's Java, not judged."
         ),
-        strategies=tuple(
-            (label, label, {"shape": "rough", **({"max_alternatives": 10_000} if label == "CSA" else {})})
-            for label in AEP_LABELS
+        strategies=(
+            *(
+                (label, label, {"shape": "rough", **({"max_alternatives": 10_000} if label == "CSA" else {})})
+                for label in AEP_LABELS
+            ),
+            ("AMP (first found)", "AMP", {"shape": "rough", "pick": "first"}),
         ),
         factors=(
             Factor("nodes", (100, 50, 200, 300, 400), "nodes in the environment (Fig. 6a)"),
