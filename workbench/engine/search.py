@@ -192,9 +192,10 @@ class _Prepared:
         cols = self.s_col[which]
         tau = self.tau[a:b]
         K, N, L = b - a, self.perf_c.size, top
-        # The highest level each slot serves at each row: as many levels as have T <= what is left.
-        # Counted from the top down, so that a slot's rows (later, less left) give rising keys,
-        # which searchsorted answers faster than keys in any order. (-x is exact.)
+        # The highest level each slot serves at each row: as many levels as have T <= what is left
+        # (+ EPS), counted as (all levels) - (those with -T < -(what is left + EPS)). Negating is
+        # exact, so the comparisons are the same; but a slot's rows (later, less left) now give
+        # rising keys, which searchsorted answers faster than keys in any order.
         at = tau[rows]
         kmax = self.T.size - 1 - np.searchsorted(self.neg_T_desc, at - self.s_end[which] - EPS, "left")
         # Node j serves the levels [lvl(j), kmax] at its row; a candidate needs >= n members, one
