@@ -179,3 +179,18 @@ def test_amp_first_found_takes_the_slots_the_scan_meets_first():
     assert search_rough(table, tight, "start", 0.0).window.nodes == ("n0", "n1")
     with pytest.raises(Exception, match="pick"):
         registry.selector("AMP", {"pick": "first"})  # square windows have no first-found choice
+
+
+def test_explained_runs_measure_each_rough_part_against_its_own_slot():
+    """With explain=True (the GUI's runs) every part's L_right is measured from its own end: a fast
+    node free for its own part but not for the slowest part's length is no error."""
+    nodes = (Node("n0", "fast", 4.0, 1.0), Node("n1", "slow", 2.0, 1.0))
+    tasks = (LocalTask("t0", "n0", 7.0, 20.0),)  # the fast node is free over [0, 7): its part needs 5
+    job = Job("j1", "job", node_count=2, min_performance=1.0, volume=20.0)
+    env = Environment(nodes, tasks, (job,), TimeSettings(0.0, None, 100.0), "rough explain")
+    for pick in ("cheapest", "first"):
+        run = registry.run(env, "AMP", {"shape": "rough", "pick": pick}, explain=True)
+        (window,) = run.windows
+        assert (window.start, window.lengths) == (0.0, (5.0, 10.0))
+        left, right = run.distances[window.job]
+        assert left == (0.0, 0.0) and right == (2.0, 90.0)  # 7 - 5 on the fast node; 100 - 10 on the slow

@@ -241,18 +241,23 @@ class SlotTable:
             self.attrs,
         )
 
-    def slot_bounds(self, node_positions: IntArray, t: float, length: float) -> tuple[FloatArray, FloatArray]:
-        """(start, end) of the slot of each given node that holds [t, t+length].
+    def slot_bounds(
+        self, node_positions: IntArray, t: float, length: float | tuple[float, ...]
+    ) -> tuple[FloatArray, FloatArray]:
+        """(start, end) of the slot of each given node that holds [t, t+length] (``length``: one for
+        all, or one per node, for a window with a rough right edge).
 
         Raises ``ValueError`` when a node has no such slot (the window is not free).
         """
         starts = np.empty(len(node_positions))
         ends = np.empty(len(node_positions))
+        lengths = np.broadcast_to(np.asarray(length, dtype=np.float64), (len(node_positions),))
         for k, pos in enumerate(node_positions):
-            mask = (self.node == pos) & (self.start <= t + EPS) & (self.end >= t + length - EPS)
+            end = t + float(lengths[k])
+            mask = (self.node == pos) & (self.start <= t + EPS) & (self.end >= end - EPS)
             hit = np.flatnonzero(mask)
             if hit.size != 1:
-                raise ValueError(f"node {self.node_ids[pos]} is not free over [{t}, {t + length}]")
+                raise ValueError(f"node {self.node_ids[pos]} is not free over [{t}, {end}]")
             starts[k] = self.start[hit[0]]
             ends[k] = self.end[hit[0]]
         return starts, ends
@@ -266,9 +271,10 @@ def window_distances(table: SlotTable, window: Window) -> Distances:
     the distances to the neighbours of the slot holding it (0 behind an open-ended slot)."""
     index = table.index
     pos = np.array([index[node_id] for node_id in window.nodes], dtype=np.int64)
-    sstart, send = table.slot_bounds(pos, window.start, window.length)
+    lengths = window.part_lengths  # each part's own length (they differ on a rough right edge)
+    sstart, send = table.slot_bounds(pos, window.start, lengths)
     left = window.start - sstart
-    right = np.where(np.isinf(send), 0.0, send - window.end)
+    right = np.where(np.isinf(send), 0.0, send - (window.start + np.asarray(lengths)))
     return tuple(float(v) for v in left), tuple(float(v) for v in right)
 
 
