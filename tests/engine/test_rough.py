@@ -194,3 +194,17 @@ def test_explained_runs_measure_each_rough_part_against_its_own_slot():
         assert (window.start, window.lengths) == (0.0, (5.0, 10.0))
         left, right = run.distances[window.job]
         assert left == (0.0, 0.0) and right == (2.0, 90.0)  # 7 - 5 on the fast node; 100 - 10 on the slow
+
+
+def test_a_job_its_strategy_turns_down_is_not_blamed_on_cycle_boundaries():
+    """AMP pick=first refuses the only affordable pair (the first-found one costs too much): the
+    reason says a window fits inside the cycle and the strategy's own rule turned it down."""
+    nodes = (Node("n0", "A", 2.0, 1.0), Node("n1", "B", 2.0, 1.0), Node("n2", "C", 2.0, 3.0))
+    tasks = (LocalTask("t0", "n0", 0.0, 4.0), LocalTask("t1", "n1", 0.0, 4.0))
+    job = Job("j1", "job", node_count=2, min_performance=1.0, volume=20.0, budget=35.0)
+    env = Environment(nodes, tasks, (job,), TimeSettings(0.0, 100.0, 100.0), "turned down")
+    run = registry.run(env, "AMP", {"shape": "rough", "pick": "first"})
+    assert run.unscheduled == ("j1",)
+    assert run.reasons["j1"].startswith("the strategy took no window, though one fits inside a cycle")
+    assert "from 4" in run.reasons["j1"]  # FirstFit's window, on the two cheap nodes
+    assert registry.run(env, "AMP", {"shape": "rough"}).windows[0].nodes == ("n0", "n1")

@@ -117,4 +117,31 @@ def _left_out_reason(env: Environment, rec: Recorder, job: Job, out_of_cycles: b
     shortest = job.volume / max(n.performance for n in env.nodes)
     if t.cycle_length is not None and shortest > t.cycle_length + EPS:
         return f"needs at least {shortest:.4g} time units; a cycle is only {t.cycle_length:g} long"
+    inside = _window_inside_a_cycle(env, rec, job, earliest)
+    if inside is not None:
+        return (
+            f"the strategy took no window, though one fits inside a cycle (FirstFit's, from {inside:.6g}): "
+            "its own choice rule turned them down"
+        )
     return "no window inside any cycle before the horizon (the slots it could use lie across cycle boundaries)"
+
+
+CYCLES_LOOKED_AT = 1000  # beyond, a left-out job gets the general reason
+
+
+def _window_inside_a_cycle(env: Environment, rec: Recorder, job: Job, earliest: float) -> float | None:
+    """The start of FirstFit's window for ``job`` inside the first cycle that holds one, or None."""
+    t = env.time
+    if t.cycle_length is None or not math.isfinite(t.end):
+        return None
+    first = max(0, int((earliest - t.start) // t.cycle_length))
+    last = min(math.ceil((t.end - t.start) / t.cycle_length), first + CYCLES_LOOKED_AT)
+    for k in range(first, last):
+        cs = t.start + k * t.cycle_length
+        ce = min(cs + t.cycle_length, t.end)
+        lo = max(cs, earliest)
+        table = SlotTable.from_environment(env, rec.windows.values(), istart=lo, iend=ce)
+        found = find_window(table, job, SearchSpec(StartTime()), lo)
+        if found is not None:
+            return found.window.start
+    return None
