@@ -160,13 +160,17 @@ def test_min_proc_time_is_exact_under_a_budget_where_the_greedy_choice_is_wrong(
     assert set(w.nodes) == {"n2", "n4"} and w.cpu_time == pytest.approx(15.0 + 12.0)
 
 
+def _cheap_late_dear_early(jobs: tuple[Job, ...] = (), cycle: float | None = None) -> Environment:
+    """Two cheap nodes free from 4 and a dear one (price 3) free from 0, all of performance 2."""
+    nodes = (Node("n0", "A", 2.0, 1.0), Node("n1", "B", 2.0, 1.0), Node("n2", "C", 2.0, 3.0))
+    tasks = (LocalTask("t0", "n0", 0.0, 4.0), LocalTask("t1", "n1", 0.0, 4.0))
+    return Environment(nodes, tasks, jobs, TimeSettings(0.0, cycle, 100.0), "cheap late, dear early")
+
+
 def test_amp_first_found_takes_the_slots_the_scan_meets_first():
     """AMP pick=first (seed 000 §5 as the paper's scan meets slots): at the earliest start, the nodes
     whose free slot began first, not the cheapest; a start where those exceed the budget is passed."""
-    nodes = (Node("n0", "A", 2.0, 1.0), Node("n1", "B", 2.0, 1.0), Node("n2", "C", 2.0, 3.0))
-    tasks = (LocalTask("t0", "n0", 0.0, 4.0), LocalTask("t1", "n1", 0.0, 4.0))  # C is free from 0
-    env = Environment(nodes, tasks, (), TimeSettings(0.0, None, 100.0), "first found")
-    table = SlotTable.from_environment(env)
+    table = SlotTable.from_environment(_cheap_late_dear_early())
     job = Job("j1", "job", node_count=2, min_performance=1.0, volume=20.0)  # every part lasts 10
     cheapest = search_rough(table, job, "start", 0.0)
     first = search_rough(table, job, "start", 0.0, pick="first")
@@ -199,10 +203,8 @@ def test_explained_runs_measure_each_rough_part_against_its_own_slot():
 def test_a_job_its_strategy_turns_down_is_not_blamed_on_cycle_boundaries():
     """AMP pick=first refuses the only affordable pair (the first-found one costs too much): the
     reason says a window fits inside the cycle and the strategy's own rule turned it down."""
-    nodes = (Node("n0", "A", 2.0, 1.0), Node("n1", "B", 2.0, 1.0), Node("n2", "C", 2.0, 3.0))
-    tasks = (LocalTask("t0", "n0", 0.0, 4.0), LocalTask("t1", "n1", 0.0, 4.0))
     job = Job("j1", "job", node_count=2, min_performance=1.0, volume=20.0, budget=35.0)
-    env = Environment(nodes, tasks, (job,), TimeSettings(0.0, 100.0, 100.0), "turned down")
+    env = _cheap_late_dear_early((job,), cycle=100.0)
     run = registry.run(env, "AMP", {"shape": "rough", "pick": "first"})
     assert run.unscheduled == ("j1",)
     assert run.reasons["j1"].startswith("the strategy took no window, though one fits inside a cycle")
