@@ -105,7 +105,7 @@ def candidates(
     out: list[Candidate] = []
     cut = False
     for P in levels:
-        T = float(window_lengths(job.volume, np.array([P]), spec.length_factor, spec.quantum)[0])
+        T = float(window_lengths(job.volume, P, spec.length_factor, spec.quantum))
         node_perf = perf[table.node]
         begin = np.maximum(table.start, earliest)
         elig = np.flatnonzero((node_perf >= P - EPS) & (table.end - begin >= T - EPS))

@@ -80,11 +80,12 @@ def candidates(table: SlotTable, job: Job, earliest: float, resolution: float = 
     order = np.argsort(node, kind="stable")
     grouped = node[order]
     firsts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
-    avail = np.zeros((tau.size, n_nodes), dtype=bool)
-    avail[:, grouped[firsts]] = np.logical_or.reduceat(covers[:, order], firsts, axis=1)
-    since = np.full((tau.size, n_nodes), np.inf)  # a node's slots are disjoint: one holds it at t
+    # When the free slot holding each node at t began; a node's slots are disjoint, so at most
+    # one holds it, and it is available exactly where there is one.
+    since = np.full((tau.size, n_nodes), np.inf)
     held = np.where(covers, start[None, :], np.inf)[:, order]
     since[:, grouped[firsts]] = np.minimum.reduceat(held, firsts, axis=1)
+    avail = since < np.inf
     return _Candidates(tau, avail, length, units, cost, budget_units(job.budget, resolution), since)
 
 

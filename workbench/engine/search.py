@@ -57,10 +57,10 @@ class SearchSpec:
     quantum: float = 0.0  # > 0: window lengths rounded up to whole quanta of time
 
 
-def window_lengths(volume: float, levels: np.ndarray, factor: float = 1.0, quantum: float = 0.0) -> np.ndarray:
+def window_lengths(volume: float, levels: np.ndarray | float, factor: float = 1.0, quantum: float = 0.0) -> np.ndarray:
     """DESIGN.md "Window length": V / P times the length factor for each level P; with a time
     quantum, rounded up to whole quanta (the papers' simulators count time in whole units)."""
-    T = volume / levels * factor
+    T = np.asarray(volume / levels * factor)
     if quantum > 0:
         T = np.ceil(T / quantum - 1e-9) * quantum
     return T
