@@ -363,8 +363,10 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     by_label = {}
     for spec in plan:
         by_label.setdefault(spec.strategy, []).append(dict(spec.factors))
-    assert len(by_label["CSS (first fit)"]) == 3  # one per level
+    assert len(by_label["CSS (first fit)"]) == 3 + 1  # one per level, and single-node jobs at Table 1's cell
     assert {c["slices"] for c in by_label["Batch-slicer"]} == {1, 2, 3, 5, 6, 10, 20}
+    narrow = [c for cells in by_label.values() for c in cells if c["n_max"] == 1]
+    assert len(narrow) == 2 and all(c["level"] == "medium" and c["slices"] == 5 for c in narrow)
     assert all(c["high_fraction"] == 0.5 for c in by_label["Batch-slicer"])
     assert len(by_label["BSF"]) == 3 * (7 + 4)
     env = generate("vo24", 1)
@@ -374,15 +376,37 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
         generate("vo24", 1, budget_scale=0.0)
     assert {j.criterion for j in first_fit(env).jobs} == {"start"} and len({j.criterion for j in env.jobs}) > 1
     run = run_study("css", 2, 1, None, tmp_path, {"level": "medium"})
-    assert run.recorded == 2 * (1 + 7 + 11) and not run.failed
-    for values in measures(tmp_path).values():
+    assert run.recorded == 2 * (1 + 7 + 11 + 2) and not run.failed
+    for key, values in measures(tmp_path).items():
         assert values["y"] in (0.0, 1.0) and 0 <= values["failed_share"] <= 1
         assert values["y"] == (values["failed_share"] > 0)
+        assert ("held" in values) == ("CSS (first fit)" in key) and 0 < values.get("held", 1) <= 1
     report = (write_report(tmp_path).parent / "report.md").read_text()
     assert "171.7 (Table 1)" in report and "222.0 (Table 1, CSS)" in report
     assert (tmp_path / "css-t_cpu-by-high_fraction.png").exists()
     rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
+
+
+def test_css_alternatives_hold_the_room_they_take():
+    """The css study's `held`: the share of the free node time that CSS's disjoint alternatives hold. One
+    node free over [0, 100] but for a local task on [90, 95]; a one-node job of 30 units finds [0, 30) and
+    [30, 60), then [60, 90) (the task ends the slot at 90), so 90 of the 95 free units are held."""
+    from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
+    from workbench.lab.css_study import free_node_time, held_share
+
+    env = Environment(
+        nodes=(Node("n0", "n0", 2.0, 1.0),),
+        local_tasks=(LocalTask("t", "n0", 90.0, 95.0),),
+        jobs=(Job("j", "j", 1, 1.0, 60.0, criterion="start"),),
+        time=TimeSettings(0.0, None, 100.0),
+    )
+    assert free_node_time(env) == 95.0
+    assert held_share(env) == pytest.approx(90 / 95)
+    two = dataclasses.replace(env, jobs=(*env.jobs, Job("k", "k", 1, 1.0, 10.0, criterion="start")))
+    # Passes in queue order: j [0, 30), k [30, 35), j [35, 65), k [65, 70); j finds no more room, and k
+    # fills [70, 90) and [95, 100) five units at a time: every free unit is held.
+    assert held_share(two) == 1.0
 
 
 def test_css_owner_study_measures_the_owner_node_as_table_2(tmp_path):

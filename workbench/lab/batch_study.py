@@ -16,7 +16,7 @@ from workbench.engine import registry
 from workbench.engine.generate import generate
 from workbench.engine.model import Environment
 from workbench.engine.simulate import Snapshot
-from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, register
+from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, RunSpec, Study, register
 
 # series -> (Random's batch size, limitCoefficient of the other four), seed 003's table
 SERIES = {1: (6, 0.1), 2: (20, 0.3), 3: (30, 0.5), 4: (40, 0.7), 5: (50, 0.9)}
@@ -119,7 +119,7 @@ def _claims() -> tuple[Claim, ...]:
     def equal_cycles(mean: Lookup) -> tuple[bool | None, str]:
         rows = {x: (_mean_over_series(mean, f"MDq{x}", "cycles"), _mean_over_series(mean, f"Knapsack{x}", "cycles"))
                 for x in "TC"}  # fmt: skip
-        return all(abs(a / b - 1) <= 0.15 for a, b in rows.values()), ", ".join(
+        return all(abs(a / b - 1) <= TOLERANCE for a, b in rows.values()), ", ".join(
             f"MDq{x} {a:.1f} vs Knapsack{x} {b:.1f}" for x, (a, b) in rows.items()
         ) + " (within 15 %)"
 

@@ -3,8 +3,17 @@ load levels) and Fig. 9 (the BSF ratio), one vo24 scheduling cycle per run.
 
 The paper sets its load levels by the failure rate Y (0.3, 0.03, below 0.0002); the vo24
 preset's own budgets fail about 17 % of the jobs on price alone (Y near 1). A level here is
-a budget scale and a local load (README "Design decisions"), chosen so Y falls from high to
-low; the measured Y is reported beside the paper's.
+a budget scale and a local load (README "Design decisions"). Budgets do not set Y (× 2, 2.5
+and 3 give the same); local load does. Over k = 1 … 20 and 300 cycles, Y is 0.016 / 0.034 / 0.052
+at loads up to 0 / 1 / 2 % with budgets × 2, so medium is "up to 1 %" (the paper's 0.03); high
+(up to 30 %) gives about 0.33 (0.3); low, budgets × 3 and no load, gives 0.011, not the paper's
+< 0.0002: its failures are jobs that need the fastest nodes (p ≥ 6.5-7.7) after others took them.
+
+Table 1's alternatives per job (N_A, 12.1 for CSS) are bound by room: the alternatives never
+intersect, and here they hold 67-85 % of the free node time when the search stops (measure
+`held`). 12.1 alternatives for each of 20 jobs at the paper's runtime of about 50 fit 24 nodes
+× 600 only if a job takes about one node (20 · 12.1 · 50 · n ≤ 14,400 gives n ≤ 1.2). The study
+runs single-node jobs (n_max = 1) at Table 1's cell beside the preset's n ≤ 5 to show it.
 """
 
 from __future__ import annotations
@@ -14,13 +23,15 @@ import dataclasses
 import numpy as np
 
 from workbench.engine import registry
+from workbench.engine.flow.css import find_alternatives
 from workbench.engine.generate import generate
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
-from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
+from workbench.engine.slots import SlotTable
+from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
 
 # level -> (budget scale, max local load) of the vo24 preset
-LEVELS = {"high": (2.0, 0.3), "medium": (2.0, 0.1), "low": (3.0, 0.0)}
+LEVELS = {"high": (2.0, 0.3), "medium": (2.0, 0.01), "low": (3.0, 0.0)}
 PAPER_Y = {"high": 0.3, "medium": 0.03, "low": 0.0002}
 SLICES = (1, 2, 3, 5, 6, 10, 20)  # Fig. 7's k
 FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)  # Fig. 9: share of the batch batch-sliced (n_CSS / n)
@@ -32,7 +43,9 @@ TABLE_1 = {  # criterion -> (N_A, start, runtime, finish, cost); "css": the init
     "cost": (12.9, 262.6, 55.5, 318.0, 1098.3),
     "css": (12.1, 222.0, 50.3, 272.3, 1248.4),
 }
-TABLE_1_AT = {"level": "medium", "slices": 5, "high_fraction": 0.5}
+WIDTHS = (5, 1)  # the widest job: the vo24 preset's n <= 5, or single-node jobs (N_A's capacity bound)
+TABLE_1_AT = {"level": "medium", "slices": 5, "high_fraction": 0.5, "n_max": 5}
+SLICER_GAINS = {"start": 0.23, "finish": 0.23, "runtime": 0.21, "cost": 0.12}  # §6.2: batch-slicer vs CSS
 
 
 def first_fit(env: Environment) -> Environment:
@@ -55,10 +68,28 @@ def _means(result: Schedule, suffix: str = "", jobs: set[str] | None = None) -> 
     }
 
 
+def free_node_time(env: Environment) -> float:
+    """Node time free of local tasks over the (finite) scheduling interval."""
+    start, end = env.time.start, env.time.end
+    busy = sum(max(0.0, min(t.end, end) - max(t.start, start)) for t in env.local_tasks)
+    return len(env.nodes) * (end - start) - busy
+
+
+CSS_DEFAULTS = registry.get("CSS").resolve({})
+
+
+def held_share(env: Environment) -> float:
+    """The share of the free node time that CSS's alternatives hold once its search stops (one
+    batch, no slicing): near 1, the number of alternatives is bound by the room, not the search."""
+    table = SlotTable.from_environment(env, istart=env.time.start, iend=env.time.end)
+    alternatives = find_alternatives(None, env.jobs, table, env.time.start, CSS_DEFAULTS["max_alternatives"])
+    return sum(w.cpu_time for alts in alternatives.values() for w in alts) / free_node_time(env)
+
+
 def _run(spec: RunSpec) -> dict[str, float]:
     f = dict(spec.factors)
     scale, load = LEVELS[f["level"]]
-    env = generate("vo24", spec.seed, budget_scale=scale, max_load=load)
+    env = generate("vo24", spec.seed, budget_scale=scale, max_load=load, n_max=int(f["n_max"]))
     if spec.strategy == "CSS (first fit)":
         result = registry.run(first_fit(env), "CSS")
     elif spec.strategy == "Batch-slicer":
@@ -67,6 +98,8 @@ def _run(spec: RunSpec) -> dict[str, float]:
         result = registry.run(env, "BSF", {"slices": int(f["slices"]), "high_fraction": float(f["high_fraction"])})
     out = {"y": 1.0 if result.unscheduled else 0.0, "failed_share": len(result.unscheduled) / len(env.jobs)}
     out.update(_means(result))
+    if spec.strategy == "CSS (first fit)":
+        out["held"] = held_share(first_fit(env))
     for group in GROUPS:  # Table 1: the jobs of each criterion (grouped by what the user asked for)
         out.update(_means(result, f"_{group}", {j.id for j in env.jobs if j.criterion == group}))
     return out
@@ -81,8 +114,8 @@ def _published() -> tuple[Published, ...]:
     for name, value in zip(names, TABLE_1["css"], strict=True):
         out.append(Published(name, "CSS (first fit)", value, TABLE_1_AT, "Table 1, CSS"))
     for level, y in PAPER_Y.items():
-        out.append(Published("y", "Batch-slicer", y, {"level": level, "slices": 5, "high_fraction": 0.5}, "§6.3",
-                             compare=False))  # fmt: skip
+        at = {**TABLE_1_AT, "level": level}
+        out.append(Published("y", "Batch-slicer", y, at, "§6.3", compare=False))
     return tuple(out)
 
 
@@ -98,23 +131,28 @@ def _claims() -> tuple[Claim, ...]:
         return ok, "; ".join(parts)
 
     def slicer_beats_css(mean: Lookup) -> tuple[bool | None, str]:
-        targets = {"start": 0.23, "finish": 0.23, "runtime": 0.21, "cost": 0.12}
+        # §6.2's figures set each criterion's own jobs against the CSS mean: Table 1 gives start
+        # 171.7 / 222 = −22.7 %, finish 205.5 / 272.3 = −24.5 %, runtime 39.3 / 50.3 = −21.9 %,
+        # cost 1098.3 / 1248.4 = −12.0 %; the batch's overall means differ by only 0–3 % there.
         gains = {
-            m: 1 - mean("Batch-slicer", m, **TABLE_1_AT) / mean("CSS (first fit)", m, **TABLE_1_AT) for m in targets
+            m: 1 - mean("Batch-slicer", f"{m}_{m}", **TABLE_1_AT) / mean("CSS (first fit)", m, **TABLE_1_AT)
+            for m in SLICER_GAINS
         }
-        ok = all(gains[m] >= t for m, t in targets.items())
+        ok = all(gains[m] >= (1 - TOLERANCE) * t for m, t in SLICER_GAINS.items())
         return ok, ", ".join(
-            f"{m} {-100 * g:+.0f} % (paper −{100 * targets[m]:.0f} % or less)" for m, g in gains.items()
-        )
+            f"{m} {-100 * g:+.0f} % (paper −{100 * SLICER_GAINS[m]:.0f} %)" for m, g in gains.items()
+        ) + " (each criterion's own jobs against the CSS mean)"
 
     def alternatives_grow_with_k(mean: Lookup) -> tuple[bool | None, str]:
-        rows = {lv: (mean("Batch-slicer", "n_a", level=lv, slices=1), mean("Batch-slicer", "n_a", level=lv, slices=20))
+        rows = {lv: (mean("Batch-slicer", "n_a", level=lv, slices=1, n_max=5),
+                     mean("Batch-slicer", "n_a", level=lv, slices=20, n_max=5))
                 for lv in LEVELS}  # fmt: skip
         ok = all(b > a for a, b in rows.values())
         return ok, ", ".join(f"{lv}: {a:.1f} → {b:.1f}" for lv, (a, b) in rows.items())
 
     def failures_grow_with_k(mean: Lookup) -> tuple[bool | None, str]:
-        rows = {lv: (mean("Batch-slicer", "y", level=lv, slices=1), mean("Batch-slicer", "y", level=lv, slices=20))
+        rows = {lv: (mean("Batch-slicer", "y", level=lv, slices=1, n_max=5),
+                     mean("Batch-slicer", "y", level=lv, slices=20, n_max=5))
                 for lv in LEVELS}  # fmt: skip
         ok = all(b >= a for a, b in rows.values()) and any(b > a for a, b in rows.values())
         return ok, ", ".join(f"{lv}: Y {a:.3f} → {b:.3f}" for lv, (a, b) in rows.items())
@@ -122,12 +160,12 @@ def _claims() -> tuple[Claim, ...]:
     def best_k_by_level(mean: Lookup) -> tuple[bool | None, str]:
         best = {}
         for lv in LEVELS:
-            values = {k: mean("Batch-slicer", "t_cpu", level=lv, slices=k) for k in SLICES}
+            values = {k: mean("Batch-slicer", "t_cpu", level=lv, slices=k, n_max=5) for k in SLICES}
             best[lv] = min(values, key=values.__getitem__)
         return best["high"] < best["low"], ", ".join(f"{lv}: k = {k}" for lv, k in best.items())
 
     def bsf_trade_off(mean: Lookup) -> tuple[bool | None, str]:
-        at = {"level": "medium", "slices": 5}
+        at = {"level": "medium", "slices": 5, "n_max": 5}
         t0, t1 = (mean("BSF", "t_cpu", **at, high_fraction=x) for x in (0.0, 1.0))
         s0, s1 = (mean("BSF", "start", **at, high_fraction=x) for x in (0.0, 1.0))
         return (
@@ -142,13 +180,22 @@ def _claims() -> tuple[Claim, ...]:
             own_criterion_best,
         ),
         Claim(
-            "batch-slicer vs CSS: start and finish −23 %, runtime −21 %, cost −12 % or better", "§6.2", slicer_beats_css
+            "batch-slicer vs CSS, each criterion's own jobs: start and finish −23 %, runtime −21 %, cost −12 % "
+            "(within 15 % of it, or better)",
+            "§6.2",
+            slicer_beats_css,
         ),
         Claim("more sub-batches give more alternatives per job", "§6.3, Fig. 7", alternatives_grow_with_k),
         Claim("more sub-batches give more failures Y", "§6.3, Fig. 7", failures_grow_with_k),
         Claim("high load: fewer sub-batches are best; low load: more", "§6.3, Fig. 7", best_k_by_level),
         Claim("BSF: more batch-sliced jobs lower T_CPU and delay the start", "§7.1, Fig. 9", bsf_trade_off),
     )
+
+
+def _table_1_only(f: dict[str, object]) -> bool:
+    """Single-node jobs run at Table 1's cell, for its two strategies (the N_A experiment)."""
+    at_cell = all(f[k] == v for k, v in TABLE_1_AT.items() if k != "n_max")
+    return at_cell and f.get("strategy") in ("CSS (first fit)", "Batch-slicer")
 
 
 CSS_STUDY = register(
@@ -164,9 +211,13 @@ CSS_STUDY = register(
             "fit; 'Batch-slicer' searches each job's alternatives by its own criterion (AEP) and slices the "
             "batch into k sub-batches; BSF batch-slices the first high_fraction of the batch (by order) and "
             "backfills the rest with FirstFit. Load levels: the paper sets them by Y; here high = budgets × 2 "
-            "with local load up to 30 %, medium = × 2 with up to 10 %, low = × 3 with no local load (the "
-            "preset's own budgets fail 17 % of jobs on price). Table 1 is read at medium load and k = 5 (the "
-            "paper's best k); Y is judged per run (1 if any job of the cycle failed). Windows are square."
+            "with local load up to 30 %, medium = × 2 with up to 1 % (which gives the paper's Y = 0.03 over "
+            "300 cycles), low = × 3 with no local load (the preset's own budgets fail 17 % of jobs on price). "
+            "Table 1 is read at medium load and k = 5 (the paper's best k); Y is judged per run (1 if any job "
+            "of the cycle failed). Windows are square. Jobs have n ~ U{1..5} (n_max = 5; the paper gives no "
+            "width); n_max = 1, single-node jobs, runs at Table 1's cell only, to show that the paper's 12 "
+            "alternatives per job need jobs that narrow ('held': the share of the free node time the "
+            "first-fit CSS's alternatives hold)."
         ),
         strategies=(
             ("CSS (first fit)", "CSS", {}),
@@ -177,12 +228,14 @@ CSS_STUDY = register(
             Factor("level", tuple(LEVELS), "load level (budget scale, local load)"),
             Factor("slices", SLICES, "sub-batches k"),
             Factor("high_fraction", FRACTIONS, "BSF: share of the batch batch-sliced"),
+            Factor("n_max", WIDTHS, "the widest job: n ~ U{1..n_max}"),
         ),
         reps=40,
         measures={
             "y": "cycles where some job failed (Y)",
             "failed_share": "share of the batch's jobs that failed",
             "n_a": "alternatives per placed job",
+            "held": "CSS (first fit): share of the free node time its alternatives hold when the search stops",
             "t_cpu": "CPU time per placed job (n × T)",
             "start": "mean start",
             "runtime": "mean runtime",
@@ -202,15 +255,16 @@ CSS_STUDY = register(
         ),
         claims=_claims(),
         figures=(
-            ("t_cpu", "slices", {"high_fraction": 0.5}),
-            ("y", "slices", {"high_fraction": 0.5}),
-            ("t_cpu", "high_fraction", {"slices": 5, "level": "medium"}),
-            ("start", "high_fraction", {"slices": 5, "level": "medium"}),
+            ("t_cpu", "slices", {"high_fraction": 0.5, "n_max": 5}),
+            ("y", "slices", {"high_fraction": 0.5, "n_max": 5}),
+            ("t_cpu", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5}),
+            ("start", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5}),
         ),
         # Fig. 7 sweeps k at the default BSF share; Fig. 9 sweeps the share at k = 5. CSS has neither: it
         # runs at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only.
         cells=lambda f: (
-            (f["slices"] == 5 or f["high_fraction"] == 0.5)
+            (f["n_max"] == 5 or _table_1_only(f))
+            and (f["slices"] == 5 or f["high_fraction"] == 0.5)
             and (f.get("strategy") != "CSS (first fit)" or (f["slices"] == 5 and f["high_fraction"] == 0.5))
             and (f.get("strategy") != "Batch-slicer" or f["high_fraction"] == 0.5)
         ),

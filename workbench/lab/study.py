@@ -18,6 +18,9 @@ from typing import Any
 
 from workbench.engine.errors import ParameterError
 
+# A measured value is "within" the paper's when it deviates by at most this share of it.
+TOLERANCE = 0.15
+
 
 @dataclass(frozen=True)
 class Factor:
