@@ -291,6 +291,7 @@ def _figure(
             key=lambda other: [(ranks.get(k, {}).get(v, len(ranks.get(k, {}))), str(v)) for k, v in other],
         )
         drew_paper = False
+        drawn: dict[str, str] = {}  # label -> colour, for the legend (in the first panel, of every panel)
         fig, axes = plt.subplots(1, len(others), figsize=(5.5 * len(others), 4.0), squeeze=False)
         for ax, other in zip(axes[0], others, strict=True):
             for i, label in enumerate(study.labels):
@@ -307,11 +308,12 @@ def _figure(
                 xs = [p[0] for p in points]
                 colour = colours[i % len(colours)]
                 ax.errorbar(xs, [p[1].mean for p in points], yerr=[p[1].half_width for p in points], marker="o",
-                            color=colour, label=label, capsize=2)  # fmt: skip
+                            color=colour, capsize=2)  # fmt: skip
+                drawn.setdefault(label, colour)
                 paper = [
                     (p.where.get(x), p.value)
                     for p in study.published
-                    if p.strategy == label and p.measure == measure and all(p.where.get(k) == v for k, v in other)
+                    if p.strategy == label and p.measure == measure and all(p.where.get(k, v) == v for k, v in other)
                 ]
                 if paper:
                     px, py = zip(*sorted(paper), strict=True)
@@ -323,6 +325,8 @@ def _figure(
                 ax.set_xticks(sorted(values))
             ax.set_title(", ".join(f"{k}={v}" for k, v in other) or study.name, fontsize=10)
         ax = axes[0][0]
+        for label, colour in drawn.items():  # every strategy of every panel, in the study's order
+            ax.plot([], [], marker="o", color=colour, label=label)
         if drew_paper:
             ax.plot([], [], linestyle="--", marker="D", fillstyle="none", color="grey", label="paper (dashed)")
     return _save(study, fig, ax, measure, target, stem, at if x == "strategy" else None)
