@@ -261,7 +261,8 @@ CSS_STUDY = register(
             ("start", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5}),
         ),
         # Fig. 7 sweeps k at the default BSF share; Fig. 9 sweeps the share at k = 5. CSS has neither: it
-        # runs at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only.
+        # runs at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only. Single-node
+        # jobs (n_max = 1) run at Table 1's cell only.
         cells=lambda f: (
             (f["n_max"] == 5 or _table_1_only(f))
             and (f["slices"] == 5 or f["high_fraction"] == 0.5)
