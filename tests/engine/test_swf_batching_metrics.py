@@ -291,3 +291,29 @@ def test_the_load_model_option_puts_that_many_tasks_on_every_node_at_its_drawn_u
             assert busy <= 0.3 * 1200
     with pytest.raises(ParameterError, match="tasks_per_node"):
         generate("window100", 5, tasks_per_node=-1)
+
+
+def test_backfill32_job_performance_requirements_are_drawn_within_reach():
+    """backfill32's ``job_perf_max``: 0 (the default) lets every node serve every job; above it each job
+    asks for p ~ U[2, job_perf_max], never more than its n-th fastest node has (so it can run), and the
+    nodes, widths and volumes stay those of the environment without requirements."""
+    default = generate("backfill32", 9, jobs=200)
+    assert default == generate("backfill32", 9, jobs=200, job_perf_max=0.0)
+    assert {j.min_performance for j in default.jobs} == {2.0}
+    env = generate("backfill32", 9, jobs=200, job_perf_max=12.0)
+    assert env.nodes == default.nodes and env.local_tasks == default.local_tasks
+    strip = [(j.id, j.node_count, j.volume) for j in env.jobs]
+    assert strip == [(j.id, j.node_count, j.volume) for j in default.jobs]
+    fastest = sorted((n.performance for n in env.nodes), reverse=True)
+    ps = [j.min_performance for j in env.jobs]
+    assert all(2.0 <= j.min_performance <= min(12.0, fastest[j.node_count - 1]) for j in env.jobs)
+    assert min(ps) < 4 and max(ps) > 10  # spread over the range
+    assert len(set(ps)) > 150
+    # Eight nodes and jobs as wide: a job on all eight can ask no more than the slowest node has.
+    small = generate("backfill32", 9, jobs=200, nodes=8, n_max=8, job_perf_max=16.0)
+    slowest = min(n.performance for n in small.nodes)
+    wide = [j.min_performance for j in small.jobs if j.node_count == 8]
+    assert wide and all(p <= slowest for p in wide) and wide.count(slowest) > len(wide) // 2
+    for bad in (-1.0, 1.0):
+        with pytest.raises(ParameterError, match="job_perf_max"):
+            generate("backfill32", 9, job_perf_max=bad)

@@ -20,7 +20,14 @@ from workbench.lab.database import FILE, Database
 from workbench.lab.runner import run_study
 from workbench.lab.study import Factor, RunSpec, Study, get_study, register
 
-SMALL = {"n_q": "50", "scenario": "static", "quantum": "0.0", "local_load": "0.1", "strategy": "BFfinish,CoP"}
+SMALL = {
+    "n_q": "50",
+    "scenario": "static",
+    "quantum": "0.0",
+    "local_load": "0.1",
+    "job_perf_max": "0.0",
+    "strategy": "BFfinish,CoP",
+}
 
 
 def claim_rows(report: str) -> list[str]:
@@ -36,11 +43,12 @@ def measures(folder, skip=("ms",)):
 
 def test_registry_and_factor_validation():
     study = get_study("backfilling")
-    # N_Q x scenario x (the paper's five without local load, and with the preset's at both quanta; three
-    # more at the preset's load and quantum 0) x seeds
-    assert len(study.plan()) == 4 * 2 * (5 * 3 + 3) * study.reps
+    # N_Q x scenario x (the paper's five without local load, with and without performance requirements,
+    # and with the preset's load at both quanta; three more at the preset's load and quantum 0) x seeds
+    assert len(study.plan()) == 4 * 2 * (5 * 4 + 3) * study.reps
     without = [dict(s.factors) for s in study.plan(1) if dict(s.factors)["local_load"] == 0.0]
-    assert len(without) == 4 * 2 * 5 and all(c["quantum"] == 0.0 for c in without)
+    assert len(without) == 4 * 2 * 5 * 2 and all(c["quantum"] == 0.0 for c in without)
+    assert sum(c["job_perf_max"] > 0 for c in without) == 4 * 2 * 5
     plan = study.plan(2, SMALL)
     assert len(plan) == 2 * 2 and {s.strategy for s in plan} == {"BFfinish", "CoP"}
     assert len({s.key for s in plan}) == len(plan)
@@ -117,6 +125,7 @@ def test_a_kill_leaves_a_consistent_database(tmp_path):
     folder = tmp_path / "run"
     cmd = [sys.executable, "-m", "workbench.cli", "lab", "run", "backfilling", "--reps", "6", "--workers", "1"]
     cmd += ["--set", "scenario=static", "--set", "n_q=50,100", "--set", "quantum=0.0", "--set", "local_load=0.1"]
+    cmd += ["--set", "job_perf_max=0.0"]
     cmd += ["--set", "strategy=BFstart,BFfinish,BFshort,PAST,CoP", "--out", str(folder)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
@@ -142,12 +151,12 @@ def test_a_kill_leaves_a_consistent_database(tmp_path):
 
 
 def test_report_has_figures_papers_values_and_orderings(tmp_path):
-    where = {"n_q": "50", "scenario": "static", "quantum": "0.0", "local_load": "0.0"}
+    where = {"n_q": "50", "scenario": "static", "quantum": "0.0", "local_load": "0.0", "job_perf_max": "0.0"}
     run = run_study("backfilling", 2, 1, None, tmp_path, where)
     report = run.report()
     text = report.read_text()
     assert "302.1 (Table 2)" in text  # BFfinish, N_Q = 50, the paper's value beside ours
-    where_text = "n_q=50, scenario=static, quantum=0.0, local_load=0.0"
+    where_text = "n_q=50, scenario=static, quantum=0.0, local_load=0.0, job_perf_max=0.0"
     ordering = f"| mean_finish: BFshort < BFfinish < BFstart (Table 2) | {where_text} |"
     assert ordering in text
     assert "Left open, and chosen here" in text

@@ -9,7 +9,12 @@ Presets:
   ``budget_scale`` multiplies them (the css study's load levels).
 * ``backfill32``: seed 001 §4.2. 32 nodes, performance U[2, 16], a queue of
   ``jobs`` jobs accumulated at time 0 with n in [1, 8] and V in [60, 1200],
-  unbounded horizon and no budget limits (the paper sets none).
+  unbounded horizon and no budget limits (the paper sets none). Every node
+  serves every job unless ``job_perf_max`` > 0: then each job asks for nodes of
+  performance p ~ U[perf_min, job_perf_max] (the request's p of seed 001 §2.1,
+  which §4.2 does not draw), at most its n-th fastest node's so that it can
+  run, from a random stream of its own (the rest of the environment is the
+  same as without).
 * ``aep100``: seed 000 §5 (Figs. 5-6). 100 nodes, performance U[2, 10], prices
   from performance with a normal charge, interval 600, an initial load of 10-50 %
   on every node, one job of n = 5 parts, V = 300 (150 units of time on the
@@ -93,6 +98,7 @@ PRESETS: dict[str, Preset] = {
             "n_max": 8,
             "volume_min": 60.0,
             "volume_max": 1200.0,
+            "job_perf_max": 0.0,
         },
     ),
     "aep100": Preset(
@@ -193,6 +199,8 @@ def _check_params(params: dict[str, Any]) -> None:
         raise ParameterError("min_load", "must be in [0, max_load]")
     if params.get("perf_max", 1) < params.get("perf_min", 0):
         raise ParameterError("perf_max", "must be at least perf_min")
+    if 0 < params.get("job_perf_max", 0) < params.get("perf_min", 0) or params.get("job_perf_max", 0) < 0:
+        raise ParameterError("job_perf_max", "must be 0 (no requirement) or at least perf_min")
 
 
 def _nodes(rng: np.random.Generator, params: dict[str, Any], decimals: int) -> list[Node]:
@@ -311,6 +319,8 @@ def _backfill32(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> 
         )
         for i in range(params["jobs"])
     ]
+    if params["job_perf_max"] > 0:
+        jobs = _with_performance_requirements(jobs, nodes, params["perf_min"], params["job_perf_max"], seed)
     return Environment(
         nodes=tuple(nodes),
         local_tasks=tuple(tasks),
@@ -320,6 +330,17 @@ def _backfill32(rng: np.random.Generator, seed: int, params: dict[str, Any]) -> 
         description="Seed 001 §4.2 set-up: a queue accumulated at time 0 on 32 heterogeneous nodes.",
         strategy=StrategyRef("CoP"),
     )
+
+
+def _with_performance_requirements(jobs: list[Job], nodes: list[Node], low: float, high: float, seed: int) -> list[Job]:
+    """Each job's p ~ U[low, high], at most the performance of its n-th fastest node (so it can run)."""
+    rng = np.random.default_rng([seed, 3])  # a stream of its own: the other draws stay as they were
+    fastest = np.sort([n.performance for n in nodes])[::-1]
+    wanted = np.round(rng.uniform(low, high, len(jobs)), 2)
+    return [
+        dataclasses.replace(job, min_performance=float(min(p, fastest[min(job.node_count, len(nodes)) - 1])))
+        for job, p in zip(jobs, wanted, strict=True)
+    ]
 
 
 def _one_job(rng: np.random.Generator, seed: int, params: dict[str, Any], name: str, about: str) -> Environment:

@@ -28,6 +28,7 @@ from workbench.lab.database import Database, Row
 from workbench.lab.study import TOLERANCE, Ordering, Published, Study, get_study
 
 # Student's t, 97.5 % quantile, for 1..30 degrees of freedom (beyond: the normal 1.96).
+PANELS_PER_ROW = 4  # a figure of more panels wraps onto further rows
 T975 = [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13,
         2.12, 2.11, 2.10, 2.09, 2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04]  # fmt: skip
 
@@ -292,8 +293,12 @@ def _figure(
         )
         drew_paper = False
         drawn: dict[str, str] = {}  # label -> colour, for the legend (in the first panel, of every panel)
-        fig, axes = plt.subplots(1, len(others), figsize=(5.5 * len(others), 4.0), squeeze=False)
-        for ax, other in zip(axes[0], others, strict=True):
+        cols = min(len(others), PANELS_PER_ROW)
+        rows = -(-len(others) // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(5.5 * cols, 4.0 * rows), squeeze=False)
+        for ax in axes.flat[len(others) :]:
+            ax.set_visible(False)
+        for ax, other in zip(axes.flat, others, strict=False):  # the spare panels are hidden above
             for i, label in enumerate(study.labels):
                 points = sorted(  # in the factor's own order (Table 1's configurations, MF1…MF6, …)
                     (

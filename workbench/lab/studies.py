@@ -169,26 +169,27 @@ PAPER_BACKFILL = {  # mean job finish time; N_Q -> BFstart, BFfinish, BFshort, P
 BACKFILL_LABELS = ("BFstart", "BFfinish", "BFshort", "PAST", "CoP")
 
 
-def _backfill_env(seed: int, jobs: int, scenario: str, load: float) -> Environment:
-    """backfill32 with N_Q jobs and local load up to ``load``; with ``arrivals``, each job arrives at
-    U[0, makespan/2) of the static BFfinish schedule of the same environment (seed 001: "up to half of
-    the makespan obtained during the first experiment")."""
-    env = generate("backfill32", seed, jobs=jobs, max_load=load)
+def _backfill_env(seed: int, jobs: int, scenario: str, load: float, p_max: float) -> Environment:
+    """backfill32 with N_Q jobs, local load up to ``load`` and job performance requirements up to
+    ``p_max`` (0: none); with ``arrivals``, each job arrives at U[0, makespan/2) of the static BFfinish
+    schedule of the same environment (seed 001: "up to half of the makespan obtained during the first
+    experiment")."""
+    env = generate("backfill32", seed, jobs=jobs, max_load=load, job_perf_max=p_max)
     if scenario == "static":
         return env
-    return _with_arrivals(env, seed, load)
+    return _with_arrivals(env, seed, load, p_max)
 
 
 @cache
-def _static_makespan(seed: int, jobs: int, load: float) -> float:
-    env = generate("backfill32", seed, jobs=jobs, max_load=load)
+def _static_makespan(seed: int, jobs: int, load: float, p_max: float) -> float:
+    env = generate("backfill32", seed, jobs=jobs, max_load=load, job_perf_max=p_max)
     return flow_metrics(env, registry.run(env, "BFfinish")).makespan
 
 
-def _with_arrivals(env: Environment, seed: int, load: float) -> Environment:
+def _with_arrivals(env: Environment, seed: int, load: float, p_max: float) -> Environment:
     import dataclasses
 
-    half = _static_makespan(seed, len(env.jobs), load) / 2
+    half = _static_makespan(seed, len(env.jobs), load, p_max) / 2
     rng = np.random.default_rng([seed, 1])
     arrivals = rng.uniform(0.0, half, len(env.jobs))
     jobs = tuple(dataclasses.replace(j, arrival=float(round(a, 6))) for j, a in zip(env.jobs, arrivals, strict=True))
@@ -196,9 +197,8 @@ def _with_arrivals(env: Environment, seed: int, load: float) -> Environment:
 
 
 def _backfill_run(spec: RunSpec) -> dict[str, float]:
-    env = _backfill_env(
-        spec.seed, int(spec.factor("n_q")), str(spec.factor("scenario")), float(spec.factor("local_load"))
-    )
+    f = dict(spec.factors)
+    env = _backfill_env(spec.seed, int(f["n_q"]), str(f["scenario"]), float(f["local_load"]), float(f["job_perf_max"]))
     name, params = BACKFILLING.strategy(spec.strategy)
     result = registry.run(env, name, {**params, "quantum": float(spec.factor("quantum"))})
     m = flow_metrics(env, result)
@@ -228,7 +228,7 @@ def _backfill_claims() -> tuple[Claim, ...]:
     def idle_space_costs_makespan(mean: Lookup) -> tuple[bool | None, str]:
         parts, ok = [], True
         for n_q in (50, 100, 150, 200):
-            at = {"n_q": n_q, "scenario": "static", "quantum": 0.0, "local_load": PRESET_LOAD}
+            at = {"n_q": n_q, "scenario": "static", "quantum": 0.0, "local_load": PRESET_LOAD, "job_perf_max": 0.0}
             a, b = mean("MinLMinSum", "makespan", **at), mean("BFfinish", "makespan", **at)
             longer = 100 * (a / b - 1)
             ok &= 30 <= longer <= 100
@@ -246,27 +246,31 @@ def _backfill_claims() -> tuple[Claim, ...]:
 
 def _backfill_orderings() -> tuple[Ordering, ...]:
     out = []
-    for quantum, load in ((0.0, 0.0), (0.0, PRESET_LOAD), (1.0, PRESET_LOAD)):
+    for quantum, load, p_max in ((0.0, 0.0, P_MAX), (0.0, 0.0, 0.0), (0.0, PRESET_LOAD, 0.0), (1.0, PRESET_LOAD, 0.0)):
         for n_q in (50, 100, 150, 200):
-            where = {"n_q": n_q, "scenario": "static", "quantum": quantum, "local_load": load}
+            where = {"n_q": n_q, "scenario": "static", "quantum": quantum, "local_load": load, "job_perf_max": p_max}
             out.append(Ordering("mean_finish", ("BFshort", "BFfinish", "BFstart"), "min", where, "Table 2"))
             out.append(Ordering("mean_finish", ("CoP", "PAST"), "min", where, "§4.2: CoP 0.5-1 % ahead of PAST"))
             arrivals = {**where, "scenario": "arrivals"}
             out.append(Ordering("mean_finish", ("CoP", "BFfinish", "BFstart"), "min", arrivals, "Table 3"))
-        at_50 = {"n_q": 50, "scenario": "static", "quantum": quantum, "local_load": load}
+        at_50 = {**where, "n_q": 50}
         out.append(Ordering("mean_finish", ("CoP", "BFfinish"), "min", at_50, "§4.2: +1 % at 50"))
     return tuple(out)
 
 
 QUANTA = (0.0, 1.0)  # window lengths V / P exactly, or rounded up to whole units of time
 PRESET_LOAD = 0.1  # the backfill32 preset's local load (up to 10 % per node); the paper mentions none
+P_MAX = 12.0  # jobs' performance requirement p ~ U[2, 12] (capped so every job can run): fits Table 2 best
 
 
 def _backfill_cell(cell: Mapping[str, Any]) -> bool:
-    """The paper's five strategies run without local load (its set-up) and with the preset's, and with
-    whole quanta at the preset's; the others (the scan-order BFstart, the L_Σ planners) at the preset's."""
+    """The paper's five strategies run without local load (its set-up), with and without performance
+    requirements, and with the preset's load, with and without whole quanta; the others (the scan-order
+    BFstart, the L_Σ planners) at the preset's load."""
     if cell["strategy"] not in BACKFILL_LABELS:
-        return cell["quantum"] == 0.0 and cell["local_load"] == PRESET_LOAD
+        return cell["quantum"] == 0.0 and cell["local_load"] == PRESET_LOAD and cell["job_perf_max"] == 0.0
+    if cell["job_perf_max"] > 0:
+        return cell["quantum"] == 0.0 and cell["local_load"] == 0.0
     return cell["quantum"] == 0.0 or cell["local_load"] == PRESET_LOAD
 
 
@@ -281,7 +285,10 @@ BACKFILLING = register(
             "arriving uniformly over half of the first experiment's makespan (Table 3); conservative "
             "backfilling with each criterion; 2000 simulations per cell; no local load is mentioned, so the "
             "five strategies run without it (local_load = 0, the paper's set-up) and with the backfill32 "
-            "preset's (up to 10 % per node, local_load = 0.1). Left open, and chosen here: arrivals drawn "
+            "preset's (up to 10 % per node, local_load = 0.1). The request model has a minimum node performance "
+            "p (§2.1) that §4.2 does not draw: job_perf_max = 12 draws p ~ U[2, 12] per job (at most its n-th "
+            "fastest node's, so that it can run; without local load), 0 asks for none. Left open, and chosen "
+            "here: arrivals drawn "
             "over half of the static BFfinish makespan of the same environment; static (not dynamic) "
             "planning, as every job runs its full length. BFstart (scan) is BFstart with the paper's "
             "literal window scan (the fastest group of nodes first, seed 002 §3.2). MinLSum and MinLMinSum "
@@ -301,6 +308,7 @@ BACKFILLING = register(
             Factor("scenario", ("static", "arrivals"), "all at time 0 (Table 2), or arrivals (Table 3)"),
             Factor("quantum", QUANTA, "window lengths: 0 V / P exactly, 1 rounded up to whole units of time"),
             Factor("local_load", (0.0, PRESET_LOAD), "local load per node up to: 0 (the paper's set-up), 0.1 (preset)"),
+            Factor("job_perf_max", (P_MAX, 0.0), "jobs' performance requirement p ~ U[2, job_perf_max]; 0: none"),
         ),
         cells=_backfill_cell,
         reps=10,
