@@ -505,10 +505,11 @@ def test_batch_formation_study_runs_the_five_series_and_fig_2_cycle_by_cycle(tmp
     for key, values in measures(tmp_path).items():
         factors = json.loads(key)[2]
         assert 0 < values["utilisation"] < 1 and values["cycles"] >= 1 and values["batch"] >= 1
+        assert values["t_cpu"] >= values["runtime"]  # n × T, n ≥ 1
         per_cycle = [m for m in values if m.startswith("batch_c")]
         assert bool(per_cycle) == (factors["series"] == 3)
     report = (write_report(tmp_path).parent / "report.md").read_text()
-    for name in ("runtime-by-series", "batch-by-cycle", "returns-by-cycle", "n_a-by-cycle"):
+    for name in ("t_cpu-by-series", "batch-by-cycle", "returns-by-cycle", "n_a-by-cycle"):
         assert (tmp_path / f"batch-formation-{name}.png").exists(), name
     rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
