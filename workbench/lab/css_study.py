@@ -68,11 +68,17 @@ def _means(result: Schedule, suffix: str = "", jobs: set[str] | None = None) -> 
     }
 
 
+def _interval_slots(env: Environment) -> SlotTable:
+    return SlotTable.from_environment(env, istart=env.time.start, iend=env.time.end)
+
+
+def _free_time(table: SlotTable) -> float:
+    return float((table.end - table.start).sum())
+
+
 def free_node_time(env: Environment) -> float:
-    """Node time free of local tasks over the (finite) scheduling interval."""
-    start, end = env.time.start, env.time.end
-    busy = sum(max(0.0, min(t.end, end) - max(t.start, start)) for t in env.local_tasks)
-    return len(env.nodes) * (end - start) - busy
+    """Node time free of local tasks over the (finite) scheduling interval: its free slots' total."""
+    return _free_time(_interval_slots(env))
 
 
 CSS_DEFAULTS = registry.get("CSS").resolve({})
@@ -81,9 +87,9 @@ CSS_DEFAULTS = registry.get("CSS").resolve({})
 def held_share(env: Environment) -> float:
     """The share of the free node time that CSS's alternatives hold once its search stops (one
     batch, no slicing): near 1, the number of alternatives is bound by the room, not the search."""
-    table = SlotTable.from_environment(env, istart=env.time.start, iend=env.time.end)
+    table = _interval_slots(env)
     alternatives = find_alternatives(None, env.jobs, table, env.time.start, CSS_DEFAULTS["max_alternatives"])
-    return sum(w.cpu_time for alts in alternatives.values() for w in alts) / free_node_time(env)
+    return sum(w.cpu_time for alts in alternatives.values() for w in alts) / _free_time(table)
 
 
 def _run(spec: RunSpec) -> dict[str, float]:

@@ -27,8 +27,8 @@ from workbench.engine.io.envfile import write_text_atomic
 from workbench.lab.database import Database, Row
 from workbench.lab.study import TOLERANCE, Ordering, Published, Study, get_study
 
-# Student's t, 97.5 % quantile, for 1..30 degrees of freedom (beyond: the normal 1.96).
 PANELS_PER_ROW = 4  # a figure of more panels wraps onto further rows
+# Student's t, 97.5 % quantile, for 1..30 degrees of freedom (beyond: the normal 1.96).
 T975 = [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13,
         2.12, 2.11, 2.10, 2.09, 2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04]  # fmt: skip
 
