@@ -380,10 +380,12 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     by_label = {}
     for spec in plan:
         by_label.setdefault(spec.strategy, []).append(dict(spec.factors))
-    assert len(by_label["CSS (first fit)"]) == 3 + 1  # one per level, and single-node jobs at Table 1's cell
+    for label in ("CSS (first fit)", "CSS (first fit, sliced)"):  # one per level, single-node jobs at Table 1's
+        assert len(by_label[label]) == 3 + 1
+        assert all(c["slices"] == 5 and c["high_fraction"] == 0.5 for c in by_label[label])
     assert {c["slices"] for c in by_label["Batch-slicer"]} == {1, 2, 3, 5, 6, 10, 20}
     narrow = [c for cells in by_label.values() for c in cells if c["n_max"] == 1]
-    assert len(narrow) == 2 and all(c["level"] == "medium" and c["slices"] == 5 for c in narrow)
+    assert len(narrow) == 3 and all(c["level"] == "medium" and c["slices"] == 5 for c in narrow)
     assert all(c["high_fraction"] == 0.5 for c in by_label["Batch-slicer"])
     assert len(by_label["BSF"]) == 3 * (7 + 4)
     env = generate("vo24", 1)
@@ -393,13 +395,18 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
         generate("vo24", 1, budget_scale=0.0)
     assert {j.criterion for j in first_fit(env).jobs} == {"start"} and len({j.criterion for j in env.jobs}) > 1
     run = run_study("css", 2, 1, None, tmp_path, {"level": "medium"})
-    assert run.recorded == 2 * (1 + 7 + 11 + 2) and not run.failed
+    assert run.recorded == 2 * (1 + 1 + 7 + 11 + 3) and not run.failed
+    alternatives: dict[bool, list[float]] = {}
     for key, values in measures(tmp_path).items():
+        if "CSS (first fit" in key and '"n_max": 5' in key:
+            alternatives.setdefault("sliced" in key, []).append(values["n_a"])
         assert values["y"] in (0.0, 1.0) and 0 <= values["failed_share"] <= 1
         assert values["y"] == (values["failed_share"] > 0)
         assert ("held" in values) == ("CSS (first fit)" in key) and 0 < values.get("held", 1) <= 1
+    # The sliced first-fit CSS searches each sub-batch in the whole remaining room: more alternatives per job.
+    assert min(alternatives[True]) > max(alternatives[False])
     report = (write_report(tmp_path).parent / "report.md").read_text()
-    assert "171.7 (Table 1)" in report and "222.0 (Table 1, CSS)" in report
+    assert "171.7 (Table 1)" in report and report.count("222.0 (Table 1, CSS)") == 2
     assert (tmp_path / "css-t_cpu-by-high_fraction.png").exists()
     rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)

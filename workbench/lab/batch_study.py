@@ -192,9 +192,10 @@ BATCH_STUDY = register(
             "the paper's soft one (C_v = limitCoefficient, no cap: §1.3) with K_v = 20 (the paper tunes its K and C "
             "from statistics and prints none; with K_v = 1 the volume term never binds and the whole queue enters "
             "the batch), and also run with the knapsack's hard cap at the default K_v = 1; 'execution time' is "
-            "the mean runtime of the placed windows; node load counts local tasks and jobs over the cycles the "
-            "flow took. Fig. 1 plots over the mean load; here over the series, whose load the utilisation "
-            "measure gives. Fig. 2 is series 3, cycle by cycle."
+            "the placed jobs' mean CPU time n × T (the CSS flow's criterion; their runtime T is measured too); "
+            "node load counts local tasks and jobs over the cycles the flow took. Fig. 1 plots over the mean "
+            "load; here over the series, whose load the utilisation measure gives. Fig. 2 is series 3, cycle by "
+            "cycle."
         ),
         strategies=tuple((label, "CSS", {"batching": method}) for label, method in SCHEMES.items()),
         factors=(

@@ -4,13 +4,14 @@ load levels) and Fig. 9 (the BSF ratio), one vo24 scheduling cycle per run.
 The paper sets its load levels by the failure rate Y (0.3, 0.03, below 0.0002); the vo24
 preset's own budgets fail about 17 % of the jobs on price alone (Y near 1). A level here is
 a budget scale and a local load (README "Design decisions"). Budgets do not set Y (× 2, 2.5
-and 3 give the same); local load does. Over k = 1 … 20 and 300 cycles, Y is 0.016 / 0.034 / 0.052
-at loads up to 0 / 1 / 2 % with budgets × 2, so medium is "up to 1 %" (the paper's 0.03); high
-(up to 30 %) gives about 0.33 (0.3); low, budgets × 3 and no load, gives 0.011, not the paper's
-< 0.0002: its failures are jobs that need the fastest nodes (p ≥ 6.5-7.7) after others took them.
+and 3 give the same); local load does. Over k = 1 … 20 with budgets × 2, Y is about 0.01 / 0.014 /
+0.033 / 0.05 at loads up to 1 / 10 / 20 / 30 % (100 cycles), so medium is "up to 20 %" and high
+"up to 60 %": over 300 cycles they give 0.027 and 0.28 (the paper's 0.03 and 0.3); low, budgets
+× 3 and no load, gives 0.003, not the paper's < 0.0002: its failures are jobs that need the
+fastest nodes after others took them.
 
 Table 1's alternatives per job (N_A, 12.1 for CSS) are bound by room: the alternatives never
-intersect, and here they hold 67-85 % of the free node time when the search stops (measure
+intersect, and here they hold 74-90 % of the free node time when the search stops (measure
 `held`). 12.1 alternatives for each of 20 jobs at the paper's runtime of about 50 fit 24 nodes
 × 600 only if a job takes about one node (20 · 12.1 · 50 · n ≤ 14,400 gives n ≤ 1.2). The study
 runs single-node jobs (n_max = 1) at Table 1's cell beside the preset's n ≤ 5 to show it.
@@ -19,6 +20,7 @@ runs single-node jobs (n_max = 1) at Table 1's cell beside the preset's n ≤ 5 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
@@ -31,8 +33,9 @@ from workbench.engine.slots import SlotTable
 from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
 
 # level -> (budget scale, max local load) of the vo24 preset
-LEVELS = {"high": (2.0, 0.3), "medium": (2.0, 0.01), "low": (3.0, 0.0)}
+LEVELS = {"high": (2.0, 0.6), "medium": (2.0, 0.2), "low": (3.0, 0.0)}
 PAPER_Y = {"high": 0.3, "medium": 0.03, "low": 0.0002}
+FEW_FAILURES = 0.001  # a level whose paper Y is below this has no failure trend to read
 SLICES = (1, 2, 3, 5, 6, 10, 20)  # Fig. 7's k
 FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)  # Fig. 9: share of the batch batch-sliced (n_CSS / n)
 GROUPS = ("start", "runtime", "finish", "cost")  # Table 1's criteria
@@ -45,6 +48,8 @@ TABLE_1 = {  # criterion -> (N_A, start, runtime, finish, cost); "css": the init
 }
 WIDTHS = (5, 1)  # the widest job: the vo24 preset's n <= 5, or single-node jobs (N_A's capacity bound)
 TABLE_1_AT = {"level": "medium", "slices": 5, "high_fraction": 0.5, "n_max": 5}
+FIRST_FIT = "CSS (first fit)"  # the initial CSS: one batch, every job's alternatives by first fit
+FIRST_FIT_SLICED = "CSS (first fit, sliced)"  # the same search, the batch sliced like batch-slicer's
 SLICER_GAINS = {"start": 0.23, "finish": 0.23, "runtime": 0.21, "cost": 0.12}  # §6.2: batch-slicer vs CSS
 
 
@@ -96,15 +101,17 @@ def _run(spec: RunSpec) -> dict[str, float]:
     f = dict(spec.factors)
     scale, load = LEVELS[f["level"]]
     env = generate("vo24", spec.seed, budget_scale=scale, max_load=load, n_max=int(f["n_max"]))
-    if spec.strategy == "CSS (first fit)":
+    if spec.strategy == FIRST_FIT:
         result = registry.run(first_fit(env), "CSS")
+    elif spec.strategy == FIRST_FIT_SLICED:
+        result = registry.run(first_fit(env), "Batch-slicer", {"slices": int(f["slices"])})
     elif spec.strategy == "Batch-slicer":
         result = registry.run(env, "Batch-slicer", {"slices": int(f["slices"])})
     else:
         result = registry.run(env, "BSF", {"slices": int(f["slices"]), "high_fraction": float(f["high_fraction"])})
     out = {"y": 1.0 if result.unscheduled else 0.0, "failed_share": len(result.unscheduled) / len(env.jobs)}
     out.update(_means(result))
-    if spec.strategy == "CSS (first fit)":
+    if spec.strategy == FIRST_FIT:
         out["held"] = held_share(first_fit(env))
     for group in GROUPS:  # Table 1: the jobs of each criterion (grouped by what the user asked for)
         out.update(_means(result, f"_{group}", {j.id for j in env.jobs if j.criterion == group}))
@@ -118,7 +125,8 @@ def _published() -> tuple[Published, ...]:
         for name, value in zip(names, TABLE_1[group], strict=True):
             out.append(Published(f"{name}_{group}", "Batch-slicer", value, TABLE_1_AT, "Table 1"))
     for name, value in zip(names, TABLE_1["css"], strict=True):
-        out.append(Published(name, "CSS (first fit)", value, TABLE_1_AT, "Table 1, CSS"))
+        for label in (FIRST_FIT, FIRST_FIT_SLICED):
+            out.append(Published(name, label, value, TABLE_1_AT, "Table 1, CSS"))
     for level, y in PAPER_Y.items():
         at = {**TABLE_1_AT, "level": level}
         out.append(Published("y", "Batch-slicer", y, at, "§6.3", compare=False))
@@ -136,18 +144,19 @@ def _claims() -> tuple[Claim, ...]:
             parts.append(f"{measure}: best {best}")
         return ok, "; ".join(parts)
 
-    def slicer_beats_css(mean: Lookup) -> tuple[bool | None, str]:
+    def slicer_beats(css: str) -> Callable[[Lookup], tuple[bool | None, str]]:
         # §6.2's figures set each criterion's own jobs against the CSS mean: Table 1 gives start
         # 171.7 / 222 = −22.7 %, finish 205.5 / 272.3 = −24.5 %, runtime 39.3 / 50.3 = −21.9 %,
         # cost 1098.3 / 1248.4 = −12.0 %; the batch's overall means differ by only 0–3 % there.
-        gains = {
-            m: 1 - mean("Batch-slicer", f"{m}_{m}", **TABLE_1_AT) / mean("CSS (first fit)", m, **TABLE_1_AT)
-            for m in SLICER_GAINS
-        }
-        ok = all(gains[m] >= (1 - TOLERANCE) * t for m, t in SLICER_GAINS.items())
-        return ok, ", ".join(
-            f"{m} {-100 * g:+.0f} % (paper −{100 * SLICER_GAINS[m]:.0f} %)" for m, g in gains.items()
-        ) + " (each criterion's own jobs against the CSS mean)"
+        def check(mean: Lookup) -> tuple[bool | None, str]:
+            gains = {m: 1 - mean("Batch-slicer", f"{m}_{m}", **TABLE_1_AT) / mean(css, m, **TABLE_1_AT)
+                     for m in SLICER_GAINS}  # fmt: skip
+            ok = all(gains[m] >= (1 - TOLERANCE) * t for m, t in SLICER_GAINS.items())
+            return ok, ", ".join(
+                f"{m} {-100 * g:+.0f} % (paper −{100 * SLICER_GAINS[m]:.0f} %)" for m, g in gains.items()
+            ) + f" (each criterion's own jobs against the mean of {css})"
+
+        return check
 
     def alternatives_grow_with_k(mean: Lookup) -> tuple[bool | None, str]:
         rows = {lv: (mean("Batch-slicer", "n_a", level=lv, slices=1, n_max=5),
@@ -160,8 +169,12 @@ def _claims() -> tuple[Claim, ...]:
         rows = {lv: (mean("Batch-slicer", "y", level=lv, slices=1, n_max=5),
                      mean("Batch-slicer", "y", level=lv, slices=20, n_max=5))
                 for lv in LEVELS}  # fmt: skip
-        ok = all(b >= a for a, b in rows.values()) and any(b > a for a, b in rows.values())
-        return ok, ", ".join(f"{lv}: Y {a:.3f} → {b:.3f}" for lv, (a, b) in rows.items())
+        # Judged where the paper has failures to count: at its low level Y < 0.0002, so no trend shows.
+        judged = [rows[lv] for lv in LEVELS if PAPER_Y[lv] > FEW_FAILURES]
+        ok = all(b > a for a, b in judged)
+        return ok, ", ".join(
+            f"{lv}: Y {a:.3f} → {b:.3f}" for lv, (a, b) in rows.items()
+        ) + " (judged at high and medium)"
 
     def best_k_by_level(mean: Lookup) -> tuple[bool | None, str]:
         best = {}
@@ -185,11 +198,14 @@ def _claims() -> tuple[Claim, ...]:
             "Table 1",
             own_criterion_best,
         ),
-        Claim(
-            "batch-slicer vs CSS, each criterion's own jobs: start and finish −23 %, runtime −21 %, cost −12 % "
-            "(within 15 % of it, or better)",
-            "§6.2",
-            slicer_beats_css,
+        *(
+            Claim(
+                f"batch-slicer vs {css}, each criterion's own jobs: start and finish −23 %, runtime −21 %, "
+                "cost −12 % (within 15 % of it, or better)",
+                "§6.2",
+                slicer_beats(css),
+            )
+            for css in (FIRST_FIT, FIRST_FIT_SLICED)
         ),
         Claim("more sub-batches give more alternatives per job", "§6.3, Fig. 7", alternatives_grow_with_k),
         Claim("more sub-batches give more failures Y", "§6.3, Fig. 7", failures_grow_with_k),
@@ -201,7 +217,7 @@ def _claims() -> tuple[Claim, ...]:
 def _table_1_only(f: dict[str, object]) -> bool:
     """Single-node jobs run at Table 1's cell, for its two strategies (the N_A experiment)."""
     at_cell = all(f[k] == v for k, v in TABLE_1_AT.items() if k != "n_max")
-    return at_cell and f.get("strategy") in ("CSS (first fit)", "Batch-slicer")
+    return at_cell and f.get("strategy") in (FIRST_FIT, FIRST_FIT_SLICED, "Batch-slicer")
 
 
 CSS_STUDY = register(
@@ -217,8 +233,10 @@ CSS_STUDY = register(
             "fit; 'Batch-slicer' searches each job's alternatives by its own criterion (AEP) and slices the "
             "batch into k sub-batches; BSF batch-slices the first high_fraction of the batch (by order) and "
             "backfills the rest with FirstFit. Load levels: the paper sets them by Y; here high = budgets × 2 "
-            "with local load up to 30 %, medium = × 2 with up to 1 % (which gives the paper's Y = 0.03 over "
-            "300 cycles), low = × 3 with no local load (the preset's own budgets fail 17 % of jobs on price). "
+            "with local load up to 60 %, medium = × 2 with up to 20 % (which give the paper's Y = 0.3 and 0.03 "
+            "over k = 1 … 20), low = × 3 with no local load (the preset's own budgets fail 17 % of jobs on "
+            "price). Job volumes V ~ U[75, 600]: the paper gives none, and this range meets Table 1's CSS "
+            "runtime at medium load (U[100, 800] gave +42 %). "
             "Table 1 is read at medium load and k = 5 (the paper's best k); Y is judged per run (1 if any job "
             "of the cycle failed). Windows are square. Jobs have n ~ U{1..5} (n_max = 5; the paper gives no "
             "width); n_max = 1, single-node jobs, runs at Table 1's cell only, to show that the paper's 12 "
@@ -226,7 +244,8 @@ CSS_STUDY = register(
             "first-fit CSS's alternatives hold)."
         ),
         strategies=(
-            ("CSS (first fit)", "CSS", {}),
+            (FIRST_FIT, "CSS", {}),
+            (FIRST_FIT_SLICED, "Batch-slicer", {}),
             ("Batch-slicer", "Batch-slicer", {}),
             ("BSF", "BSF", {}),
         ),
@@ -236,7 +255,7 @@ CSS_STUDY = register(
             Factor("high_fraction", FRACTIONS, "BSF: share of the batch batch-sliced"),
             Factor("n_max", WIDTHS, "the widest job: n ~ U{1..n_max}"),
         ),
-        reps=40,
+        reps=100,
         measures={
             "y": "cycles where some job failed (Y)",
             "failed_share": "share of the batch's jobs that failed",
@@ -256,8 +275,8 @@ CSS_STUDY = register(
         run=_run,
         published=_published(),
         orderings=(
-            Ordering("start", ("Batch-slicer", "CSS (first fit)"), "min", TABLE_1_AT, "§6.2"),
-            Ordering("t_cpu", ("Batch-slicer", "CSS (first fit)"), "min", TABLE_1_AT, "§6.3"),
+            Ordering("start", ("Batch-slicer", FIRST_FIT), "min", TABLE_1_AT, "§6.2"),
+            Ordering("t_cpu", ("Batch-slicer", FIRST_FIT), "min", TABLE_1_AT, "§6.3"),
         ),
         claims=_claims(),
         figures=(
@@ -266,13 +285,16 @@ CSS_STUDY = register(
             ("t_cpu", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5}),
             ("start", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5}),
         ),
-        # Fig. 7 sweeps k at the default BSF share; Fig. 9 sweeps the share at k = 5. CSS has neither: it
-        # runs at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only. Single-node
+        # Fig. 7 sweeps k at the default BSF share; Fig. 9 sweeps the share at k = 5. CSS has neither: both
+        # readings run at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only. Single-node
         # jobs (n_max = 1) run at Table 1's cell only.
         cells=lambda f: (
             (f["n_max"] == 5 or _table_1_only(f))
             and (f["slices"] == 5 or f["high_fraction"] == 0.5)
-            and (f.get("strategy") != "CSS (first fit)" or (f["slices"] == 5 and f["high_fraction"] == 0.5))
+            and (
+                f.get("strategy") not in (FIRST_FIT, FIRST_FIT_SLICED)
+                or (f["slices"] == 5 and f["high_fraction"] == 0.5)
+            )
             and (f.get("strategy") != "Batch-slicer" or f["high_fraction"] == 0.5)
         ),
     )

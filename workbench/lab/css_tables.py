@@ -101,9 +101,13 @@ def per_level(check: Callable[[Lookup, str], tuple[bool, str]]) -> Callable[[Loo
 
 def _owner_claims() -> tuple[Claim, ...]:
     def l_c_falls(mean: Lookup, level: str) -> tuple[bool, str]:
+        # Judged at Table 2's own prices (2, 4, …, 10); the odd ones between are drawn, not judged.
         values = [mean("Batch-slicer", "l_c", level=level, price=c) for c in PRICES]
-        ok = all(b <= a for a, b in itertools.pairwise(values)) and values[-1] < values[0]
-        return ok, " → ".join(f"{v:.3g}" for v in values) + f" (c = {PRICES[0]:g} … {PRICES[-1]:g})"
+        judged = [v for c, v in zip(PRICES, values, strict=True) if c in TABLE_2]
+        ok = all(b <= a for a, b in itertools.pairwise(judged)) and judged[-1] < judged[0]
+        return ok, " → ".join(f"{v:.3g}" for v in values) + (
+            f" (c = {PRICES[0]:g} … {PRICES[-1]:g}; judged at Table 2's c = {', '.join(f'{c:g}' for c in TABLE_2)})"
+        )
 
     def profit_peaks_near_market(mean: Lookup, level: str) -> tuple[bool, str]:
         values = {c: mean("Batch-slicer", "p", level=level, price=c) for c in PRICES}
