@@ -65,6 +65,22 @@ def test_registry_and_factor_validation():
         get_study("nope")
 
 
+def test_every_label_and_value_can_be_chosen_with_set():
+    """``--set`` splits its values on commas, so every shipped strategy label and factor value must come
+    back from it whole; a study that breaks this is refused when it is registered."""
+    from workbench.lab.study import all_studies, register
+
+    for study in all_studies():
+        for label in study.labels:
+            assert {s.strategy for s in study.plan(1, {"strategy": label})} == {label}
+        for factor in study.factors:
+            for value in (*factor.values, *factor.extra):
+                assert factor.parse(str(value)) == (value,)
+    bad = dataclasses.replace(get_study("css"), name="css-comma", strategies=(("CSS, first fit", "CSS", {}),))
+    with pytest.raises(ValueError, match="holds a comma"):
+        register(bad)
+
+
 def test_backends_give_the_same_numbers(tmp_path):
     """In-process, a process pool and a two-worker Dask LocalCluster: identical results, timings aside."""
     one = run_study("backfilling", 2, 1, None, tmp_path / "one", SMALL)
@@ -380,7 +396,7 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     by_label = {}
     for spec in plan:
         by_label.setdefault(spec.strategy, []).append(dict(spec.factors))
-    for label in ("CSS (first fit)", "CSS (first fit, sliced)"):  # one per level, single-node jobs at Table 1's
+    for label in ("CSS (first fit)", "Sliced CSS (first fit)"):  # one per level, single-node jobs at Table 1's
         assert len(by_label[label]) == 3 + 1
         assert all(c["slices"] == 5 and c["high_fraction"] == 0.5 for c in by_label[label])
     assert {c["slices"] for c in by_label["Batch-slicer"]} == {1, 2, 3, 5, 6, 10, 20}
@@ -398,11 +414,11 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     assert run.recorded == 2 * (1 + 1 + 7 + 11 + 3) and not run.failed
     alternatives: dict[bool, list[float]] = {}
     for key, values in measures(tmp_path).items():
-        if "CSS (first fit" in key and '"n_max": 5' in key:
-            alternatives.setdefault("sliced" in key, []).append(values["n_a"])
+        if "CSS (first fit)" in key and '"n_max": 5' in key:
+            alternatives.setdefault("Sliced" in key, []).append(values["n_a"])
         assert values["y"] in (0.0, 1.0) and 0 <= values["failed_share"] <= 1
         assert values["y"] == (values["failed_share"] > 0)
-        assert ("held" in values) == ("CSS (first fit)" in key) and 0 < values.get("held", 1) <= 1
+        assert ("held" in values) == ('"CSS (first fit)"' in key) and 0 < values.get("held", 1) <= 1
     # The sliced first-fit CSS searches each sub-batch in the whole remaining room: more alternatives per job.
     assert min(alternatives[True]) > max(alternatives[False])
     report = (write_report(tmp_path).parent / "report.md").read_text()

@@ -164,6 +164,10 @@ STUDIES: dict[str, Study] = {}
 
 
 def register(study: Study) -> Study:
+    # ``--set strategy=a,b`` and ``--set factor=a,b`` split on commas: a label or value must not hold one.
+    names = [*study.labels, *(str(v) for f in study.factors for v in (*f.values, *f.extra))]
+    if any("," in name for name in names):
+        raise ValueError(f"study {study.name}: a strategy label or factor value holds a comma: {names}")
     STUDIES[study.name] = study
     return study
 
