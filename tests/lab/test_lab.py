@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -532,8 +533,29 @@ def test_batch_formation_study_runs_the_five_series_and_fig_2_cycle_by_cycle(tmp
         per_cycle = [m for m in values if m.startswith("batch_c")]
         assert bool(per_cycle) == (factors["series"] == 3)
     report = (write_report(tmp_path).parent / "report.md").read_text()
-    for name in ("t_cpu-by-series", "batch-by-cycle", "returns-by-cycle", "n_a-by-cycle"):
+    for name in ("t_cpu-by-series", "t_cpu-by-utilisation", "batch-by-cycle", "returns-by-cycle", "n_a-by-cycle"):
         assert (tmp_path / f"batch-formation-{name}.png").exists(), name
     rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)
     assert all(line.rstrip().endswith(("✓ |", "✗ |", "— |")) for line in rows_of_claims)
+
+
+def test_curves_are_compared_at_equal_load_as_fig_1_draws_them():
+    """Seed 003's Fig. 1 draws each scheme over the node load: MDq's gain is read against Knapsack's curve
+    interpolated at MDq's loads (hand-computed), only where the two load ranges overlap."""
+    from workbench.lab.batch_study import SERIES, gain_at_equal_load
+
+    curves = {  # label -> series -> (utilisation, t_cpu)
+        "MDqT": {1: (0.3, 90.0), 2: (0.5, 110.0), 3: (0.9, 50.0)},  # the last point lies beyond Knapsack's loads
+        "KnapsackT": {1: (0.2, 100.0), 2: (0.6, 140.0)},
+        "Far": {1: (0.7, 1.0), 2: (0.8, 2.0)},
+    }
+
+    def mean(label, measure, series, mdq_limit):
+        assert mdq_limit == "soft" and series in SERIES
+        point = curves[label].get(series)
+        return math.nan if point is None else point[0 if measure == "utilisation" else 1]
+
+    expected = ((1 - 90 / 110) + (1 - 110 / 130)) / 2  # Knapsack at 0.3: 110; at 0.5: 130
+    assert gain_at_equal_load(mean, "MDqT", "KnapsackT", "t_cpu") == pytest.approx(expected)
+    assert math.isnan(gain_at_equal_load(mean, "KnapsackT", "Far", "t_cpu"))

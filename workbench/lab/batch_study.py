@@ -10,6 +10,8 @@ claims are the orderings and trends the text states.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from workbench.engine import registry
@@ -33,6 +35,7 @@ SOFT_K_V = 20.0
 # "Job execution time (the VO's criterion)", Fig. 1a: the CPU time n × T that the CSS flow minimises
 # (eq. 7), as seed 000 §7.2 calls its T_CPU figures "execution time".
 EXECUTION = "t_cpu"
+MDQ_GAIN = 0.15  # §2: MDq's advantage in execution time over Knapsack, "on average by 15 %"
 
 
 def flow(seed: int, jobs: int = JOBS) -> Environment:
@@ -104,14 +107,45 @@ def _mean_over_series(mean: Lookup, label: str, measure: str) -> float:
     return float(np.mean(values))
 
 
+def _curve(mean: Lookup, label: str, measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """``label``'s series as points (node load, ``measure``), sorted by load: Fig. 1's curve."""
+    points = sorted(
+        (u, mean(label, measure, series=s, mdq_limit="soft"))
+        for s in SERIES
+        if np.isfinite(u := mean(label, "utilisation", series=s, mdq_limit="soft"))
+    )
+    return np.array([p[0] for p in points]), np.array([p[1] for p in points])
+
+
+def gain_at_equal_load(mean: Lookup, better: str, other: str, measure: str) -> float:
+    """How much lower ``better``'s ``measure`` is than ``other``'s at the same node load, as Fig. 1
+    compares the curves: ``other``'s curve interpolated at each of ``better``'s points inside its
+    load range, the relative differences averaged (nan where the ranges do not overlap)."""
+    bu, by = _curve(mean, better, measure)
+    ou, oy = _curve(mean, other, measure)
+    inside = (bu >= ou.min()) & (bu <= ou.max()) if len(ou) > 1 else np.zeros(len(bu), bool)
+    if not inside.any():
+        return math.nan
+    return float(np.mean(1 - by[inside] / np.interp(bu[inside], ou, oy)))
+
+
 def _claims() -> tuple[Claim, ...]:
     def mdq_faster(mean: Lookup) -> tuple[bool | None, str]:
-        gains = {
+        # Fig. 1a draws execution time over the node load: the curves are compared at equal load
+        # (the mean over the series, at equal limitCoefficient, is shown too).
+        by_series = {
             x: 1 - _mean_over_series(mean, f"MDq{x}", EXECUTION) / _mean_over_series(mean, f"Knapsack{x}", EXECUTION)
             for x in "TC"
         }
-        text = ", ".join(f"MDq{x} vs Knapsack{x} {-100 * g:+.0f} %" for x, g in gains.items())
-        return all(g > 0 for g in gains.values()), text + " (paper about −15 %)"
+        at_load = {x: gain_at_equal_load(mean, f"MDq{x}", f"Knapsack{x}", EXECUTION) for x in "TC"}
+        text = ", ".join(
+            f"MDq{x} vs Knapsack{x} {-100 * at_load[x]:+.0f} % at equal load ({-100 * by_series[x]:+.0f} % by series)"
+            for x in "TC"
+        )
+        judged = [g for g in at_load.values() if math.isfinite(g)]
+        return (all(g >= (1 - TOLERANCE) * MDQ_GAIN for g in judged) if judged else None), (
+            text + f" (paper about −{100 * MDQ_GAIN:.0f} %)"
+        )
 
     def mdq_more_alternatives(mean: Lookup) -> tuple[bool | None, str]:
         rows = {x: (_mean_over_series(mean, f"MDq{x}", "n_a"), _mean_over_series(mean, f"Knapsack{x}", "n_a"))
@@ -194,8 +228,9 @@ BATCH_STUDY = register(
             "the batch), and also run with the knapsack's hard cap at the default K_v = 1; 'execution time' is "
             "the placed jobs' mean CPU time n × T (the CSS flow's criterion; their runtime T is measured too); "
             "node load counts local tasks and jobs over the cycles the flow took. Fig. 1 plots over the mean "
-            "load; here over the series, whose load the utilisation measure gives. Fig. 2 is series 3, cycle by "
-            "cycle."
+            "load, and so do the first three figures here (the soft MDq limit), whose curves the 15 % claim "
+            "compares at equal load; the figures over the series show both MDq limits. Fig. 2 is series 3, "
+            "cycle by cycle."
         ),
         strategies=tuple((label, "CSS", {"batching": method}) for label, method in SCHEMES.items()),
         factors=(
@@ -223,6 +258,9 @@ BATCH_STUDY = register(
         run=_run,
         claims=_claims(),
         figures=(
+            (EXECUTION, "utilisation", {"mdq_limit": "soft"}),  # Fig. 1a-c, over the node load
+            ("n_a", "utilisation", {"mdq_limit": "soft"}),
+            ("cycles", "utilisation", {"mdq_limit": "soft"}),
             (EXECUTION, "series"),
             ("n_a", "series"),
             ("cycles", "series"),

@@ -257,6 +257,8 @@ def _figure(
     at = dict(where or {})
     if x == "cycle":  # per-cycle measures ("batch_c1", "batch_c2", …) drawn over the cycle number
         return _cycle_figure(study, table, measure, target, at)
+    if x in study.measures:  # over another measure (seed 003 Fig. 1: over the node load)
+        return _measure_figure(study, table, measure, x, target, at)
     entries = {k: v for k, v in table.items() if k[2] == measure and _matches(at, k[1])}
     if not entries:
         return None
@@ -386,3 +388,52 @@ def _cycle_figure(
     ax.set_xlabel("cycle")
     ax.set_title(", ".join(f"{k}={v}" for k, v in at.items()) or study.name, fontsize=10)
     return _save(study, fig, ax, measure, target, f"{study.name}-{measure}-by-cycle")
+
+
+def _measure_curve(
+    table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell],
+    study: Study,
+    label: str,
+    measure: str,
+    x: str,
+    at: Mapping[str, Any],
+) -> list[tuple[Cell, Cell]]:
+    """``label``'s (x, measure) cells at every factor combination matching ``at``, in the factors'
+    own order: one point per cell where both were measured."""
+    ranks = {f.name: {v: i for i, v in enumerate((*f.values, *f.extra))} for f in study.factors}
+    combos = sorted(
+        {combo for (s, combo, name) in table if s == label and name == measure and _matches(at, combo)},
+        key=lambda combo: [ranks.get(k, {}).get(v, 0) for k, v in combo],
+    )
+    return [(table[(label, c, x)], table[(label, c, measure)]) for c in combos if (label, c, x) in table]
+
+
+def _measure_figure(
+    study: Study,
+    table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell],
+    measure: str,
+    x: str,
+    target: Path,
+    at: Mapping[str, Any],
+) -> str | None:
+    """``measure`` over the mean of another measure ``x``, one line per strategy through its cells
+    (each point a mean with its 95 % CI both ways), as seed 003 draws its Fig. 1 over the node load."""
+    import matplotlib.pyplot as plt
+
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    drew = False
+    for i, label in enumerate(study.labels):  # each strategy in its colour of the other figures
+        points = sorted(_measure_curve(table, study, label, measure, x, at), key=lambda p: p[0].mean)
+        if not points:
+            continue
+        ax.errorbar([p[0].mean for p in points], [p[1].mean for p in points],
+                    xerr=[p[0].half_width for p in points], yerr=[p[1].half_width for p in points],
+                    marker="o", color=colours[i % len(colours)], label=label, capsize=2)  # fmt: skip
+        drew = True
+    if not drew:
+        plt.close(fig)
+        return None
+    ax.set_xlabel(textwrap.fill(f"{x}: {study.measures[x]}", 60))
+    ax.set_title(", ".join(f"{k}={v}" for k, v in at.items()) or study.name, fontsize=10)
+    return _save(study, fig, ax, measure, target, f"{study.name}-{measure}-by-{x}")
