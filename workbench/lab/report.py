@@ -390,22 +390,23 @@ def _cycle_figure(
     return _save(study, fig, ax, measure, target, f"{study.name}-{measure}-by-cycle")
 
 
-def _measure_curve(
+def _measure_points(
     table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell],
-    study: Study,
     label: str,
     measure: str,
     x: str,
     at: Mapping[str, Any],
 ) -> list[tuple[Cell, Cell]]:
-    """``label``'s (x, measure) cells at every factor combination matching ``at``, in the factors'
-    own order: one point per cell where both were measured."""
-    ranks = {f.name: {v: i for i, v in enumerate((*f.values, *f.extra))} for f in study.factors}
-    combos = sorted(
-        {combo for (s, combo, name) in table if s == label and name == measure and _matches(at, combo)},
-        key=lambda combo: [ranks.get(k, {}).get(v, 0) for k, v in combo],
+    """``label``'s (x, measure) cells at every factor combination matching ``at`` where both were
+    measured, in the order of x."""
+    return sorted(
+        (
+            (table[(label, combo, x)], cell)
+            for (s, combo, name), cell in table.items()
+            if s == label and name == measure and _matches(at, combo) and (label, combo, x) in table
+        ),
+        key=lambda p: p[0].mean,
     )
-    return [(table[(label, c, x)], table[(label, c, measure)]) for c in combos if (label, c, x) in table]
 
 
 def _measure_figure(
@@ -424,7 +425,7 @@ def _measure_figure(
     fig, ax = plt.subplots(figsize=(6.5, 4.0))
     drew = False
     for i, label in enumerate(study.labels):  # each strategy in its colour of the other figures
-        points = sorted(_measure_curve(table, study, label, measure, x, at), key=lambda p: p[0].mean)
+        points = _measure_points(table, label, measure, x, at)
         if not points:
             continue
         ax.errorbar([p[0].mean for p in points], [p[1].mean for p in points],
