@@ -461,17 +461,24 @@ def test_css_owner_study_measures_the_owner_node_as_table_2(tmp_path):
     assert (cheap.nodes[0].performance, cheap.nodes[0].price, dear.nodes[0].price) == (6.0, 2.0, 10.0)
     assert cheap.nodes[1:] == dear.nodes[1:] and cheap.jobs == dear.jobs
     run = run_study("css-owner", 3, 1, None, tmp_path, {"price": "2.0,10.0"})
-    assert run.recorded == 6 and not run.failed
+    assert run.recorded == 2 * 6 and not run.failed  # batch-slicer by least CPU time and by least cost
     got = measures(tmp_path)
     for key, values in got.items():
-        price, seed = json.loads(key)[2]["price"], json.loads(key)[3]
-        result = registry.run(owner_environment("medium", seed, price), "Batch-slicer", {"slices": 5})
+        label, price, seed = json.loads(key)[1], json.loads(key)[2]["price"], json.loads(key)[3]
+        params = {"slices": 5, **({"vo_criterion": "cost"} if "min cost" in label else {})}
+        result = registry.run(owner_environment("medium", seed, price), "Batch-slicer", params)
         # By hand: the owner's node is n1; every part on it lies inside the 600-unit interval.
         used = sum(w.length for w in result.windows if "n1" in w.nodes)
         assert values["l_c"] == pytest.approx(used) and values["u"] == pytest.approx(used / 600)
         assert values["p"] == pytest.approx(price * used) and values["y"] == float(bool(result.unscheduled))
+    # Under the least cost the cheap node carries more than the dear one, in every cycle here.
+    by_cost = {
+        (k[2]["price"], k[3]): v["l_c"] for k, v in ((json.loads(k), v) for k, v in got.items()) if "cost" in k[1]
+    }
+    assert all(by_cost[(2.0, seed)] >= by_cost[(10.0, seed)] for seed in (1, 2, 3))
+    assert sum(by_cost[(2.0, seed)] for seed in (1, 2, 3)) > sum(by_cost[(10.0, seed)] for seed in (1, 2, 3))
     report = (write_report(tmp_path).parent / "report.md").read_text()
-    assert "256.6 (Table 2)" in report and "710.3 (Table 2)" in report
+    assert report.count("256.6 (Table 2)") == 2 and "710.3 (Table 2)" in report
     assert (tmp_path / "css-owner-p-by-price.png").exists()
     assert len(claim_rows(report)) == len(get_study("css-owner").claims)
 
