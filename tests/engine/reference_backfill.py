@@ -5,12 +5,15 @@ with reservations made upon arrival (seed 001 §2.2): the jobs that have arrived
 start are planned in queue order; each later job gets its reservation when it arrives
 (simultaneous arrivals in queue order). At every early completion the whole slot table
 is rebuilt and every arrived job that has not started is searched again, in queue
-order, before the arrivals of that moment. It is slow and obviously right; the
-property tests check that ``workbench.engine.flow.backfill`` gives identical schedules.
+order, before the arrivals of that moment (with ``replan="nodes"``, a job that has a
+reservation keeps its nodes and takes the earliest start they allow instead). It is
+slow and obviously right; the property tests check that
+``workbench.engine.flow.backfill`` gives identical schedules.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -21,7 +24,9 @@ from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
 
 
-def reference_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[Window] = ()) -> Placer:
+def reference_placer(
+    selector: Selector, dynamic: bool = True, fixed: Sequence[Window] = (), replan: str = "search"
+) -> Placer:
     def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
         plan: dict[str, Window] = {}
         current = table.reserve(fixed)
@@ -34,7 +39,7 @@ def reference_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[W
                 current = current.reserve([found.window])
         yield rec.snap(cs, "planned")
         if dynamic:
-            yield from _replan(rec, jobs, plan, list(fixed), table, cs, ce, selector)
+            yield from _replan(rec, jobs, plan, list(fixed), table, cs, ce, selector, replan == "nodes")
 
     return place
 
@@ -52,6 +57,7 @@ def _replan(
     cs: float,
     ce: float,
     selector: Selector,
+    keep_nodes: bool,
 ) -> PlaceRun:
     now = cs
     while True:
@@ -71,11 +77,16 @@ def _replan(
                 if old is not None and (old.start < now - EPS or old.start <= max(job.arrival, now) + EPS):
                     continue
                 trial = current.release([old]) if old is not None else current
-                found = selector.select(trial, job, max(job.arrival, now))
-                if found is not None and (old is None or found.window.start < old.start - EPS):
-                    plan[job.id] = found.window
-                    rec.place(found.window)
-                    current = trial.reserve([found.window])
+                if keep_nodes and old is not None:
+                    start = _earliest_on_nodes(trial, old, max(job.arrival, now))
+                    window = None if start is None else dataclasses.replace(old, start=start)
+                else:
+                    found = selector.select(trial, job, max(job.arrival, now))
+                    window = None if found is None else found.window
+                if window is not None and (old is None or window.start < old.start - EPS):
+                    plan[job.id] = window
+                    rec.place(window)
+                    current = trial.reserve([window])
         known = {j.id for j in arrived}
         for job in [j for j in jobs if j.arrival <= now + EPS and j.id not in known]:
             found = selector.select(current, job, max(job.arrival, now))
@@ -84,3 +95,19 @@ def _replan(
                 rec.place(found.window)
                 current = current.reserve([found.window])
         yield rec.snap(now, f"t={now:g}")
+
+
+def _earliest_on_nodes(table: SlotTable, window: Window, earliest: float) -> float | None:
+    """The first time from ``earliest``, before the window's own start, at which every part fits
+    in a free slot of its own node: tried at ``earliest`` and at every later slot start."""
+    slots = [(table.node_ids[n], s, e) for n, s, e in zip(table.node, table.start, table.end, strict=True)]
+    times = sorted({earliest} | {s for node, s, _ in slots if node in window.nodes and s > earliest})
+    for t in times:
+        if t >= window.start - EPS:
+            return None
+        if all(
+            any(node == mine and s <= t + EPS and t + length <= e + EPS for node, s, e in slots)
+            for mine, length in zip(window.nodes, window.part_lengths, strict=True)
+        ):
+            return t
+    return None

@@ -21,10 +21,15 @@ SELECTORS = [info.name for info in registry.strategies() if info.family == "sele
 
 
 @settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(env=environments(max_jobs=5), name=st.sampled_from(SELECTORS), dynamic=st.booleans())
-def test_every_selector_backfills_valid_windows(env, name, dynamic):
+@given(
+    env=environments(max_jobs=5),
+    name=st.sampled_from(SELECTORS),
+    dynamic=st.booleans(),
+    replan=st.sampled_from(["search", "nodes"]),
+)
+def test_every_selector_backfills_valid_windows(env, name, dynamic, replan):
     """Every window of every selector is valid; windows never share a node (until their actual end)."""
-    schedule = registry.run(env, name, {"dynamic": dynamic})
+    schedule = registry.run(env, name, {"dynamic": dynamic, "replan": replan})
     assert_valid_schedule(env, schedule, executed=dynamic, length_factor=0.99 if name == "BFshort" else 1.0)
 
 

@@ -33,15 +33,17 @@ def _run(env, placer):
     name=st.sampled_from(SELECTORS),
     dynamic=st.booleans(),
     quantum=st.sampled_from([0.0, 0.0, 0.0, 1.0, 4.0]),
+    replan=st.sampled_from(["search", "search", "nodes"]),
 )
-def test_fast_backfilling_equals_the_reference(env, name, dynamic, quantum):
+def test_fast_backfilling_equals_the_reference(env, name, dynamic, quantum, replan):
     """Identical windows, failures and snapshots, step by step, on flows with early ends and arrivals
-    (and with window lengths in whole quanta, for the selectors that take them)."""
+    (and with window lengths in whole quanta, for the selectors that take them; and with jobs that
+    move up on their own nodes)."""
     takes = {p.name for p in registry.get(name).params}
     params = {"quantum": quantum} if quantum and "quantum" in takes else {}
     selector = registry.selector(name, params)
-    fast, fast_steps = _run(env, backfill_placer(selector, dynamic))
-    ref, ref_steps = _run(env, reference_placer(selector, dynamic))
+    fast, fast_steps = _run(env, backfill_placer(selector, dynamic, replan=replan))
+    ref, ref_steps = _run(env, reference_placer(selector, dynamic, replan=replan))
     assert fast.windows == ref.windows
     assert fast.unscheduled == ref.unscheduled
     assert fast.actual_ends == ref.actual_ends

@@ -293,6 +293,35 @@ def test_dynamic_backfilling_moves_jobs_into_freed_time():
     assert static == {"first": 0.0, "second": 10.0}
 
 
+def test_replan_on_own_nodes_keeps_each_jobs_nodes_and_only_moves_it_earlier():
+    """After an early completion, "search" may hand a job other nodes; "nodes" keeps them.
+
+    A (fast node f, [0, 5)) really ends at 1. B was planned on the slow node s at 4, after its
+    local task; D needs the fast node and was planned after A, at 5. Searching again moves B
+    onto f at 1 and D behind it at 3; on their own nodes B cannot move and D starts at 1.
+    """
+    from workbench.engine.model import LocalTask
+
+    env = Environment(
+        nodes=(Node("f", "f", 2.0, 1.0), Node("s", "s", 1.0, 1.0)),
+        local_tasks=(LocalTask("t", "s", 0.0, 4.0),),
+        jobs=(
+            Job("A", "A", 1, 1.0, 10.0, actual_fraction=0.2),
+            Job("B", "B", 1, 1.0, 4.0),
+            Job("D", "D", 1, 2.0, 4.0),
+        ),
+        time=TimeSettings(0.0, None, None),
+    )
+    planned = {w.job: (w.nodes, w.start) for w in registry.run(env, "FirstFit", {"dynamic": False}).windows}
+    assert planned == {"A": (("f",), 0.0), "B": (("s",), 4.0), "D": (("f",), 5.0)}
+    search = {w.job: (w.nodes, w.start) for w in registry.run(env, "FirstFit").windows}
+    assert search == {"A": (("f",), 0.0), "B": (("f",), 1.0), "D": (("f",), 3.0)}
+    nodes = registry.run(env, "FirstFit", {"replan": "nodes"})
+    kept = {w.job: (w.nodes, w.start) for w in nodes.windows}
+    assert kept == {"A": (("f",), 0.0), "B": (("s",), 4.0), "D": (("f",), 1.0)}
+    assert_valid_schedule(env, nodes, executed=True)
+
+
 def test_cycles_place_jobs_inside_their_cycle():
     """With a cycle length, no window crosses a cycle boundary, and later arrivals wait for their cycle."""
     env = Environment(

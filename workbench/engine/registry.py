@@ -17,7 +17,7 @@ from typing import Any
 from workbench.engine import criteria as cr
 from workbench.engine.errors import ParameterError, show, text_problem
 from workbench.engine.flow import batching as bt
-from workbench.engine.flow.backfill import backfill_placer
+from workbench.engine.flow.backfill import REPLAN_MODES, backfill_placer
 from workbench.engine.flow.bsf import RULES, bsf_placer, check_bsf_params
 from workbench.engine.flow.css import VO_CRITERIA, slicer_placer
 from workbench.engine.flow.cycles import DEFAULT_MAX_CYCLES, run_cycles
@@ -211,7 +211,7 @@ def _selector_flow(build: Callable[[dict[str, Any]], Selector]) -> Flow:
     """Any selector as conservative backfilling, cycle by cycle."""
 
     def flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
-        placer = backfill_placer(build(params), params["dynamic"])
+        placer = backfill_placer(build(params), params["dynamic"], replan=params["replan"])
         return run_cycles(env, rec, placer, bt.AllJobs(), params["max_cycles"])
 
     return flow
@@ -251,6 +251,15 @@ ORDER = Param(
     choices=("time", "performance"),
 )
 DYNAMIC = Param("dynamic", bool, True, "react to early completions (actual_fraction < 1) by planning again")
+REPLAN = Param(
+    "replan",
+    str,
+    "search",
+    "how a waiting job moves up after an early completion: search, its window found again on any nodes; "
+    "nodes, the same nodes at the earliest start they allow (the plan run on the chosen resources) "
+    + cite("000", "§7.2"),
+    choices=REPLAN_MODES,
+)
 MAX_CYCLES = Param(
     "max_cycles",
     int,
@@ -503,7 +512,7 @@ def _define_selectors() -> None:
 def _register_selector(
     name: str, description: str, params: tuple[Param, ...], build: Callable[[dict[str, Any]], Selector]
 ) -> None:
-    full = (*params, DYNAMIC, MAX_CYCLES)
+    full = (*params, DYNAMIC, REPLAN, MAX_CYCLES)
     register(StrategyInfo(name, "selector", description, full, _selector_flow(build)))
     _SELECTOR_BUILDERS[_key(name)] = build
 
@@ -585,6 +594,7 @@ def _bsf_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRu
         params["max_alternatives"],
         params["resolution"],
         params["dynamic"],
+        params["replan"],
     )
     return run_cycles(env, rec, placer, bt.make_batch_former(params), params["max_cycles"])
 
@@ -647,6 +657,7 @@ def _define_flows() -> None:
                 Param("slices", int, 1, "sub-batches of the sliced part", minimum=1, maximum=1_000_000),
                 Param("selector", str, "FirstFit", "selector of the backfilled part", choices=selector_names),
                 DYNAMIC,
+                REPLAN,
                 *CSS_PARAMS,
                 *BATCHING,
                 MAX_CYCLES,

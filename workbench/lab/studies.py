@@ -98,7 +98,7 @@ WINDOW_SEARCH = register(
         source=WINDOW_SOURCE,
         setup=(
             "Given by the paper: 100 nodes of performance U[2, 10], one job of n = 7 parts, V = 800, budget "
-            "C = 644, a scheduling interval of 600 with local tasks, 2000 runs; Q is an extra node attribute "
+            "C = 644, a scheduling interval of 1200 with local tasks, 2000 runs; Q is an extra node attribute "
             "U[0, 10]. Left open, and chosen here: node prices 0.1·p·(1 + N(0, 0.2)) so that C binds; L_min/L_max "
             "are the mean over the window's slots of min/max(L_left, L_right); MultipleBest chooses by q (the "
             "figure's Q column). Two readings of the load, 'distributed hyper-geometrically, up to 30 % "

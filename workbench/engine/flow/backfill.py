@@ -28,12 +28,14 @@ implementation kept in ``tests/engine/reference_backfill.py``):
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
@@ -42,9 +44,20 @@ from workbench.engine.selectors import SearchSelector, Selector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
 
+REPLAN_MODES = ("search", "nodes")
 
-def backfill_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[Window] = ()) -> Placer:
-    """A placer for the cycle driver; ``fixed`` windows are already placed and never move."""
+
+def backfill_placer(
+    selector: Selector, dynamic: bool = True, fixed: Sequence[Window] = (), replan: str = "search"
+) -> Placer:
+    """A placer for the cycle driver; ``fixed`` windows are already placed and never move.
+
+    ``replan`` says how a waiting job moves up after an early completion: ``search``, the
+    selector's window found again on any nodes; ``nodes``, the same nodes and part lengths
+    at the earliest start they allow (the plan run "on the chosen resources", seed 000 §7.2).
+    """
+    if replan not in REPLAN_MODES:
+        raise ParameterError("replan", f"expected one of {', '.join(REPLAN_MODES)}, not {show(replan)}")
 
     def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
         profile = windows_profile(table, fixed)
@@ -62,8 +75,8 @@ def backfill_placer(selector: Selector, dynamic: bool = True, fixed: Sequence[Wi
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         yield rec.snap(cs, f"{where}{selector.name} planned {len(plan)} of {len(first)} jobs")
         if dynamic:
-            replan = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs, ce)
-            yield from replan.run(len(first), total)
+            replanner = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs, ce, replan == "nodes")
+            yield from replanner.run(len(first), total)
         rec.report(total, total)
 
     return place
@@ -107,8 +120,10 @@ class _Replanner:
         profile: Profile,
         now: float,
         end: float,
+        keep_nodes: bool = False,
     ) -> None:
         self.rec = rec
+        self.keep_nodes = keep_nodes
         self.selector = selector
         self.jobs = jobs
         self.plan = plan
@@ -285,6 +300,8 @@ class _Replanner:
         if rec.watching(job.id):
             rec.saw(profile.table(earliest, without=i), earliest, self.selector)
         # Its own reservation counts as free (``without``), as if given back for the search.
+        if self.keep_nodes and old is not None:
+            return self._move_on_own_nodes(i, old, earliest)
         first = search_profile(profile, job, self.feasibility, earliest, rec.should_stop, before, i)
         if first is None or first.window.start >= before - EPS:
             self.verified[i] = True  # no feasible window starts earlier
@@ -296,7 +313,29 @@ class _Replanner:
         if found is None or found.window.start >= before - EPS:
             self.verified[i] = False  # an earlier window exists but the criterion prefers this one
             return False
+        self._move(i, old, found)
+        # The feasibility search above saw the same slots: a window at its earliest start has
+        # no feasible window before it, whatever the selector's criterion.
+        self.verified[i] = self.selector.picks_earliest or found.window.start <= first.window.start + EPS
+        return True
+
+    def _move_on_own_nodes(self, i: int, old: Window, earliest: float) -> bool:
+        """``replan="nodes"``: job i keeps its nodes and part lengths and starts as early as they allow."""
+        profile = self.profile
+        start = earliest_on_nodes(profile.gaps(earliest, old.start, i), profile.index, old, earliest)
+        self.verified[i] = True  # after a move too: no earlier start on these nodes
+        if start is None:
+            return False
+        window = dataclasses.replace(old, start=start)
+        table = profile.table(earliest, window.end, without=i) if self.rec.explain else None
+        self._move(i, old, Found(window, 0.0, table))
+        return True
+
+    def _move(self, i: int, old: Window | None, found: Found) -> None:
+        """Job i gives back ``old`` (if any) and takes ``found``'s window."""
+        rec, profile, job = self.rec, self.profile, self.jobs[i]
         window = found.window
+        earliest = max(job.arrival, self.now)
         if old is not None:
             # Test the freed gaps before the new window takes any of them: a superset is safe.
             profile.remove(old)
@@ -307,8 +346,28 @@ class _Replanner:
         rec.place(window, found.distances() if rec.explain else None)
         self._track(window)
         self.start[i] = window.start
-        # The feasibility search above saw the same slots: a window at its earliest start has
-        # no feasible window before it, whatever the selector's criterion.
-        self.verified[i] = self.selector.picks_earliest or window.start <= first.window.start + EPS
         self.active[i] = window.start > earliest + EPS
-        return True
+
+
+def earliest_on_nodes(
+    gaps: tuple[np.ndarray, ...], index: Mapping[str, int], window: Window, earliest: float
+) -> float | None:
+    """The earliest start in [earliest, window.start) at which every part of ``window`` fits in a
+    free gap of its own node (``gaps``: node column, start, end); None if there is none.
+
+    A start can only be ``earliest`` or the start of a gap on one of the window's nodes.
+    """
+    node, gap_start, gap_end = gaps
+    cols = np.array([index[n] for n in window.nodes], dtype=np.int64)
+    on = np.isin(node, cols)
+    times = np.unique(np.append(gap_start[on], earliest))
+    times = times[(times >= earliest - EPS) & (times < window.start - EPS)]
+    if times.size == 0:
+        return None
+    ok = np.ones(times.size, dtype=bool)
+    for col, length in zip(cols, window.part_lengths, strict=True):
+        mine = node == col
+        s, e = gap_start[mine], gap_end[mine]
+        ok &= ((s[None, :] <= times[:, None] + EPS) & (times[:, None] + length <= e[None, :] + EPS)).any(axis=1)
+    hit = np.flatnonzero(ok)
+    return float(times[hit[0]]) if hit.size else None

@@ -61,6 +61,7 @@ def bsf_placer(
     max_alternatives: int,
     resolution: float = 1.0,
     dynamic: bool = True,
+    replan: str = "search",
 ) -> Placer:
     check_css_params(vo_criterion, max_alternatives)
 
@@ -76,6 +77,6 @@ def bsf_placer(
             rec.groups[job.id] = "backfilled"
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         yield rec.snap(cs, f"{where}BSF sliced {len(sliced)} of {len(high)} high-priority jobs")
-        yield from backfill_placer(selector, dynamic, fixed=sliced)(rec, rest, table, cs, ce)
+        yield from backfill_placer(selector, dynamic, sliced, replan)(rec, rest, table, cs, ce)
 
     return place
