@@ -205,3 +205,16 @@ def test_explained_runs_keep_the_distances_each_placement_saw(env, name):
         assert schedule.distances[job.id] == window_distances(seen, window)
         earlier.append(window)
     assert registry.run(env, name, {"dynamic": False}).distances == {}  # headless runs do not pay for it
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=10, max_nodes=5), replan=st.sampled_from(["search", "nodes"]))
+def test_dynamic_explained_runs_keep_distances_for_every_moved_job(env, replan):
+    """With early completions, a job moved up (searched again or on its own nodes) keeps the L_left and
+    L_right of its new window: one pair per part, never negative, for every placed job."""
+    schedule = registry.run(env, "CoP", {"replan": replan}, explain=True)
+    assert set(schedule.distances) == {w.job for w in schedule.windows}
+    for w in schedule.windows:
+        left, right = schedule.distances[w.job]
+        assert len(left) == len(right) == len(w.nodes)
+        assert min(*left, *right) >= -1e-9
