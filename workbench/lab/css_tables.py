@@ -125,13 +125,6 @@ def each_label(
     return per_level(at_level, labels)
 
 
-def _each_owner_label(
-    check: Callable[[Lookup, str, str], tuple[bool, str]],
-) -> Callable[[Lookup], tuple[bool | None, str]]:
-    """``check`` for each of css-owner's strategies (its two VO criteria)."""
-    return each_label(OWNER_LABELS, check)
-
-
 def _owner_claims() -> tuple[Claim, ...]:
     def l_c_falls(mean: Lookup, level: str, label: str) -> tuple[bool, str]:
         # Judged at Table 2's own prices (2, 4, …, 10); the odd ones between are drawn, not judged.
@@ -155,13 +148,13 @@ def _owner_claims() -> tuple[Claim, ...]:
         return y1 >= y0, f"Y {y0:.3f} at c = {PRICES[0]:g} → {y1:.3f} at c = {PRICES[-1]:g}"
 
     return (
-        Claim("L_c falls as the price grows", "Table 2", _each_owner_label(l_c_falls)),
+        Claim("L_c falls as the price grows", "Table 2", each_label(OWNER_LABELS, l_c_falls)),
         Claim(
             "the owner's profit peaks near the average market price",
             "§6.4, Fig. 8",
-            _each_owner_label(profit_peaks_near_market),
+            each_label(OWNER_LABELS, profit_peaks_near_market),
         ),
-        Claim("a dearer node makes failures Y no rarer", "Table 2", _each_owner_label(failures_grow)),
+        Claim("a dearer node makes failures Y no rarer", "Table 2", each_label(OWNER_LABELS, failures_grow)),
     )
 
 
