@@ -28,13 +28,18 @@ FLOW_RUNS = [
     ("BSF", {"n_high": -1, "high_fraction": 0.5, "rule": "cost", "selector": "CoP", "batching": "mdq_t"}),
     ("CSS", {"batching": "knapsack_c", "limit_coefficient": 0.8}),
     ("Batch-slicer", {"batching": "random", "batch_size": 2, "slices": 2}),
+    ("CSS", {"shape": "rough"}),
+    ("Batch-slicer", {"slices": 2, "vo_criterion": "cost", "shape": "rough"}),
+    ("BSF", {"n_high": -1, "high_fraction": 0.5, "shape": "rough"}),
 ]
 SETTINGS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _occupies(w, end_actual, at):
-    """What a window holds at a snapshot: up to its actual end once that has passed, else all of it."""
-    return (w.start, end_actual if end_actual <= at + EPS else w.end)
+    """What a window holds on each node at a snapshot: up to its actual end once that has passed,
+    else all of its part there (a rough right edge holds each node for its own part only)."""
+    done = end_actual <= at + EPS
+    return [(node, (w.start, min(end, end_actual) if done else end)) for node, end in w.part_ends()]
 
 
 @SETTINGS
@@ -56,8 +61,7 @@ def test_flow_invariants(env, run):
             busy[task.node].append((task.start, task.end))
         for w in windows:
             first_start.setdefault(w.job, w.start)
-            span = _occupies(w, ends[w.job], snap.time)
-            for node in w.nodes:
+            for node, span in _occupies(w, ends[w.job], snap.time):
                 busy[node].append(span)
             if w.start <= snap.time - EPS:  # started before this step: it must never move again
                 assert started_window.setdefault(w.job, w) == w, f"{w.job} moved after starting"

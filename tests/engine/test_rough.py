@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from tests.engine.strategies import environments, examples
 from workbench.engine import registry
+from workbench.engine.errors import ParameterError
+from workbench.engine.flow.css import CssSpec, find_alternatives
 from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import EPS, Environment, Job, LocalTask, Node, TimeSettings
 from workbench.engine.rough import ROUGH_CRITERIA, search_rough
@@ -210,3 +212,28 @@ def test_a_job_its_strategy_turns_down_is_not_blamed_on_cycle_boundaries():
     assert run.reasons["j1"].startswith("the strategy took no window, though one fits inside a cycle")
     assert "from 4" in run.reasons["j1"]  # FirstFit's window, on the two cheap nodes
     assert registry.run(env, "AMP", {"shape": "rough"}).windows[0].nodes == ("n0", "n1")
+
+
+def test_css_family_searches_and_weighs_rough_alternatives():
+    """With shape=rough, CSS's alternatives are the rough AEP windows of the job's own criterion, each on
+    what the ones before left (a fast node's short part holds it only that long), and the VO's CPU time
+    is the sum of the parts: {n1, n2} holds 30 + 6 = 36 units of node time, where a square window would
+    hold 2 × 30."""
+    nodes = tuple(
+        Node(f"n{i + 1}", f"n{i + 1}", p, c)
+        for i, (p, c) in enumerate(((2.0, 0.1), (10.0, 1.0), (3.0, 1.0), (3.0, 1.0)))
+    )
+    job = Job("j1", "j1", 2, 1.0, 60.0, math.inf, criterion="start")
+    env = Environment(nodes, (), (job,), TimeSettings(0.0, None, 35.0))
+    spec = CssSpec(max_alternatives=5, shape="rough")
+    alternatives = find_alternatives(None, env.jobs, SlotTable.from_environment(env), 0.0, spec)["j1"]
+    assert [(w.nodes, w.start, w.lengths) for w in alternatives] == [
+        (("n1", "n2"), 0.0, (30.0, 6.0)),
+        (("n3", "n4"), 0.0, (20.0, 20.0)),
+    ]
+    chosen = registry.run(env, "CSS", {"shape": "rough", "max_alternatives": 5}).windows
+    assert [(w.nodes, w.cpu_time) for w in chosen] == [(("n1", "n2"), 36.0)]
+    square = registry.run(env, "CSS", {"max_alternatives": 5}).windows
+    assert square[0].lengths == () and square[0].cpu_time == 2 * square[0].length
+    with pytest.raises(ParameterError, match="shape"):
+        CssSpec(shape="jagged")

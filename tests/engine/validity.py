@@ -19,7 +19,8 @@ def assert_valid_schedule(
     """Every window valid (DESIGN.md "Window"); no two windows share a node at once.
 
     A window's length is V divided by the lowest performance among its own nodes,
-    times ``length_factor`` (0.99 for BFshort): DESIGN.md "Window length".
+    times ``length_factor`` (0.99 for BFshort): DESIGN.md "Window length". A rough-edged
+    window's parts are V / p_i each, and each holds only its own node.
 
     With ``executed`` a window holds its nodes only until its actual end (a dynamic
     run reuses what early completions free); otherwise for its whole reserved length.
@@ -41,14 +42,18 @@ def assert_valid_schedule(
             assert w.end <= env.time.horizon + EPS, w
         slowest = min(nodes[n].performance for n in w.nodes)
         assert all(nodes[n].performance >= job.min_performance - EPS for n in w.nodes), w
-        # Square window sized by its own slowest node, never longer.
-        assert math.isclose(w.length, job.volume / slowest * length_factor, rel_tol=1e-12), w
-        cost = sum(nodes[n].price for n in w.nodes) * w.length
+        if w.lengths:  # a rough right edge (seed 000 §3): each part as long as its own node needs
+            for n, part in zip(w.nodes, w.lengths, strict=True):
+                assert math.isclose(part, job.volume / nodes[n].performance, rel_tol=1e-12), w
+            assert math.isclose(w.length, max(w.lengths), rel_tol=1e-12), w
+        else:  # square, sized by its own slowest node, never longer
+            assert math.isclose(w.length, job.volume / slowest * length_factor, rel_tol=1e-12), w
+        cost = sum(nodes[n].price * part for n, part in zip(w.nodes, w.part_lengths, strict=True))
         assert math.isclose(w.cost, cost, rel_tol=1e-9, abs_tol=1e-9)
         assert w.cost <= job.budget + 1.0 + 1e-6  # within budget up to the cost resolution
         until = schedule.actual_end(env, w) if executed else w.end
-        for n in w.nodes:
-            busy[n].append((w.start, until, f"job {w.job}"))
+        for n, part_end in w.part_ends():
+            busy[n].append((w.start, min(part_end, until), f"job {w.job}"))
     for node_id, spans in busy.items():
         spans.sort()
         for (_s0, e0, a), (s1, _e1, b) in itertools.pairwise(spans):

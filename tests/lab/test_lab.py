@@ -386,8 +386,9 @@ def test_economic_study_runs_figs_17_to_19_and_judges_every_claim(tmp_path):
 
 
 def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
-    """Issue 10's css study: Table 1 (criteria against the first-fit CSS), Fig. 7 (k at three load levels),
-    Fig. 9 (the BSF share); each strategy runs only where its factors mean something."""
+    """Issue 10's css study: Table 1 (criteria against the first-fit CSS, square and rough-edged windows),
+    Fig. 7 (k at three load levels), Fig. 9 (the BSF share); each strategy runs only where its factors mean
+    something."""
     from workbench.engine.generate import generate
     from workbench.lab.css_study import first_fit
     from workbench.lab.report import write_report
@@ -397,12 +398,15 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     by_label = {}
     for spec in plan:
         by_label.setdefault(spec.strategy, []).append(dict(spec.factors))
-    for label in ("CSS (first fit)", "Sliced CSS (first fit)"):  # one per level, single-node jobs at Table 1's
-        assert len(by_label[label]) == 3 + 1
+    for label in ("CSS (first fit)", "Sliced CSS (first fit)"):  # one per level; Table 1's variants
+        assert len(by_label[label]) == 3 + 1 + 1
         assert all(c["slices"] == 5 and c["high_fraction"] == 0.5 for c in by_label[label])
     assert {c["slices"] for c in by_label["Batch-slicer"]} == {1, 2, 3, 5, 6, 10, 20}
     narrow = [c for cells in by_label.values() for c in cells if c["n_max"] == 1]
     assert len(narrow) == 3 and all(c["level"] == "medium" and c["slices"] == 5 for c in narrow)
+    rough = [c for cells in by_label.values() for c in cells if c["shape"] == "rough"]
+    assert len(rough) == 3 and all(c["level"] == "medium" and c["slices"] == 5 and c["n_max"] == 5 for c in rough)
+    assert not [c for c in narrow if c["shape"] == "rough"]
     assert all(c["high_fraction"] == 0.5 for c in by_label["Batch-slicer"])
     assert len(by_label["BSF"]) == 3 * (7 + 4)
     env = generate("vo24", 1)
@@ -412,7 +416,7 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
         generate("vo24", 1, budget_scale=0.0)
     assert {j.criterion for j in first_fit(env).jobs} == {"start"} and len({j.criterion for j in env.jobs}) > 1
     run = run_study("css", 2, 1, None, tmp_path, {"level": "medium"})
-    assert run.recorded == 2 * (1 + 1 + 7 + 11 + 3) and not run.failed
+    assert run.recorded == 2 * (1 + 1 + 7 + 11 + 3 + 3) and not run.failed
     alternatives: dict[bool, list[float]] = {}
     for key, values in measures(tmp_path).items():
         if "CSS (first fit)" in key and '"n_max": 5' in key:
@@ -423,7 +427,7 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     # The sliced first-fit CSS searches each sub-batch in the whole remaining room: more alternatives per job.
     assert min(alternatives[True]) > max(alternatives[False])
     report = (write_report(tmp_path).parent / "report.md").read_text()
-    assert "171.7 (Table 1)" in report and report.count("222.0 (Table 1, CSS)") == 2
+    assert "171.7 (Table 1)" in report and report.count("222.0 (Table 1, CSS)") == 2 * 2  # two shapes
     assert (tmp_path / "css-t_cpu-by-high_fraction.png").exists()
     rows_of_claims = claim_rows(report)
     assert len(rows_of_claims) == len(study.claims)

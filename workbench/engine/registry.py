@@ -19,7 +19,7 @@ from workbench.engine.errors import ParameterError, show, text_problem
 from workbench.engine.flow import batching as bt
 from workbench.engine.flow.backfill import REPLAN_MODES, backfill_placer
 from workbench.engine.flow.bsf import RULES, bsf_placer, check_bsf_params
-from workbench.engine.flow.css import VO_CRITERIA, slicer_placer
+from workbench.engine.flow.css import VO_CRITERIA, CssSpec, slicer_placer
 from workbench.engine.flow.cycles import DEFAULT_MAX_CYCLES, run_cycles
 from workbench.engine.flow.easy import easy
 from workbench.engine.model import Environment
@@ -569,13 +569,18 @@ CSS_PARAMS = (
     # An unbounded horizon offers endless alternatives: each one is a window held in memory.
     Param("max_alternatives", int, 20, "most alternatives per job and cycle", minimum=1, maximum=10_000),
     RESOLUTION,
+    SHAPE,
 )
+
+
+def css_spec(params: dict[str, Any]) -> CssSpec:
+    return CssSpec(params["vo_criterion"], params["max_alternatives"], params["resolution"], params["shape"])
 
 
 def _css_flow(slices_param: bool) -> Flow:
     def flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
         slices = params["slices"] if slices_param else 1
-        placer = slicer_placer(params["vo_criterion"], params["max_alternatives"], slices, params["resolution"])
+        placer = slicer_placer(css_spec(params), slices)
         return run_cycles(env, rec, placer, bt.make_batch_former(params), params["max_cycles"])
 
     return flow
@@ -590,9 +595,7 @@ def _bsf_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRu
         params["n_high"],
         params["high_fraction"],
         params["slices"],
-        params["vo_criterion"],
-        params["max_alternatives"],
-        params["resolution"],
+        css_spec(params),
         params["dynamic"],
         params["replan"],
     )

@@ -53,7 +53,14 @@ TABLE_1 = {  # criterion -> (N_A, start, runtime, finish, cost); "css": the init
     "css": (12.1, 222.0, 50.3, 272.3, 1248.4),
 }
 WIDTHS = (5, 1)  # the widest job: the vo24 preset's n <= 5, or single-node jobs (N_A's capacity bound)
-TABLE_1_AT = {"level": "medium", "slices": 5, "high_fraction": 0.5, "n_max": 5}
+TABLE_1_AT = {"level": "medium", "slices": 5, "high_fraction": 0.5, "n_max": 5, "shape": "square"}
+# Seed 000 §3 draws its windows with a rough right edge (each part V / p_i on its own node); the
+# study's default is DESIGN.md's square window, and Table 1's cell runs both.
+SHAPES = ("square", "rough")
+# A rough part costs c_i·V/p_i, less than a square one's c_i·V/P_min: on the prices that meet Table 1's
+# CSS cost with square windows, rough costs are 16–20 % low. The paper gives no price level; × 1.2,
+# chosen by the CSS row's cost, meets it (budgets follow prices, so no choice changes but by rounding).
+PRICE_SCALE = {"square": 1.0, "rough": 1.2}
 FIRST_FIT = "CSS (first fit)"  # the initial CSS: one batch, every job's alternatives by first fit
 FIRST_FIT_SLICED = "Sliced CSS (first fit)"  # the same search, the batch sliced like batch-slicer's
 SLICER_GAINS = {"start": 0.23, "finish": 0.23, "runtime": 0.21, "cost": 0.12}  # §6.2: batch-slicer vs CSS
@@ -95,30 +102,34 @@ def free_node_time(env: Environment) -> float:
 CSS_DEFAULTS = registry.get("CSS").resolve({})
 
 
-def held_share(env: Environment) -> float:
+def held_share(env: Environment, shape: str = "square") -> float:
     """The share of the free node time that CSS's alternatives hold once its search stops (one
     batch, no slicing): near 1, the number of alternatives is bound by the room, not the search."""
     table = _interval_slots(env)
-    alternatives = find_alternatives(None, env.jobs, table, env.time.start, CSS_DEFAULTS["max_alternatives"])
+    spec = registry.css_spec({**CSS_DEFAULTS, "shape": shape})
+    alternatives = find_alternatives(None, env.jobs, table, env.time.start, spec)
     return sum(w.cpu_time for alts in alternatives.values() for w in alts) / _free_time(table)
 
 
 def _run(spec: RunSpec) -> dict[str, float]:
     f = dict(spec.factors)
     scale, load = LEVELS[f["level"]]
-    env = generate("vo24", spec.seed, budget_scale=scale, max_load=load, n_max=int(f["n_max"]))
+    prices = PRICE_SCALE[f["shape"]]
+    env = generate("vo24", spec.seed, budget_scale=scale, max_load=load, n_max=int(f["n_max"]), price_scale=prices)
+    shape = {"shape": f["shape"]}
     if spec.strategy == FIRST_FIT:
-        result = registry.run(first_fit(env), "CSS")
+        result = registry.run(first_fit(env), "CSS", shape)
     elif spec.strategy == FIRST_FIT_SLICED:
-        result = registry.run(first_fit(env), "Batch-slicer", {"slices": int(f["slices"])})
+        result = registry.run(first_fit(env), "Batch-slicer", {"slices": int(f["slices"]), **shape})
     elif spec.strategy == "Batch-slicer":
-        result = registry.run(env, "Batch-slicer", {"slices": int(f["slices"])})
+        result = registry.run(env, "Batch-slicer", {"slices": int(f["slices"]), **shape})
     else:
-        result = registry.run(env, "BSF", {"slices": int(f["slices"]), "high_fraction": float(f["high_fraction"])})
+        params = {"slices": int(f["slices"]), "high_fraction": float(f["high_fraction"]), **shape}
+        result = registry.run(env, "BSF", params)
     out = {"y": 1.0 if result.unscheduled else 0.0, "failed_share": len(result.unscheduled) / len(env.jobs)}
     out.update(_means(result))
     if spec.strategy == FIRST_FIT:
-        out["held"] = held_share(first_fit(env))
+        out["held"] = held_share(first_fit(env), f["shape"])
     for group in GROUPS:  # Table 1: the jobs of each criterion (grouped by what the user asked for)
         out.update(_means(result, f"_{group}", {j.id for j in env.jobs if j.criterion == group}))
     return out
@@ -127,12 +138,14 @@ def _run(spec: RunSpec) -> dict[str, float]:
 def _published() -> tuple[Published, ...]:
     out = []
     names = ("n_a", "start", "runtime", "finish", "cost")
-    for group in GROUPS:
-        for name, value in zip(names, TABLE_1[group], strict=True):
-            out.append(Published(f"{name}_{group}", "Batch-slicer", value, TABLE_1_AT, "Table 1"))
-    for name, value in zip(names, TABLE_1["css"], strict=True):
-        for label in (FIRST_FIT, FIRST_FIT_SLICED):
-            out.append(Published(name, label, value, TABLE_1_AT, "Table 1, CSS"))
+    for shape in SHAPES:
+        at = {**TABLE_1_AT, "shape": shape}
+        for group in GROUPS:
+            for name, value in zip(names, TABLE_1[group], strict=True):
+                out.append(Published(f"{name}_{group}", "Batch-slicer", value, at, "Table 1"))
+        for name, value in zip(names, TABLE_1["css"], strict=True):
+            for label in (FIRST_FIT, FIRST_FIT_SLICED):
+                out.append(Published(name, label, value, at, "Table 1, CSS"))
     for level, y in PAPER_Y.items():
         at = {**TABLE_1_AT, "level": level}
         out.append(Published("y", "Batch-slicer", y, at, "§6.3", compare=False))
@@ -140,22 +153,29 @@ def _published() -> tuple[Published, ...]:
 
 
 def _claims() -> tuple[Claim, ...]:
-    def own_criterion_best(mean: Lookup) -> tuple[bool | None, str]:
-        parts, ok = [], True
-        for measure in GROUPS:
-            values = {g: mean("Batch-slicer", f"{measure}_{g}", **TABLE_1_AT) for g in GROUPS}
-            best = min(values, key=values.__getitem__)
-            # the paper's exception: the finish-time jobs also start first
-            ok &= best == measure or (measure == "start" and best == "finish")
-            parts.append(f"{measure}: best {best}")
-        return ok, "; ".join(parts)
+    def own_criterion_best(shape: str) -> Callable[[Lookup], tuple[bool | None, str]]:
+        at = {**TABLE_1_AT, "shape": shape}
 
-    def slicer_beats(css: str) -> Callable[[Lookup], tuple[bool | None, str]]:
+        def check(mean: Lookup) -> tuple[bool | None, str]:
+            parts, ok = [], True
+            for measure in GROUPS:
+                values = {g: mean("Batch-slicer", f"{measure}_{g}", **at) for g in GROUPS}
+                best = min(values, key=values.__getitem__)
+                # the paper's exception: the finish-time jobs also start first
+                ok &= best == measure or (measure == "start" and best == "finish")
+                parts.append(f"{measure}: best {best}")
+            return ok, "; ".join(parts)
+
+        return check
+
+    def slicer_beats(css: str, shape: str) -> Callable[[Lookup], tuple[bool | None, str]]:
         # §6.2's figures set each criterion's own jobs against the CSS mean: Table 1 gives start
         # 171.7 / 222 = −22.7 %, finish 205.5 / 272.3 = −24.5 %, runtime 39.3 / 50.3 = −21.9 %,
         # cost 1098.3 / 1248.4 = −12.0 %; the batch's overall means differ by only 0–3 % there.
+        at = {**TABLE_1_AT, "shape": shape}
+
         def check(mean: Lookup) -> tuple[bool | None, str]:
-            gains = {m: 1 - mean("Batch-slicer", f"{m}_{m}", **TABLE_1_AT) / mean(css, m, **TABLE_1_AT)
+            gains = {m: 1 - mean("Batch-slicer", f"{m}_{m}", **at) / mean(css, m, **at)
                      for m in SLICER_GAINS}  # fmt: skip
             ok = all(gains[m] >= (1 - TOLERANCE) * t for m, t in SLICER_GAINS.items())
             return ok, ", ".join(
@@ -165,15 +185,15 @@ def _claims() -> tuple[Claim, ...]:
         return check
 
     def alternatives_grow_with_k(mean: Lookup) -> tuple[bool | None, str]:
-        rows = {lv: (mean("Batch-slicer", "n_a", level=lv, slices=1, n_max=5),
-                     mean("Batch-slicer", "n_a", level=lv, slices=20, n_max=5))
+        rows = {lv: (mean("Batch-slicer", "n_a", level=lv, slices=1, n_max=5, shape="square"),
+                     mean("Batch-slicer", "n_a", level=lv, slices=20, n_max=5, shape="square"))
                 for lv in LEVELS}  # fmt: skip
         ok = all(b > a for a, b in rows.values())
         return ok, ", ".join(f"{lv}: {a:.1f} → {b:.1f}" for lv, (a, b) in rows.items())
 
     def failures_grow_with_k(mean: Lookup) -> tuple[bool | None, str]:
-        rows = {lv: (mean("Batch-slicer", "y", level=lv, slices=1, n_max=5),
-                     mean("Batch-slicer", "y", level=lv, slices=20, n_max=5))
+        rows = {lv: (mean("Batch-slicer", "y", level=lv, slices=1, n_max=5, shape="square"),
+                     mean("Batch-slicer", "y", level=lv, slices=20, n_max=5, shape="square"))
                 for lv in LEVELS}  # fmt: skip
         # Judged where the paper has failures to count: at its low level Y < 0.0002, so no trend shows.
         judged = [rows[lv] for lv in LEVELS if PAPER_Y[lv] > FEW_FAILURES]
@@ -185,12 +205,12 @@ def _claims() -> tuple[Claim, ...]:
     def best_k_by_level(mean: Lookup) -> tuple[bool | None, str]:
         best = {}
         for lv in LEVELS:
-            values = {k: mean("Batch-slicer", "t_cpu", level=lv, slices=k, n_max=5) for k in SLICES}
+            values = {k: mean("Batch-slicer", "t_cpu", level=lv, slices=k, n_max=5, shape="square") for k in SLICES}
             best[lv] = min(values, key=values.__getitem__)
         return best["high"] < best["low"], ", ".join(f"{lv}: k = {k}" for lv, k in best.items())
 
     def bsf_trade_off(mean: Lookup) -> tuple[bool | None, str]:
-        at = {"level": "medium", "slices": 5, "n_max": 5}
+        at = {"level": "medium", "slices": 5, "n_max": 5, "shape": "square"}
         t0, t1 = (mean("BSF", "t_cpu", **at, high_fraction=x) for x in (0.0, 1.0))
         s0, s1 = (mean("BSF", "start", **at, high_fraction=x) for x in (0.0, 1.0))
         return (
@@ -199,18 +219,23 @@ def _claims() -> tuple[Claim, ...]:
         )
 
     return (
-        Claim(
-            "each criterion's jobs do best by their own measure (finish-time jobs also start first)",
-            "Table 1",
-            own_criterion_best,
+        *(
+            Claim(
+                f"each criterion's jobs do best by their own measure (finish-time jobs also start first), "
+                f"{shape} windows",
+                "Table 1",
+                own_criterion_best(shape),
+            )
+            for shape in SHAPES
         ),
         *(
             Claim(
                 f"batch-slicer vs {css}, each criterion's own jobs: start and finish −23 %, runtime −21 %, "
-                "cost −12 % (within 15 % of it, or better)",
+                f"cost −12 % (within 15 % of it, or better), {shape} windows",
                 "§6.2",
-                slicer_beats(css),
+                slicer_beats(css, shape),
             )
+            for shape in SHAPES
             for css in (FIRST_FIT, FIRST_FIT_SLICED)
         ),
         Claim("more sub-batches give more alternatives per job", "§6.3, Fig. 7", alternatives_grow_with_k),
@@ -221,9 +246,11 @@ def _claims() -> tuple[Claim, ...]:
 
 
 def _table_1_only(f: dict[str, object]) -> bool:
-    """Single-node jobs run at Table 1's cell, for its two strategies (the N_A experiment)."""
-    at_cell = all(f[k] == v for k, v in TABLE_1_AT.items() if k != "n_max")
-    return at_cell and f.get("strategy") in (FIRST_FIT, FIRST_FIT_SLICED, "Batch-slicer")
+    """Table 1's variants run at its cell only, for its strategies: single-node jobs (the N_A
+    experiment, square windows) and rough-edged windows (jobs of up to five nodes)."""
+    at_cell = all(f[k] == v for k, v in TABLE_1_AT.items() if k not in ("n_max", "shape"))
+    one_variant = f["n_max"] == TABLE_1_AT["n_max"] or f["shape"] == TABLE_1_AT["shape"]
+    return at_cell and one_variant and f.get("strategy") in (FIRST_FIT, FIRST_FIT_SLICED, "Batch-slicer")
 
 
 CSS_STUDY = register(
@@ -244,7 +271,11 @@ CSS_STUDY = register(
             "price). Job volumes V ~ U[75, 600]: the paper gives none, and this range meets Table 1's CSS "
             "runtime at medium load (U[100, 800] gave +42 %). "
             "Table 1 is read at medium load and k = 5 (the paper's best k); Y is judged per run (1 if any job "
-            "of the cycle failed). Windows are square. Jobs have n ~ U{1..5} (n_max = 5; the paper gives no "
+            "of the cycle failed). Windows are square (DESIGN.md); Table 1's cell also runs seed 000's "
+            "rough-edged ones (shape = rough: each part V / p_i on its own node, CPU time the sum of the parts; "
+            "prices × 1.2, chosen by the CSS row's cost, since a rough part costs c_i·V/p_i, less than a square "
+            "one). "
+            "Jobs have n ~ U{1..5} (n_max = 5; the paper gives no "
             "width); n_max = 1, single-node jobs, runs at Table 1's cell only, to show that the paper's 12 "
             "alternatives per job need jobs that narrow ('held': the share of the free node time the "
             "first-fit CSS's alternatives hold)."
@@ -260,6 +291,7 @@ CSS_STUDY = register(
             Factor("slices", SLICES, "sub-batches k"),
             Factor("high_fraction", FRACTIONS, "BSF: share of the batch batch-sliced"),
             Factor("n_max", WIDTHS, "the widest job: n ~ U{1..n_max}"),
+            Factor("shape", SHAPES, "windows: square (every part V / P_min) or rough-edged (each part V / p_i)"),
         ),
         reps=100,
         measures={
@@ -267,7 +299,7 @@ CSS_STUDY = register(
             "failed_share": "share of the batch's jobs that failed",
             "n_a": "alternatives per placed job",
             "held": "CSS (first fit): share of the free node time its alternatives hold when the search stops",
-            "t_cpu": "CPU time per placed job (n × T)",
+            "t_cpu": "CPU time per placed job (the sum of its parts: n × T for a square window)",
             "start": "mean start",
             "runtime": "mean runtime",
             "finish": "mean finish",
@@ -281,21 +313,24 @@ CSS_STUDY = register(
         run=_run,
         published=_published(),
         orderings=(
-            Ordering("start", ("Batch-slicer", FIRST_FIT), "min", TABLE_1_AT, "§6.2"),
-            Ordering("t_cpu", ("Batch-slicer", FIRST_FIT), "min", TABLE_1_AT, "§6.3"),
+            *(
+                Ordering(measure, ("Batch-slicer", FIRST_FIT), "min", {**TABLE_1_AT, "shape": shape}, source)
+                for shape in SHAPES
+                for measure, source in (("start", "§6.2"), ("t_cpu", "§6.3"))
+            ),
         ),
         claims=_claims(),
         figures=(
-            ("t_cpu", "slices", {"high_fraction": 0.5, "n_max": 5}),
-            ("y", "slices", {"high_fraction": 0.5, "n_max": 5}),
-            ("t_cpu", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5}),
-            ("start", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5}),
+            ("t_cpu", "slices", {"high_fraction": 0.5, "n_max": 5, "shape": "square"}),
+            ("y", "slices", {"high_fraction": 0.5, "n_max": 5, "shape": "square"}),
+            ("t_cpu", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5, "shape": "square"}),
+            ("start", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5, "shape": "square"}),
         ),
         # Fig. 7 sweeps k at the default BSF share; Fig. 9 sweeps the share at k = 5. CSS has neither: both
         # readings run at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only. Single-node
-        # jobs (n_max = 1) run at Table 1's cell only.
+        # jobs (n_max = 1) and rough-edged windows run at Table 1's cell only.
         cells=lambda f: (
-            (f["n_max"] == 5 or _table_1_only(f))
+            ((f["n_max"] == 5 and f["shape"] == "square") or _table_1_only(f))
             and (f["slices"] == 5 or f["high_fraction"] == 0.5)
             and (
                 f.get("strategy") not in (FIRST_FIT, FIRST_FIT_SLICED)

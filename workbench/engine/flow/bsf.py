@@ -14,7 +14,7 @@ import math
 
 from workbench.engine.errors import ParameterError
 from workbench.engine.flow.backfill import backfill_placer
-from workbench.engine.flow.css import check_css_params, slice_and_place
+from workbench.engine.flow.css import CssSpec, slice_and_place
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import Job
 from workbench.engine.selectors import Selector
@@ -57,19 +57,15 @@ def bsf_placer(
     n_high: int,
     high_fraction: float,
     slices: int,
-    vo_criterion: str,
-    max_alternatives: int,
-    resolution: float = 1.0,
+    spec: CssSpec,
     dynamic: bool = True,
     replan: str = "search",
 ) -> Placer:
-    check_css_params(vo_criterion, max_alternatives)
-
     def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
         count = n_high if n_high >= 0 else math.floor(high_fraction * len(jobs) + 0.5)
         high = high_priority(jobs, rule, min(count, len(jobs)))
         high_ids = {j.id for j in high}
-        sliced = slice_and_place(rec, high, table, cs, vo_criterion, max_alternatives, slices, resolution)
+        sliced = slice_and_place(rec, high, table, cs, spec, slices)
         rest = [j for j in jobs if j.id not in high_ids]
         for job in high:
             rec.groups.setdefault(job.id, "high-priority slice")

@@ -3,7 +3,9 @@
 First, alternatives: passes over the batch in queue order; in each pass every
 job gets at most one new window by its own criterion (AEP) on the slots still
 free, and those slots are held, so alternatives never intersect. Passes stop
-when one adds nothing, or at ``max_alternatives`` per job.
+when one adds nothing, or at ``max_alternatives`` per job. Windows are square
+(DESIGN.md) or, with ``shape="rough"``, rough-edged as in seed 000 §3 (each part
+V / p_i long on its own node; ``engine/rough.py``).
 
 Second, the combination: one alternative per job, chosen by the backward
 recursion of eq. 2 for the VO's criterion:
@@ -35,6 +37,7 @@ from workbench.engine import criteria as cr
 from workbench.engine.errors import ParameterError, check_dp_size
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import Job, Window
+from workbench.engine.rough import SHAPES, search_rough
 from workbench.engine.search import SearchSpec, find_window
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
@@ -54,13 +57,36 @@ AEP = {
 }
 
 
+@dataclass(frozen=True)
+class CssSpec:
+    """How CSS finds and combines alternatives: the VO's criterion, the most alternatives per job,
+    the cost resolution and the windows' shape (checked when made)."""
+
+    vo_criterion: str = "cpu_time"
+    max_alternatives: int = 20
+    resolution: float = 1.0
+    shape: str = "square"
+
+    def __post_init__(self) -> None:
+        if self.vo_criterion not in VO_CRITERIA:
+            raise ParameterError("vo_criterion", f"expected one of {', '.join(VO_CRITERIA)}, got {self.vo_criterion!r}")
+        if self.max_alternatives < 1:
+            raise ParameterError("max_alternatives", "must be at least 1 (an unbounded horizon offers endless ones)")
+        if self.shape not in SHAPES:
+            raise ParameterError("shape", f"expected one of {', '.join(SHAPES)}, got {self.shape!r}")
+
+    def find(self, table: SlotTable, job: Job, earliest: float) -> Window | None:
+        """One window of ``job`` by its own criterion (AEP) in this spec's shape."""
+        if self.shape == "rough":
+            found = search_rough(table, job, job.criterion, earliest, self.resolution)
+        else:
+            spec = SearchSpec(AEP[job.criterion](), exact=job.criterion in EXACT_AEP, resolution=self.resolution)
+            found = find_window(table, job, spec, earliest)
+        return None if found is None else found.window
+
+
 def find_alternatives(
-    rec: Recorder | None,
-    jobs: Sequence[Job],
-    table: SlotTable,
-    cs: float,
-    max_alternatives: int,
-    resolution: float = 1.0,
+    rec: Recorder | None, jobs: Sequence[Job], table: SlotTable, cs: float, spec: CssSpec
 ) -> dict[str, list[Window]]:
     """Non-intersecting alternatives per job, by passes in queue order."""
     alternatives: dict[str, list[Window]] = {job.id: [] for job in jobs}
@@ -71,16 +97,15 @@ def find_alternatives(
         for job in list(active):
             if rec is not None:
                 rec.check_stop()
-            if len(alternatives[job.id]) >= max_alternatives:
+            if len(alternatives[job.id]) >= spec.max_alternatives:
                 active.remove(job)
                 continue
-            spec = SearchSpec(AEP[job.criterion](), exact=job.criterion in EXACT_AEP, resolution=resolution)
-            found = find_window(work, job, spec, max(job.arrival, cs))
-            if found is None:
+            window = spec.find(work, job, max(job.arrival, cs))
+            if window is None:
                 active.remove(job)  # slots only shrink: it will find none later either
                 continue
-            alternatives[job.id].append(found.window)
-            work = work.reserve([found.window])
+            alternatives[job.id].append(window)
+            work = work.reserve([window])
             added = True
         if not added:
             break
@@ -161,17 +186,11 @@ def choose_combination(
 
 
 def css_plan(
-    rec: Recorder | None,
-    jobs: Sequence[Job],
-    table: SlotTable,
-    cs: float,
-    vo_criterion: str,
-    max_alternatives: int,
-    resolution: float = 1.0,
+    rec: Recorder | None, jobs: Sequence[Job], table: SlotTable, cs: float, spec: CssSpec
 ) -> tuple[dict[str, Window], dict[str, int]]:
     """CSS on one (sub-)batch: the chosen window per job, and the number of alternatives per job."""
-    problem = PROBLEMS[vo_criterion]
-    alternatives = find_alternatives(rec, jobs, table, cs, max_alternatives, resolution)
+    problem = PROBLEMS[spec.vo_criterion]
+    alternatives = find_alternatives(rec, jobs, table, cs, spec)
     counts = {job_id: len(alts) for job_id, alts in alternatives.items()}
     with_alts = [job for job in jobs if alternatives[job.id]]
     if not with_alts:
@@ -179,7 +198,7 @@ def css_plan(
     values = [[measure(w, problem.value) for w in alternatives[j.id]] for j in with_alts]
     expenses = [[measure(w, problem.expense) for w in alternatives[j.id]] for j in with_alts]
     limit = eq5_limit(expenses)
-    chosen = choose_combination(values, expenses, limit, problem.maximise, resolution)
+    chosen = choose_combination(values, expenses, limit, problem.maximise, spec.resolution)
     if chosen is None:
         # The discretisation can make eq. 5 too tight; the cheapest alternatives always fit it.
         chosen = [int(np.argmin(row)) for row in expenses]
@@ -197,13 +216,6 @@ def css_plan(
     return plan, counts
 
 
-def check_css_params(vo_criterion: str, max_alternatives: int) -> None:
-    if vo_criterion not in VO_CRITERIA:
-        raise ParameterError("vo_criterion", f"expected one of {', '.join(VO_CRITERIA)}, got {vo_criterion!r}")
-    if max_alternatives < 1:
-        raise ParameterError("max_alternatives", "must be at least 1 (an unbounded horizon offers endless ones)")
-
-
 def slices_of(jobs: Sequence[Job], k: int) -> list[list[Job]]:
     """Split ``jobs`` in order into k nearly equal sub-batches (the first ones one longer)."""
     # More slices than jobs leave empty ones, which are dropped: never split finer than one job each.
@@ -211,12 +223,11 @@ def slices_of(jobs: Sequence[Job], k: int) -> list[list[Job]]:
     return [[jobs[i] for i in part] for part in parts if part.size]
 
 
-def slicer_placer(vo_criterion: str, max_alternatives: int, slices: int, resolution: float = 1.0) -> Placer:
+def slicer_placer(spec: CssSpec, slices: int) -> Placer:
     """Batch-slicer(k): CSS on k sub-batches in turn (k = 1 is plain CSS). Plans never move."""
-    check_css_params(vo_criterion, max_alternatives)
 
     def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
-        placed = slice_and_place(rec, jobs, table, cs, vo_criterion, max_alternatives, slices, resolution)
+        placed = slice_and_place(rec, jobs, table, cs, spec, slices)
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         name = "CSS" if slices == 1 else f"batch-slicer({slices})"
         found = sum(rec.alternatives.get(j.id, 0) for j in jobs)
@@ -226,14 +237,7 @@ def slicer_placer(vo_criterion: str, max_alternatives: int, slices: int, resolut
 
 
 def slice_and_place(
-    rec: Recorder,
-    jobs: Sequence[Job],
-    table: SlotTable,
-    cs: float,
-    vo_criterion: str,
-    max_alternatives: int,
-    slices: int,
-    resolution: float = 1.0,
+    rec: Recorder, jobs: Sequence[Job], table: SlotTable, cs: float, spec: CssSpec, slices: int
 ) -> list[Window]:
     placed: list[Window] = []
     current = table
@@ -242,7 +246,7 @@ def slice_and_place(
         if len(parts) > 1:
             for job in part:
                 rec.groups[job.id] = f"slice {k + 1} of {len(parts)}"
-        plan, counts = css_plan(rec, part, current, cs, vo_criterion, max_alternatives, resolution)
+        plan, counts = css_plan(rec, part, current, cs, spec)
         for job_id, count in counts.items():
             rec.count_alternatives(job_id, count)
         for job in part:
