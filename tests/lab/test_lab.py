@@ -456,7 +456,8 @@ def test_css_alternatives_hold_the_room_they_take():
 
 def test_css_owner_study_measures_the_owner_node_as_table_2(tmp_path):
     """Issue 10's css Table 2 / Fig. 8: the first node becomes the owner's (performance 6, price c); L_c is
-    its reserved time in the interval, U = L_c / 600, P = c * L_c, and only the price differs between cells."""
+    its reserved time in the interval (its own part's, on a rough right edge), U = L_c / 600, P = c * L_c, and
+    only the price differs between cells."""
     from workbench.engine import registry
     from workbench.lab.css_tables import owner_environment
     from workbench.lab.report import write_report
@@ -465,24 +466,34 @@ def test_css_owner_study_measures_the_owner_node_as_table_2(tmp_path):
     assert (cheap.nodes[0].performance, cheap.nodes[0].price, dear.nodes[0].price) == (6.0, 2.0, 10.0)
     assert cheap.nodes[1:] == dear.nodes[1:] and cheap.jobs == dear.jobs
     run = run_study("css-owner", 3, 1, None, tmp_path, {"price": "2.0,10.0"})
-    assert run.recorded == 2 * 6 and not run.failed  # batch-slicer by least CPU time and by least cost
+    # batch-slicer by least CPU time and by least cost, each with square and rough-edged windows
+    assert run.recorded == 2 * 12 and not run.failed
     got = measures(tmp_path)
+    rough_parts = 0
     for key, values in got.items():
         label, price, seed = json.loads(key)[1], json.loads(key)[2]["price"], json.loads(key)[3]
+        rough = label.startswith("Rough")
         params = {"slices": 5, **({"vo_criterion": "cost"} if "min cost" in label else {})}
-        result = registry.run(owner_environment("medium", seed, price), "Batch-slicer", params)
+        env = owner_environment("medium", seed, price, 1.2 if rough else 1.0)
+        result = registry.run(env, "Batch-slicer", {**params, **({"shape": "rough"} if rough else {})})
         # By hand: the owner's node is n1; every part on it lies inside the 600-unit interval.
-        used = sum(w.length for w in result.windows if "n1" in w.nodes)
+        parts = [length for w in result.windows for n, length in zip(w.nodes, w.part_lengths, strict=True) if n == "n1"]
+        rough_parts += sum(1 for w in result.windows if "n1" in w.nodes and w.lengths and w.length > max(parts))
+        used = sum(parts)
         assert values["l_c"] == pytest.approx(used) and values["u"] == pytest.approx(used / 600)
         assert values["p"] == pytest.approx(price * used) and values["y"] == float(bool(result.unscheduled))
+    assert rough_parts > 0  # some window's part on the owner's node is shorter than the window
     # Under the least cost the cheap node carries more than the dear one, in every cycle here.
     by_cost = {
-        (k[2]["price"], k[3]): v["l_c"] for k, v in ((json.loads(k), v) for k, v in got.items()) if "cost" in k[1]
+        (k[1], k[2]["price"], k[3]): v["l_c"]
+        for k, v in ((json.loads(k), v) for k, v in got.items())
+        if k[1] == "Batch-slicer (min cost)"
     }
-    assert all(by_cost[(2.0, seed)] >= by_cost[(10.0, seed)] for seed in (1, 2, 3))
-    assert sum(by_cost[(2.0, seed)] for seed in (1, 2, 3)) > sum(by_cost[(10.0, seed)] for seed in (1, 2, 3))
+    cheap_l_c = [by_cost[("Batch-slicer (min cost)", 2.0, seed)] for seed in (1, 2, 3)]
+    dear_l_c = [by_cost[("Batch-slicer (min cost)", 10.0, seed)] for seed in (1, 2, 3)]
+    assert all(a >= b for a, b in zip(cheap_l_c, dear_l_c, strict=True)) and sum(cheap_l_c) > sum(dear_l_c)
     report = (write_report(tmp_path).parent / "report.md").read_text()
-    assert report.count("256.6 (Table 2)") == 2 and "710.3 (Table 2)" in report
+    assert report.count("256.6 (Table 2)") == 4 and "710.3 (Table 2)" in report
     assert (tmp_path / "css-owner-p-by-price.png").exists()
     assert len(claim_rows(report)) == len(get_study("css-owner").claims)
 
