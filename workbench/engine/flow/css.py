@@ -19,6 +19,7 @@ vo_criterion   objective                           constraint             equati
 ``idle``       max Σ n·T (least idleness)          Σ n·T ≤ t*             (9)
 =============  ==================================  =====================  =========
 
+CPU time is n·T for a square window and the sum of the parts for a rough one.
 t* (or b*) is the sum over the jobs of the ceiling of the mean of their
 alternatives' expenses (eq. 5). Expenses are discretised like window costs:
 units = ceil(g / resolution - 1e-9), limit = floor(g* / resolution + 1e-9); the
@@ -80,8 +81,8 @@ class CssSpec:
         if self.shape == "rough":
             found = search_rough(table, job, job.criterion, earliest, self.resolution)
         else:
-            spec = SearchSpec(AEP[job.criterion](), exact=job.criterion in EXACT_AEP, resolution=self.resolution)
-            found = find_window(table, job, spec, earliest)
+            search = SearchSpec(AEP[job.criterion](), exact=job.criterion in EXACT_AEP, resolution=self.resolution)
+            found = find_window(table, job, search, earliest)
         return None if found is None else found.window
 
 
