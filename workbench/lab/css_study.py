@@ -61,6 +61,7 @@ SHAPES = ("square", "rough")
 # CSS cost with square windows, rough costs are 16–20 % low. The paper gives no price level; × 1.2,
 # chosen by the CSS row's cost, meets it (budgets follow prices, so no choice changes but by rounding).
 PRICE_SCALE = {"square": 1.0, "rough": 1.2}
+SWEEP_AT = {"n_max": 5, "shape": "square"}  # where Figs. 7 and 9 sweep k and the BSF share
 FIRST_FIT = "CSS (first fit)"  # the initial CSS: one batch, every job's alternatives by first fit
 FIRST_FIT_SLICED = "Sliced CSS (first fit)"  # the same search, the batch sliced like batch-slicer's
 SLICER_GAINS = {"start": 0.23, "finish": 0.23, "runtime": 0.21, "cost": 0.12}  # §6.2: batch-slicer vs CSS
@@ -185,15 +186,15 @@ def _claims() -> tuple[Claim, ...]:
         return check
 
     def alternatives_grow_with_k(mean: Lookup) -> tuple[bool | None, str]:
-        rows = {lv: (mean("Batch-slicer", "n_a", level=lv, slices=1, n_max=5, shape="square"),
-                     mean("Batch-slicer", "n_a", level=lv, slices=20, n_max=5, shape="square"))
+        rows = {lv: (mean("Batch-slicer", "n_a", level=lv, slices=1, **SWEEP_AT),
+                     mean("Batch-slicer", "n_a", level=lv, slices=20, **SWEEP_AT))
                 for lv in LEVELS}  # fmt: skip
         ok = all(b > a for a, b in rows.values())
         return ok, ", ".join(f"{lv}: {a:.1f} → {b:.1f}" for lv, (a, b) in rows.items())
 
     def failures_grow_with_k(mean: Lookup) -> tuple[bool | None, str]:
-        rows = {lv: (mean("Batch-slicer", "y", level=lv, slices=1, n_max=5, shape="square"),
-                     mean("Batch-slicer", "y", level=lv, slices=20, n_max=5, shape="square"))
+        rows = {lv: (mean("Batch-slicer", "y", level=lv, slices=1, **SWEEP_AT),
+                     mean("Batch-slicer", "y", level=lv, slices=20, **SWEEP_AT))
                 for lv in LEVELS}  # fmt: skip
         # Judged where the paper has failures to count: at its low level Y < 0.0002, so no trend shows.
         judged = [rows[lv] for lv in LEVELS if PAPER_Y[lv] > FEW_FAILURES]
@@ -205,12 +206,12 @@ def _claims() -> tuple[Claim, ...]:
     def best_k_by_level(mean: Lookup) -> tuple[bool | None, str]:
         best = {}
         for lv in LEVELS:
-            values = {k: mean("Batch-slicer", "t_cpu", level=lv, slices=k, n_max=5, shape="square") for k in SLICES}
+            values = {k: mean("Batch-slicer", "t_cpu", level=lv, slices=k, **SWEEP_AT) for k in SLICES}
             best[lv] = min(values, key=values.__getitem__)
         return best["high"] < best["low"], ", ".join(f"{lv}: k = {k}" for lv, k in best.items())
 
     def bsf_trade_off(mean: Lookup) -> tuple[bool | None, str]:
-        at = {"level": "medium", "slices": 5, "n_max": 5, "shape": "square"}
+        at = {"level": "medium", "slices": 5, **SWEEP_AT}
         t0, t1 = (mean("BSF", "t_cpu", **at, high_fraction=x) for x in (0.0, 1.0))
         s0, s1 = (mean("BSF", "start", **at, high_fraction=x) for x in (0.0, 1.0))
         return (
@@ -321,10 +322,10 @@ CSS_STUDY = register(
         ),
         claims=_claims(),
         figures=(
-            ("t_cpu", "slices", {"high_fraction": 0.5, "n_max": 5, "shape": "square"}),
-            ("y", "slices", {"high_fraction": 0.5, "n_max": 5, "shape": "square"}),
-            ("t_cpu", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5, "shape": "square"}),
-            ("start", "high_fraction", {"slices": 5, "level": "medium", "n_max": 5, "shape": "square"}),
+            ("t_cpu", "slices", {"high_fraction": 0.5, **SWEEP_AT}),
+            ("y", "slices", {"high_fraction": 0.5, **SWEEP_AT}),
+            ("t_cpu", "high_fraction", {"slices": 5, "level": "medium", **SWEEP_AT}),
+            ("start", "high_fraction", {"slices": 5, "level": "medium", **SWEEP_AT}),
         ),
         # Fig. 7 sweeps k at the default BSF share; Fig. 9 sweeps the share at k = 5. CSS has neither: both
         # readings run at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only. Single-node
