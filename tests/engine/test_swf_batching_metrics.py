@@ -293,6 +293,24 @@ def test_the_load_model_option_puts_that_many_tasks_on_every_node_at_its_drawn_u
         generate("window100", 5, tasks_per_node=-1)
 
 
+def test_vo24_job_performance_requirement_can_be_dropped():
+    """vo24's ``job_perf_max``: by default each job asks for p ~ U[2, 6]; 0 drops the requirement (every
+    job asks for the slowest performance there is), and nothing else of the environment changes."""
+    default = generate("vo24", 4, cycles=2)
+    assert default == generate("vo24", 4, cycles=2, job_perf_max=6.0)
+    ps = [j.min_performance for j in default.jobs]
+    assert all(2.0 <= p <= 6.0 for p in ps) and len(set(ps)) > 10
+    free = generate("vo24", 4, cycles=2, job_perf_max=0.0)
+    assert {j.min_performance for j in free.jobs} == {2.0}
+    assert free.nodes == default.nodes and free.local_tasks == default.local_tasks
+    strip = [(j.id, j.node_count, j.volume, j.budget, j.criterion) for j in free.jobs]
+    assert strip == [(j.id, j.node_count, j.volume, j.budget, j.criterion) for j in default.jobs]
+    # A wider requirement reaches faster nodes.
+    assert max(j.min_performance for j in generate("vo24", 4, job_perf_max=10.0).jobs) > 6.0
+    with pytest.raises(ParameterError, match="job_perf_max"):
+        generate("vo24", 4, job_perf_max=1.0)
+
+
 def test_backfill32_job_performance_requirements_are_drawn_within_reach():
     """backfill32's ``job_perf_max``: 0 (the default) lets every node serve every job; above it each job
     asks for p ~ U[2, job_perf_max], never more than its n-th fastest node has (so it can run), and the
