@@ -11,7 +11,9 @@ Presets:
   depend on discounted nodes; ``budget_scale`` multiplies them (the css study's
   load levels). Each job asks for nodes of performance p ~ U[perf_min, job_perf_max]
   (6 by default; the paper names no such requirement, and 0 drops it: every node
-  serves every job).
+  serves every job), drawn in the main stream and, unlike backfill32's, not capped:
+  the css calibration was made on these draws, and a job may ask for more than its
+  n fastest nodes offer (it then fails with that reason).
 * ``backfill32``: seed 001 §4.2. 32 nodes, performance U[2, 16], a queue of
   ``jobs`` jobs accumulated at time 0 with n in [1, 8] and V in [60, 1200],
   unbounded horizon and no budget limits (the paper sets none). Every node
