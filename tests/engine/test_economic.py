@@ -232,3 +232,39 @@ def test_bad_parameters_are_one_line_errors():
         registry.run(env, "Economic", {"user_function": "best"})
     with pytest.raises(ParameterError, match="overhead: must be ≥ 0"):
         registry.run(env, "Economic", {"overhead": -0.5})
+
+
+def test_under_uf1_the_machine_function_only_breaks_ties_and_fit_decides_them_by_the_idle_time_left():
+    # One machine of 4: x holds n1 over [0, 10] and z holds n2 over [3, 13]; y (1 node, T = 2) at 0 can
+    # take n2 (idle until 3: after 1), n3 or n4 (idle to the end of the schedule, 13: after 11). Parallel
+    # is 4 × 2 - 2 (x) - 2 (y) = 4 > n·T = 2, so MF1's factor 1 - parallel_rel is negative and its lowest
+    # MV is the node that leaves the most idle time: the worst fit. ties=fit takes the best fit, n2.
+    env = grid([4], [job("y", 1, 2.0)])
+    picks = {}
+    for ties in ("value", "fit"):
+        run = EconomicRun(env, {"machine_function": "MF1", "user_function": "UF1", "ties": ties}, Recorder(env))
+        run.machines[0].book(np.array([0]), 0.0, 10.0, 10.0)
+        run.machines[0].book(np.array([1]), 3.0, 13.0, 13.0)
+        (offer,) = run.offers(env.job("y"), 0, 0.0)
+        picks[ties] = (offer.start, offer.nodes.tolist(), offer.idle, offer.utility)
+    # Both start at 0 (the same utility, -0): only the nodes differ. Idle left: before 0 + after + parallel 4.
+    assert picks == {"value": (0.0, [2], 0 + 11 + 4, 0.0), "fit": (0.0, [1], 0 + 1 + 4, 0.0)}
+
+
+@pytest.mark.parametrize("config", ["m128-4", "m512-1"])
+def test_with_fit_ties_every_machine_function_gives_uf1_one_schedule(config):
+    """UF1's utility ignores MV: with ties=fit the MF cannot change a choice, so MF1-MF6 book every job
+    alike, as MF2 does by its own value (its MV orders offers as the idle time they leave); by the lowest
+    MV (the default) they differ."""
+    from workbench.lab.grid_study import grid_workload
+
+    env = grid_workload(config, 3, False, 400, 1, 0.8)
+
+    def plan(mf, ties):
+        result = registry.run(env, "Economic", {"machine_function": mf, "user_function": "UF1", "ties": ties})
+        return sorted((w.job, w.start, w.nodes) for w in result.windows)
+
+    fit = {mf: plan(mf, "fit") for mf in MACHINE_FUNCTIONS}
+    assert all(p == fit["MF2"] for p in fit.values())
+    assert plan("MF2", "value") == fit["MF2"]
+    assert plan("MF1", "value") != fit["MF1"]

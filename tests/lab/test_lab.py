@@ -365,8 +365,10 @@ def test_economic_study_runs_figs_17_to_19_and_judges_every_claim(tmp_path):
         ("MF1", "UF1"),
         ("MF2", "UF1"),
     }
+    fit = [dict(s.factors) for s in study.plan(1) if s.strategy == "Economic (fit ties)"]
+    assert {(c["machine_function"], c["user_function"]) for c in fit} == {("MF1", "UF1")} and len(fit) == 7
     run = run_study("economic", 1, 1, None, tmp_path, {"jobs": "500", "config": "m128-4,m512-1"})
-    assert run.recorded == (30 + 2) * 2 and not run.failed
+    assert run.recorded == (30 + 2) * 2 + 2 and not run.failed
     by = {}
     for key, values in measures(tmp_path).items():
         _, label, factors, _ = json.loads(key)

@@ -744,6 +744,16 @@ def _define_grid() -> None:
                     minimum=1,
                     maximum=64,
                 ),
+                Param(
+                    "ties",
+                    str,
+                    "value",
+                    "how offers of equal user utility are decided (under UF1 every offer at one start; the paper "
+                    "names no rule): value, the lowest machine value; fit, the least idle node-time left beside "
+                    "the job (before + after + parallel), with the best-fitting nodes when UF1 leaves their choice "
+                    "open " + cite("004", "§4.3"),
+                    choices=("value", "fit"),
+                ),
                 OVERHEAD,
             ),
             economic_flow,

@@ -32,6 +32,11 @@ the README, "Design decisions"):
   paper's absolute time, which changes no choice); JobCost is MV.
 * **Ties**: the higher utility, then the earlier start, the lower MV, the job's own
   site, the earlier site; on a machine, nodes by the least idle time, then lowest index.
+  Under UF1 the user's utility ignores MV, so the MF only breaks ties, and the paper
+  names no rule for them. With MF1 the lowest MV is the *worst* fit whenever the machine
+  has more idle node-time beside the job than the job uses. ``ties=fit`` decides them by
+  the least idle node-time left (before + after + parallel, MF2's absolute value) and,
+  under UF1, offers the nodes that fit best (least before + after), whatever the MF.
 * **Co-allocation** (§4.4): only when no machine has n nodes. Starts are tried in
   time order; the first at which the machines together have n nodes free for the
   stretched runtime (1 + overhead)·T wins, the machines taken in descending order of
@@ -239,6 +244,7 @@ class _Offer:
     utility: float
     start: float
     value: float
+    idle: float  # before + after + parallel: the idle node-time the offer leaves beside the job
     own: bool
     site: int
     nodes: np.ndarray  # global node positions, sorted
@@ -283,6 +289,7 @@ class EconomicRun(GridRules):
         self.overhead = float(params.get("overhead", 0.0))  # the registry checks it is ≥ 0
         # With UF1 a later start never wins, so each machine need offer only its first.
         self.starts = 1 if self.uf[1] == 0.0 else int(params.get("starts", 4))
+        self.fit = str(params.get("ties", "value")) == "fit"
         self.machines = [_Machine(h) for h in grid.hosts]
         self.sizes = grid.sizes
         self.ids = [n.id for n in env.nodes]
@@ -319,11 +326,14 @@ class EconomicRun(GridRules):
         out = []
         for s, par in zip(starts.tolist(), parallel.tolist(), strict=True):
             node, before, after = _idle_at(m, usable, s, T)
-            # MV falls as the idle time grows when its factor 1 - parallel_rel is negative
-            chosen = self._pick(node, before, after, n, falling=self.mf[3] and par > n * T)
-            value = _value(self.mf, n, T, float(before[chosen].sum()), float(after[chosen].sum()), par)
+            if self.fit and self.uf[1] == 0.0:  # the utility cannot tell node choices apart: best fit
+                chosen = np.lexsort((node, before + after))[:n]
+            else:  # MV falls as the idle time grows when its factor 1 - parallel_rel is negative
+                chosen = self._pick(node, before, after, n, falling=self.mf[3] and par > n * T)
+            b, a = float(before[chosen].sum()), float(after[chosen].sum())
+            value = _value(self.mf, n, T, b, a, par)
             nodes = np.sort(m.hosts[node[chosen]])
-            out.append(_Offer(_utility(self.uf, s - job.arrival, value), s, value, own, site, nodes))
+            out.append(_Offer(_utility(self.uf, s - job.arrival, value), s, value, b + a + par, own, site, nodes))
         return out
 
     def co_allocate(self, job: Job, now: float) -> tuple[float, list[tuple[int, np.ndarray]]]:
@@ -351,7 +361,7 @@ class EconomicRun(GridRules):
         fits = [k for k, size in enumerate(self.sizes) if size >= n]
         if fits:
             offers = [o for k in fits for o in self.offers(job, k, now)]
-            best = max(offers, key=lambda o: (o.utility, -o.start, -o.value, o.own, -o.site))
+            best = max(offers, key=lambda o: (o.utility, -o.start, -(o.idle if self.fit else o.value), o.own, -o.site))
             parts = [(best.site, best.nodes)]
             start, length, overhead = best.start, T, 0.0
             where = f"on {self.grid.sites[best.site] or 'the machine'} (MV {best.value:.4g}, UV {best.utility:.4g})"
