@@ -308,7 +308,10 @@ class EconomicRun(GridRules):
 
     def _pick(self, node: np.ndarray, before: np.ndarray, after: np.ndarray, n: int, falling: bool) -> np.ndarray:
         """Positions of the n nodes leaving the least weighted idle time (the most when MV falls as
-        it grows), ties to the lowest node."""
+        it grows), ties to the lowest node. With fit ties under UF1, whose utility cannot tell node
+        choices apart, the least idle time before and after whatever the MF weighs (best fit)."""
+        if self.fit and self.uf[1] == 0.0:
+            return np.lexsort((node, before + after))[:n]
         wb, wa, _, _ = self.mf
         x = wb * before + wa * after
         return np.lexsort((node, -x if falling else x))[:n]
@@ -326,10 +329,8 @@ class EconomicRun(GridRules):
         out = []
         for s, par in zip(starts.tolist(), parallel.tolist(), strict=True):
             node, before, after = _idle_at(m, usable, s, T)
-            if self.fit and self.uf[1] == 0.0:  # the utility cannot tell node choices apart: best fit
-                chosen = np.lexsort((node, before + after))[:n]
-            else:  # MV falls as the idle time grows when its factor 1 - parallel_rel is negative
-                chosen = self._pick(node, before, after, n, falling=self.mf[3] and par > n * T)
+            # MV falls as the idle time grows when its factor 1 - parallel_rel is negative
+            chosen = self._pick(node, before, after, n, falling=self.mf[3] and par > n * T)
             b, a = float(before[chosen].sum()), float(after[chosen].sum())
             value = _value(self.mf, n, T, b, a, par)
             nodes = np.sort(m.hosts[node[chosen]])
