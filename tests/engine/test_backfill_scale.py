@@ -218,3 +218,41 @@ def test_dynamic_explained_runs_keep_distances_for_every_moved_job(env, replan):
         left, right = schedule.distances[w.job]
         assert len(left) == len(right) == len(w.nodes)
         assert min(*left, *right) >= -1e-9
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=5),
+    earliest=st.sampled_from([0.0, 3.0, 10.0, 30.0]),
+    before=st.sampled_from([6.0, 20.0, 41.0, math.inf]),
+    without=st.integers(-1, 3),
+    gone=st.integers(-1, 3),
+    factor=st.sampled_from([1.0, 0.99]),
+    quantum=st.sampled_from([0.0, 0.0, 4.0]),
+)
+def test_the_compiled_first_fit_is_first_fit_on_the_profiles_gaps(
+    env, earliest, before, without, gone, factor, quantum
+):
+    """kernels.earliest_in_rows (first_fit_in) finds first_fit's window on Profile.gaps, with an owner's
+    intervals given back, after windows were added to the rows and one was taken out again."""
+    from workbench.engine.firstfit import first_fit, first_fit_in
+
+    table = SlotTable.from_environment(env)
+    profile = Profile(table)
+    spec_ff = SearchSpec(registry.selector("FirstFit").feasibility.criterion)
+    placed = []
+    for owner, job in enumerate(env.jobs[1:]):
+        hit = find_window(table, job, spec_ff, 0.0)
+        if hit is not None:
+            table = table.reserve([hit.window])
+            profile.add(hit.window, owner)
+            placed.append(hit.window)
+    if 0 <= gone < len(placed):
+        profile.remove(placed[gone])
+    job = env.jobs[0]
+    want = first_fit(profile.search_table(earliest, before, without), job, earliest, factor, 1.0, before, quantum)
+    got = first_fit_in(profile, job, earliest, factor, 1.0, before, quantum, without)
+    assert (got is None) == (want is None)
+    if got is not None:
+        assert got.window == want.window
+        assert got.value == want.value

@@ -16,7 +16,9 @@ import math
 
 import numpy as np
 
+from workbench.engine.kernels import earliest_in_rows
 from workbench.engine.model import EPS, Job, Window
+from workbench.engine.profile import NO_OWNER, Profile
 from workbench.engine.search import Found, budget_units, cost_units, node_facts, sorted_unique, window_lengths
 from workbench.engine.slots import SlotTable
 
@@ -78,6 +80,53 @@ def first_fit(
         cost=T * float(price[positions].sum()),
     )
     return Found(window, value, table)
+
+
+def first_fit_in(
+    profile: Profile,
+    job: Job,
+    earliest: float,
+    length_factor: float = 1.0,
+    resolution: float = 1.0,
+    before: float = math.inf,
+    quantum: float = 0.0,
+    without: int = NO_OWNER,
+) -> Found | None:
+    """``first_fit`` on the profile's gaps (``without``'s intervals given back), read in place by
+    a compiled loop (``kernels.earliest_in_rows``). The window's ``Found`` carries no table."""
+    cols, rank, levels = profile.first_fit_nodes(job.min_performance)
+    n = job.node_count
+    if cols.size < n:
+        return None
+    lengths = window_lengths(job.volume, levels, length_factor, quantum)
+    bu = budget_units(job.budget, resolution)
+    k, t, chosen = earliest_in_rows(
+        profile.bs,
+        profile.be,
+        profile.owner,
+        profile.count,
+        profile.istart,
+        profile.iend,
+        profile.perf,
+        profile.price,
+        rank,
+        cols,
+        levels,
+        lengths,
+        n,
+        -1 if bu is None else bu,
+        resolution,
+        earliest,
+        before,
+        without,
+    )
+    if k < 0:
+        return None
+    positions = np.sort(chosen)
+    T = float(lengths[k])
+    ids = profile.node_ids
+    window = Window(job.id, float(t), T, tuple(ids[p] for p in positions), T * float(profile.price[positions].sum()))
+    return Found(window, float(np.full(n, -t).sum()))
 
 
 Best = tuple[float, float, float, float, np.ndarray]  # value, t, T, cost, chosen node positions

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from workbench.engine.kernels import delete_rows, insert_rows
 from workbench.engine.model import EPS, Window
 from workbench.engine.slots import SlotTable
 
@@ -51,6 +52,7 @@ class Profile:
         self._last_end: float | None = None  # cached ``last_busy_end`` (None: to compute)
         self._columns: tuple[int, np.ndarray] | None = None  # cached ``columns``
         self._capable: dict[float, tuple[int, float, int]] = {}
+        self._first_fit: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def capable(self, min_performance: float) -> tuple[int, float, int]:
         """The nodes of performance >= ``min_performance``: how many, the slowest, and how many
@@ -61,43 +63,35 @@ class Profile:
             self._capable[min_performance] = (int(perf.size), slowest, int(np.unique(perf).size))
         return self._capable[min_performance]
 
+    def first_fit_nodes(self, min_performance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For ``kernels.earliest_in_rows``: the nodes of performance >= ``min_performance``, every
+        node's rank in (price, position) order, and the performance levels, highest first (cached)."""
+        key = float(min_performance)
+        hit = self._first_fit.get(key)
+        if hit is None:
+            cols = np.flatnonzero(self.perf >= min_performance - EPS)
+            rank = np.empty(self.perf.size, dtype=np.int64)
+            rank[np.lexsort((np.arange(self.perf.size), self.price))] = np.arange(self.perf.size)
+            levels = np.unique(self.perf[cols])[::-1].copy()
+            hit = self._first_fit[key] = (cols, rank, levels)
+        return hit
+
     # -- changes ------------------------------------------------------------------
 
     def add(self, window: Window, owner: int = NO_OWNER) -> None:
         """Take the window's nodes over [start, end): each row gets the interval in its sorted place."""
         xs, ends = self._parts(window)
-        c = self.count[xs]
-        if int(c.max()) + 1 >= self.bs.shape[1]:
+        if int(self.count[xs].max()) + 1 >= self.bs.shape[1]:
             self._widen()
-        w = int(c.max()) + 1
-        at = np.count_nonzero(self.bs[xs, :w] <= window.start, axis=1)  # searchsorted "right"
-        col = np.arange(w)[None, :]
-        src = col - (col > at[:, None])  # columns after the new one move one to the right
-        rows = np.arange(xs.size)
-        for arr, value in ((self.bs, window.start), (self.be, ends), (self.owner, owner)):
-            moved = arr[xs[:, None], src]
-            moved[rows, at] = value
-            arr[xs, :w] = moved
-        self.count[xs] = c + 1
+        insert_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends, owner)
         self._changed()
 
     def remove(self, window: Window) -> None:
         """Give the window's intervals back (each must be present)."""
         xs, ends = self._parts(window)
-        c = self.count[xs]
-        w = int(c.max())
-        match = (np.abs(self.bs[xs, :w] - window.start) <= EPS) & (np.abs(self.be[xs, :w] - ends[:, None]) <= EPS)
-        found = match.any(axis=1)
-        if not found.all():
-            missing = self.node_ids[int(xs[np.argmin(found)])]
-            raise ValueError(f"window of {window.job} is not in the profile on {missing}")
-        at = np.argmax(match, axis=1)  # the first match: zero-length neighbours may share the start
-        col = np.arange(w + 1)[None, :]
-        src = col + (col >= at[:, None])  # columns after it move one to the left; the padding follows
-        src = np.minimum(src, w)
-        for arr in (self.bs, self.be, self.owner):
-            arr[xs, : w + 1] = arr[xs[:, None], src]
-        self.count[xs] = c - 1
+        missing = delete_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends)
+        if missing >= 0:
+            raise ValueError(f"window of {window.job} is not in the profile on {self.node_ids[int(xs[missing])]}")
         self._changed()
 
     def _parts(self, window: Window) -> tuple[np.ndarray, np.ndarray]:

@@ -901,14 +901,14 @@ def search_profile(
     """
     if not spec.criterion.monotone_in_t:
         return find_window(profile.search_table(earliest, without=without), job, spec, earliest, should_stop)
-    count, slowest, levels = profile.capable(job.min_performance)
+    if _is_first_fit(spec):
+        from workbench.engine.firstfit import first_fit_in  # it builds on this module
+
+        return first_fit_in(profile, job, earliest, spec.length_factor, spec.resolution, before, spec.quantum, without)
+    count, slowest, _levels = profile.capable(job.min_performance)
     if count < job.node_count:
         return None
-    first_fit = _is_first_fit(spec) and levels <= FEW_LEVELS  # decided once, not per round
-    if first_fit and before < math.inf:
-        span = before - earliest  # one look at [earliest, before] answers it
-    else:
-        span = 4.0 * job.volume / slowest * spec.length_factor
+    span = 4.0 * job.volume / slowest * spec.length_factor
     end = min(before, profile.iend)
     settled = profile.last_busy_end()  # no slot starts after it: a range to there holds every candidate
     while True:
@@ -918,14 +918,7 @@ def search_profile(
         if limit >= end:
             limit = before if before < profile.iend else math.inf
         table = profile.search_table(earliest, limit, without)
-        if first_fit:
-            # Every candidate up to the limit is in the table, so the earliest found is the answer.
-            from workbench.engine.firstfit import first_fit as earliest_window
-
-            found = earliest_window(table, job, earliest, spec.length_factor, spec.resolution, before, spec.quantum)
-            proven = found is not None
-        else:
-            found, proven = _search(table, job, spec, earliest, should_stop, limit)
+        found, proven = _search(table, job, spec, earliest, should_stop, limit)
         if proven or limit >= end:
             return found
         span *= 4.0

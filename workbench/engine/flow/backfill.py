@@ -37,12 +37,13 @@ import numpy as np
 
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
+from workbench.engine.kernels import unverify
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
 from workbench.engine.search import Found, SearchSpec, search_profile
 from workbench.engine.selectors import SearchSelector, Selector
 from workbench.engine.simulate import Recorder
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import Distances, SlotTable
 
 REPLAN_MODES = ("search", "nodes")
 
@@ -92,9 +93,16 @@ def _plan_new(
     if found is None:
         return None
     plan[job.id] = found.window
-    rec.place(found.window, found.distances() if rec.explain else None)
+    rec.place(found.window, _distances(found, profile, earliest, NO_OWNER) if rec.explain else None)
     profile.add(found.window, i)
     return found.window
+
+
+def _distances(found: Found, profile: Profile, earliest: float, without: int) -> Distances | None:
+    """The window's L distances on the slots it was found in (a search in place keeps no table)."""
+    if found.table is None:
+        found = dataclasses.replace(found, table=profile.search_table(earliest, without=without))
+    return found.distances()
 
 
 def _same_spec(a: SearchSpec, b: SearchSpec) -> bool:
@@ -256,23 +264,30 @@ class _Replanner:
         """
         if not freed:
             return
-        live = self.live
-        idx = live[self.active[live] & self.verified[live]]
-        idx = idx[idx != mover]
-        if idx.size == 0:
-            return
-        g = self.profile.gaps_around(freed)  # (G, 9): x, a, b, A, B, lo owner, hi owner, A', B'
-        x = g[:, 0].astype(np.int64)
-        px = self.profile.perf[x][:, None]
-        j = idx[None, :]
-        lo = np.where(g[:, 5:6] == j, g[:, 7:8], g[:, 3:4])
-        hi = np.where(g[:, 6:7] == j, g[:, 8:9], g[:, 4:5])
-        s0 = np.maximum(lo, np.maximum(self.arrival[idx], self.now)[None, :])
-        T = self.volume[idx][None, :] / px * self.factor
-        S = self.start[idx][None, :]
-        fits = (self.min_perf[idx][None, :] <= px + EPS) & (s0 < np.minimum(S, g[:, 2:3]) + EPS)
-        hit = (fits & (s0 + T <= hi + EPS)).any(axis=0)
-        self.verified[idx[hit]] = False
+        f = np.array(freed, dtype=np.float64).reshape(-1, 3)
+        p = self.profile
+        unverify(
+            p.bs,
+            p.be,
+            p.owner,
+            p.count,
+            p.istart,
+            p.iend,
+            p.perf,
+            f[:, 0].astype(np.int64),
+            f[:, 1],
+            f[:, 2],
+            self.live,
+            self.active,
+            self.verified,
+            self.arrival,
+            self.volume,
+            self.min_perf,
+            self.start,
+            self.factor,
+            self.now,
+            mover,
+        )
 
     def _pass(self) -> list[str]:
         """Every job not verified, in queue order, gets its chance to move earlier."""
@@ -336,6 +351,7 @@ class _Replanner:
         rec, profile, job = self.rec, self.profile, self.jobs[i]
         window = found.window
         earliest = max(job.arrival, self.now)
+        distances = _distances(found, profile, earliest, i) if rec.explain else None
         if old is not None:
             # Test the freed gaps before the new window takes any of them: a superset is safe.
             profile.remove(old)
@@ -343,7 +359,7 @@ class _Replanner:
             self._unverify([(profile.index[node], old.start, end) for node, end in old.part_ends()], i)
         profile.add(window, i)
         self.plan[job.id] = window
-        rec.place(window, found.distances() if rec.explain else None)
+        rec.place(window, distances)
         self._track(window)
         self.start[i] = window.start
         self.active[i] = window.start > earliest + EPS
