@@ -427,14 +427,16 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "--only",
         action="append",
         default=[],
-        help="window, backfill, easy, css, grid, lab, studies or scale (the last four take minutes; "
+        help="window, backfill, easy, css, grid, lab, studies, scale or saturation (the last five take minutes; "
         "studies: every study's default run, up to an hour)",
     )
-    p.add_argument("--traces", help="folder of the SWF traces for --only scale (default: ../shared/traces)")
+    p.add_argument(
+        "--traces", help="folder of the SWF traces for --only scale and saturation (default: ../shared/traces)"
+    )
     p.add_argument(
         "--study", action="append", default=[], help="with --only studies: time only this study (repeatable)"
     )
-    p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale run is stopped")
+    p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale or saturation run is stopped")
     p.add_argument("--gui", action="store_true", help="time the chart and the live runs instead")
     p.set_defaults(func=_cmd_bench)
     lab = sub.add_parser("lab", parents=[common], help="the papers' experiments as studies")

@@ -15,8 +15,8 @@ from tests.engine.test_search import CRITERIA, SEARCH_CASES
 from workbench.engine import registry
 from workbench.engine.explain import candidates, explain_job, explanation_text
 from workbench.engine.io.envfile import load_environment
-from workbench.engine.search import SearchSpec, window_lengths
-from workbench.engine.slots import SlotTable
+from workbench.engine.search import SearchSpec
+from workbench.engine.slots import SlotTable, window_lengths
 
 SELECTORS = [info.name for info in registry.strategies() if info.family == "selector" and info.name != "MultipleBest"]
 

@@ -25,9 +25,9 @@ from workbench.engine import criteria as cr
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.model import EPS, Environment, Job, Window
-from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count, window_lengths
+from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
 from workbench.engine.selectors import BestOfAlternatives, SearchSelector
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import SlotTable, window_lengths
 
 MAX_STARTS = 3000  # candidate starts compared per level (the earliest ones) before the list is cut
 SHOWN = 8

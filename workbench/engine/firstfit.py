@@ -19,8 +19,8 @@ import numpy as np
 from workbench.engine.kernels import earliest_in_rows
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
-from workbench.engine.search import Found, budget_units, cost_units, node_facts, sorted_unique, window_lengths
-from workbench.engine.slots import SlotTable
+from workbench.engine.search import Found, budget_units, cost_units, node_facts, sorted_unique
+from workbench.engine.slots import SlotTable, window_lengths
 
 
 def first_fit(
@@ -98,7 +98,7 @@ def first_fit_in(
     n = job.node_count
     if cols.size < n:
         return None
-    lengths = window_lengths(job.volume, levels, length_factor, quantum)
+    lengths = profile.window_lengths(job.volume, job.min_performance, length_factor, quantum)
     bu = budget_units(job.budget, resolution)
     k, t, chosen = earliest_in_rows(
         profile.bs,
@@ -119,6 +119,7 @@ def first_fit_in(
         earliest,
         before,
         without,
+        *profile.scratch(),
     )
     if k < 0:
         return None

@@ -39,16 +39,13 @@ def _row_gaps(
     before: float,
     shortest: float,
     without: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+) -> int:
     """The gaps of ``cols``' rows as ``Profile.gaps(earliest, before, without)`` gives them, cut to
-    those that could hold a window of length ``shortest`` starting in [earliest, before):
-    (node, clipped start max(start, earliest), end)."""
-    total = 0
-    for c in cols:
-        total += count[c] + 1
-    gn = np.empty(total, dtype=np.int64)
-    ges = np.empty(total)
-    gend = np.empty(total)
+    those that could hold a window of length ``shortest`` starting in [earliest, before), written
+    to (node ``gn``, clipped start ``ges`` = max(start, earliest), end ``gend``); how many."""
     m = 0
     for c in cols:
         gs = istart
@@ -70,7 +67,7 @@ def _row_gaps(
                     m += 1
             if k < count[c]:
                 gs = max(be[c, k], istart)
-    return gn[:m], ges[:m], gend[:m]
+    return m
 
 
 @njit(cache=True, nogil=True)
@@ -93,20 +90,25 @@ def earliest_in_rows(
     earliest: float,
     before: float,
     without: int,
+    scratch_i: np.ndarray,
+    scratch_f: np.ndarray,
 ) -> tuple[int, float, np.ndarray]:
     """FirstFit's window on the profile rows (``firstfit.first_fit`` on ``Profile.gaps``).
 
     ``cols``: the nodes of performance >= the job's minimum; ``rank``: each node's place in
     (price, position) order; ``levels`` highest first with their window ``lengths``;
     ``budget`` in cost units, -1 for none. Returns (level index, start, the n chosen node
-    positions), level index -1 when no window starts before ``before``.
+    positions), level index -1 when no window starts before ``before``. ``scratch_i`` and
+    ``scratch_f`` (one int and two floats per row entry and row, at least) hold the gaps.
     """
     none = np.empty(0, dtype=np.int64)
-    gn, ges, gend = _row_gaps(bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without)
-    size = gn.size
+    half = scratch_f.size // 2
+    gn, ges, gend = scratch_i, scratch_f[:half], scratch_f[half:]
+    size = _row_gaps(bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without, gn, ges, gend)
     if size < n:
         return -1, 0.0, none
-    by_rank = np.argsort(rank[gn], kind="mergesort")  # lite takes members in (price, position) order
+    gn, ges, gend = gn[:size], ges[:size], gend[:size]
+    by_rank = none  # lite takes members in (price, position) order: sorted when first needed
     es_min = ges.min()
     best_k = -1
     best_t = math.inf
@@ -175,6 +177,8 @@ def earliest_in_rows(
                 jb += 1
             if ia - ib < n or jx - jb < 1:
                 continue
+            if by_rank.size == 0:
+                by_rank = np.argsort(rank[gn], kind="mergesort")
             chosen = _lite(gn, ges, last, member, perf, by_rank, level, n, t)
             if budget >= 0:
                 units = 0

@@ -18,7 +18,7 @@ import numpy as np
 
 from workbench.engine.kernels import delete_rows, insert_rows
 from workbench.engine.model import EPS, Window
-from workbench.engine.slots import SlotTable
+from workbench.engine.slots import SlotTable, window_lengths
 
 NO_OWNER = -1  # local tasks and windows that never move
 FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -53,6 +53,9 @@ class Profile:
         self._columns: tuple[int, np.ndarray] | None = None  # cached ``columns``
         self._capable: dict[float, tuple[int, float, int]] = {}
         self._first_fit: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._lengths: dict[tuple[float, float, float, float], np.ndarray] = {}
+        self._scratch: tuple[np.ndarray, np.ndarray] | None = None
+        self._rows: dict[int, tuple[Window, np.ndarray, np.ndarray]] = {}  # id(window) -> (window, xs, ends)
 
     def capable(self, min_performance: float) -> tuple[int, float, int]:
         """The nodes of performance >= ``min_performance``: how many, the slowest, and how many
@@ -76,6 +79,24 @@ class Profile:
             hit = self._first_fit[key] = (cols, rank, levels)
         return hit
 
+    def window_lengths(self, volume: float, min_performance: float, factor: float, quantum: float) -> np.ndarray:
+        """``search.window_lengths`` at the levels of ``first_fit_nodes`` (cached: a flow has few job shapes)."""
+        key = (volume, min_performance, factor, quantum)
+        hit = self._lengths.get(key)
+        if hit is None:
+            if len(self._lengths) > 100_000:
+                self._lengths.clear()
+            levels = self.first_fit_nodes(min_performance)[2]
+            hit = self._lengths[key] = window_lengths(volume, levels, factor, quantum)
+        return hit
+
+    def scratch(self) -> tuple[np.ndarray, np.ndarray]:
+        """Work space for the compiled loops: an int and two floats for every row entry of every row."""
+        size = self.bs.size + self.count.size
+        if self._scratch is None or self._scratch[0].size < size:
+            self._scratch = (np.empty(size, dtype=np.int64), np.empty(2 * size))
+        return self._scratch
+
     # -- changes ------------------------------------------------------------------
 
     def add(self, window: Window, owner: int = NO_OWNER) -> None:
@@ -84,6 +105,7 @@ class Profile:
         if int(self.count[xs].max()) + 1 >= self.bs.shape[1]:
             self._widen()
         insert_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends, owner)
+        self._rows[id(window)] = (window, xs, ends)
         self._changed()
 
     def remove(self, window: Window) -> None:
@@ -92,13 +114,20 @@ class Profile:
         missing = delete_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends)
         if missing >= 0:
             raise ValueError(f"window of {window.job} is not in the profile on {self.node_ids[int(xs[missing])]}")
+        self._rows.pop(id(window), None)
         self._changed()
 
     def _parts(self, window: Window) -> tuple[np.ndarray, np.ndarray]:
-        """The window's node positions and where its part on each ends."""
-        parts = list(window.part_ends())
-        xs = np.fromiter((self.index[node] for node, _ in parts), dtype=np.int64, count=len(parts))
-        ends = np.fromiter((end for _, end in parts), dtype=np.float64, count=len(parts))
+        """The window's node positions and where its part on each ends (kept from ``add`` to ``remove``)."""
+        hit = self._rows.get(id(window))
+        if hit is not None and hit[0] is window:
+            return hit[1], hit[2]
+        index = self.index
+        xs = np.array([index[node] for node in window.nodes], dtype=np.int64)
+        if window.lengths:
+            ends = np.array([window.start + length for length in window.lengths], dtype=np.float64)
+        else:
+            ends = np.full(xs.size, window.start + window.length)
         return xs, ends
 
     def drop_before(self, t: float) -> None:

@@ -28,6 +28,8 @@ class Schedule:
     distances: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = field(default_factory=dict)
     # Batch-slicer and BSF: the part of its batch that placed each job ("slice 2 of 3", "backfilled").
     groups: dict[str, str] = field(default_factory=dict)
+    # What the run had to do (Recorder.counts): benchmarks print it, nothing else reads it.
+    counts: dict[str, float] = field(default_factory=dict, compare=False)
 
     @cached_property
     def _by_job(self) -> dict[str, Window]:

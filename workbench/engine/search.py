@@ -37,7 +37,7 @@ from workbench.engine.criteria import BoundEnv, Criterion, Given, SlotContext, S
 from workbench.engine.errors import Cancelled, check_dp_size
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import Profile
-from workbench.engine.slots import Distances, SlotTable, window_distances
+from workbench.engine.slots import Distances, SlotTable, window_distances, window_lengths
 
 BLOCK = 1024
 LITE_BLOCK = 8192
@@ -55,15 +55,6 @@ class SearchSpec:
     length_factor: float = 1.0  # BFshort reserves 0.99 * T
     resolution: float = 1.0
     quantum: float = 0.0  # > 0: window lengths rounded up to whole quanta of time
-
-
-def window_lengths(volume: float, levels: np.ndarray | float, factor: float = 1.0, quantum: float = 0.0) -> np.ndarray:
-    """DESIGN.md "Window length": V / P times the length factor for each level P; with a time
-    quantum, rounded up to whole quanta (the papers' simulators count time in whole units)."""
-    T = np.asarray(volume / levels * factor)
-    if quantum > 0:
-        T = np.ceil(T / quantum - 1e-9) * quantum
-    return T
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ earlier one. ``Simulator`` drives the generator: ``step()`` for the GUI,
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -156,6 +157,9 @@ class Recorder:
         self.watch: Watch | None = None  # "Why here?": the job whose search to keep (engine/explain.py)
         self.hold: tuple[str, float, float, tuple[str, ...]] | None = None  # EASY's head reservation now
         self.groups: dict[str, str] = {}  # the part of a batch that placed each job ("slice 2 of 3", …)
+        # What the run had to do, for benchmarks (``workbench bench --only saturation``): counts of
+        # early completions, certificate checks, searches and moves, and the seconds in searches.
+        self.counts: Counter[str] = Counter()
 
     def watching(self, job_id: str) -> bool:
         return self.watch is not None and self.watch.job == job_id
@@ -247,6 +251,7 @@ class Recorder:
             alternatives=dict(self.alternatives),
             distances=dict(self.distances),
             groups=dict(self.groups),
+            counts=dict(self.counts),
         )
 
 

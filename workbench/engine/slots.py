@@ -285,3 +285,12 @@ def node_attributes(env: Environment) -> dict[str, FloatArray]:
         for key, _ in node.attributes:
             keys[key] = None
     return {key: np.array([node.attribute(key) for node in env.nodes], dtype=np.float64) for key in keys}
+
+
+def window_lengths(volume: float, levels: np.ndarray | float, factor: float = 1.0, quantum: float = 0.0) -> np.ndarray:
+    """DESIGN.md "Window length": V / P times the length factor for each level P; with a time
+    quantum, rounded up to whole quanta (the papers' simulators count time in whole units)."""
+    T = np.asarray(volume / levels * factor)
+    if quantum > 0:
+        T = np.ceil(T / quantum - 1e-9) * quantum
+    return T

@@ -203,9 +203,10 @@ def run_bench(
     limit_s: float = 300.0,
     studies: list[str] | None = None,
 ) -> None:
-    """The benchmarks named in ``only`` (default: all but ``grid``, ``lab`` and ``scale``, which take minutes)."""
-    known = ("window", "backfill", "easy", "css", "grid", "lab", "studies", "scale")
-    wanted = set(only or known[:-4])
+    """The benchmarks named in ``only`` (default: all but ``grid``, ``lab``, ``studies``, ``scale`` and
+    ``saturation``, which take minutes)."""
+    known = ("window", "backfill", "easy", "css", "grid", "lab", "studies", "scale", "saturation")
+    wanted = set(only or known[:-5])
     unknown = wanted - set(known)
     if unknown:
         raise ParameterError("--only", f"unknown benchmark {sorted(unknown)[0]!r}; expected one of {', '.join(known)}")
@@ -213,6 +214,10 @@ def run_bench(
         from workbench.lab.scale import run_scale
 
         run_scale(out, traces, limit_s)
+    if "saturation" in wanted:
+        from workbench.lab.saturation import run_saturation
+
+        run_saturation(out, traces, limit_s)
     if "window" in wanted:
         out(f"Window search, seed 002 §4.1 set-up (window100: 100 nodes, n=7, V=800, C=644), {runs} environments")
         out("median/p90 = time of one search (fastest of 3 tries per environment), this machine, Python+numpy")

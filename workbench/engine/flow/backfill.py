@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
+import time
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -89,7 +90,10 @@ def _plan_new(
     """A job's first reservation: the selector's window from ``earliest``, taken out of the profile."""
     if rec.watching(job.id):
         rec.saw(profile.table(earliest), earliest, selector)
+    began = time.perf_counter()
     found = selector.select_in(profile, job, earliest, rec.should_stop)
+    rec.counts["search_s"] += time.perf_counter() - began
+    rec.counts["searches"] += 1
     if found is None:
         return None
     plan[job.id] = found.window
@@ -196,6 +200,7 @@ class _Replanner:
             self.now = min(next_early, next_arrival)
             self.rec.check_stop()
             finished = self._expire()
+            self.rec.counts["early_completions"] += len(finished)
             moved = self._pass() if next_early <= self.now + EPS else []
             arrived = self._arrive()
             done += len(finished) + len(arrived)
@@ -266,7 +271,7 @@ class _Replanner:
             return
         f = np.array(freed, dtype=np.float64).reshape(-1, 3)
         p = self.profile
-        unverify(
+        self.rec.counts["certificates_cleared"] += unverify(
             p.bs,
             p.be,
             p.owner,
@@ -317,14 +322,23 @@ class _Replanner:
         # Its own reservation counts as free (``without``), as if given back for the search.
         if self.keep_nodes and old is not None:
             return self._move_on_own_nodes(i, old, earliest)
+        counts = rec.counts
+        counts["checks"] += 1
+        began = time.perf_counter()
         first = search_profile(profile, job, self.feasibility, earliest, rec.should_stop, before, i)
+        counts["search_s"] += time.perf_counter() - began
+        counts["searches"] += 1
         if first is None or first.window.start >= before - EPS:
             self.verified[i] = True  # no feasible window starts earlier
             return False
         if self.same_search:
             found: Found | None = first
         else:
+            began = time.perf_counter()
             found = self.selector.select_in(profile, job, earliest, rec.should_stop, i)
+            counts["search_s"] += time.perf_counter() - began
+            counts["searches"] += 1
+            counts["selector_searches"] += 1
         if found is None or found.window.start >= before - EPS:
             self.verified[i] = False  # an earlier window exists but the criterion prefers this one
             return False
@@ -348,6 +362,7 @@ class _Replanner:
 
     def _move(self, i: int, old: Window | None, found: Found) -> None:
         """Job i gives back ``old`` (if any) and takes ``found``'s window."""
+        self.rec.counts["moves"] += 1
         rec, profile, job = self.rec, self.profile, self.jobs[i]
         window = found.window
         earliest = max(job.arrival, self.now)
