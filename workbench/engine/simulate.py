@@ -12,7 +12,7 @@ earlier one. ``Simulator`` drives the generator: ``step()`` for the GUI,
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -159,7 +159,7 @@ class Recorder:
         self.groups: dict[str, str] = {}  # the part of a batch that placed each job ("slice 2 of 3", …)
         # What the run had to do, for benchmarks (``workbench bench --only saturation``): counts of
         # early completions, certificate checks, searches and moves, and the seconds in searches.
-        self.counts: Counter[str] = Counter()
+        self.counts: defaultdict[str, float] = defaultdict(float)
 
     def watching(self, job_id: str) -> bool:
         return self.watch is not None and self.watch.job == job_id
