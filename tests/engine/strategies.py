@@ -93,6 +93,27 @@ def flows(draw, max_jobs: int = 6, max_nodes: int = 5, equal_priority: bool = Fa
     )
 
 
+@st.composite
+def saturated_flows(draw, max_jobs: int = 24, max_nodes: int = 3):
+    """Many more waiting jobs than nodes: most arrive at once, the rest while the first run, and
+    most finish early, so every completion lets much of the queue move up."""
+    nodes, tasks = draw(nodes_and_tasks(max_nodes=max_nodes))
+    count = draw(st.integers(len(nodes) * 3, max(len(nodes) * 3, max_jobs)))
+    out = []
+    for job in draw(jobs(count)):
+        arrival = float(draw(st.sampled_from([0, 0, 0, 0, 2, 6, 13, 30])))
+        fraction = draw(st.sampled_from([1.0, 0.75, 0.5, 0.25, 0.25]))
+        out.append(Job(**{**job.__dict__, "arrival": arrival, "actual_fraction": fraction}))
+    horizon = draw(st.sampled_from([None, None, 400.0]))
+    return Environment(
+        nodes=tuple(nodes),
+        local_tasks=tuple(tasks),
+        jobs=tuple(out),
+        time=TimeSettings(start=0.0, cycle_length=None, horizon=horizon),
+        name="saturated",
+    )
+
+
 def examples(count: int) -> int:
     """Hypothesis example counts, scaled by WORKBENCH_TEST_SCALE for a longer stress run."""
     import os

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engine.reference_backfill import reference_placer
-from tests.engine.strategies import environments, examples, flows
+from tests.engine.strategies import environments, examples, flows, saturated_flows
 from workbench.engine import registry
 from workbench.engine.flow.backfill import backfill_placer
 from workbench.engine.flow.batching import AllJobs
@@ -49,6 +49,38 @@ def test_fast_backfilling_equals_the_reference(env, name, dynamic, quantum, repl
     assert fast.actual_ends == ref.actual_ends
     assert [t for t, _ in fast_steps] == [t for t, _ in ref_steps]
     assert [w for _, w in fast_steps] == [w for _, w in ref_steps]
+
+
+# One of each selector family: earliest start (lite), earliest finish (exact, and 0.99 T), the
+# coordinated exact rules, a cost and an attribute criterion, gap criteria (exact and lite), and
+# the best of disjoint alternatives.
+FAMILIES = [
+    "FirstFit",
+    "BFstart",
+    "BFfinish",
+    "BFshort",
+    "CoP",
+    "PAST",
+    "MinCost",
+    "MaxQ",
+    "DEP",
+    "COORD Lite",
+    "MultipleBest",
+]
+
+
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=saturated_flows(), name=st.sampled_from(FAMILIES), replan=st.sampled_from(["search", "search", "nodes"]))
+def test_fast_backfilling_equals_the_reference_on_saturated_flows(env, name, replan):
+    """Where many more jobs wait than there are nodes and most end early, the fast backfilling still
+    makes the reference's every move: the same windows, ends and snapshots."""
+    selector = registry.selector(name)
+    fast, fast_steps = _run(env, backfill_placer(selector, True, replan=replan))
+    ref, ref_steps = _run(env, reference_placer(selector, True, replan=replan))
+    assert fast.windows == ref.windows
+    assert fast.unscheduled == ref.unscheduled
+    assert fast.actual_ends == ref.actual_ends
+    assert fast_steps == ref_steps
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -94,14 +126,24 @@ def test_profile_table_is_the_full_table_cut_to_the_range():
 
 
 def _long_flow():
-    """A synthetic trace long enough that dynamic backfilling takes many seconds."""
-    from workbench.lab.bench import swf_environment
+    """A saturated flow: 1,500 jobs queued at time 0 on the 32 nodes of backfill32, each really
+    running a U[0.2, 1] share of its reserved time, so every early completion moves much of the
+    queue (dynamic FirstFit takes a minute on it)."""
+    import dataclasses
 
-    return swf_environment(seed=5, jobs=4000, nodes=64)
+    import numpy as np
+
+    from workbench.engine.generate import generate
+
+    env = generate("backfill32", 1, jobs=1500)
+    share = np.random.default_rng(1).uniform(0.2, 1.0, size=len(env.jobs))
+    jobs = tuple(dataclasses.replace(j, actual_fraction=float(f)) for j, f in zip(env.jobs, share, strict=True))
+    return dataclasses.replace(env, jobs=jobs)
 
 
 def test_a_long_run_reports_progress_and_stops_within_a_second_of_cancel():
-    """progress(done, total) climbs towards its total; should_stop() ends the run with Cancelled, quickly."""
+    """On a saturated flow, progress(done, total) climbs towards its total; should_stop() ends the
+    run with Cancelled, quickly."""
     import threading
     import time
 

@@ -164,6 +164,93 @@ def test_easy_on_identical_nodes_is_host_level_easy(data, hosts):
         assert {w.job: (w.start, tuple(int(n[1:]) - 1 for n in w.nodes)) for w in got.windows} == want
 
 
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.lists(
+        st.tuples(
+            st.integers(0, 30),
+            st.integers(1, 6),
+            st.integers(1, 20),
+            st.sampled_from([1.0, 0.5, 0.25]),
+            st.integers(0, 2),
+            st.sampled_from([math.inf, math.inf, 30.0]),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    hosts=st.integers(1, 5),
+    start=st.sampled_from([0.0, 7.0]),
+)
+def test_compiled_easy_is_the_stepped_easy(data, hosts, start):
+    """The compiled host-level EASY (runs without history) gives the stepped one's schedule: the
+    same windows, ends and failures, with priorities, budgets, too-wide jobs and a late start."""
+    jobs = [
+        Job(
+            f"j{i}",
+            f"j{i}",
+            width,
+            1.0,
+            float(req),
+            budget,
+            arrival=float(submit),
+            priority=float(prio),
+            actual_fraction=frac,
+        )
+        for i, (submit, width, req, frac, prio, budget) in enumerate(data)
+    ]
+    env = Environment(
+        nodes=tuple(Node(f"n{i + 1}", f"n{i + 1}", 1.0, 1.0) for i in range(hosts)),
+        jobs=tuple(jobs),
+        time=TimeSettings(start, None, None),
+    )
+    compiled = registry.run(env, "EASY")
+    stepped = registry.simulator(env, "EASY", history=True).run()
+    assert compiled.windows == stepped.windows
+    assert compiled.actual_ends == stepped.actual_ends
+    assert compiled.reasons == stepped.reasons
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    data=st.lists(
+        st.tuples(st.integers(0, 30), st.integers(1, 4), st.integers(1, 20), st.sampled_from([1.0, 0.5, 0.25])),
+        min_size=1,
+        max_size=40,
+    ),
+    hosts=st.integers(1, 5),
+)
+def test_the_careful_baseline_is_host_level_easy(data, hosts):
+    """lab/baseline.py's careful EASY (the benchmark's yardstick) gives the engine's schedule."""
+    from workbench.lab.baseline import textbook_easy as careful
+
+    jobs = [
+        Job(f"j{i}", f"j{i}", width, 1.0, float(req), arrival=float(submit), actual_fraction=frac)
+        for i, (submit, width, req, frac) in enumerate(data)
+        if width <= hosts
+    ]
+    env = _identical(jobs, hosts)
+    got = registry.run(env, "EASY")
+    assert careful(env) == {w.job: (w.start, tuple(env.node_index[n] for n in w.nodes)) for w in got.windows}
+
+
+def test_the_careful_baseline_equals_engine_easy_on_the_shipped_trace():
+    """On the shipped SWF trace, squeezed onto fewer nodes so that jobs wait, the baseline and the
+    engine start every job at the same time on the same hosts."""
+    from pathlib import Path
+
+    from workbench.engine.io.swf import import_swf
+    from workbench.lab.baseline import textbook_easy as careful
+
+    trace = Path(__file__).resolve().parents[2] / "sample_envs" / "sample16.swf"
+    for nodes in (16, 8):
+        env = import_swf(trace, nodes).env
+        got = registry.run(env, "EASY")
+        starts = {w.job: (w.start, tuple(env.node_index[n] for n in w.nodes)) for w in got.windows}
+        assert len(starts) == len(env.jobs) > 40
+        assert careful(env) == starts
+        assert any(w.start > env.job(w.job).arrival for w in got.windows)  # some jobs waited
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(
     alts=st.lists(

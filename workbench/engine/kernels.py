@@ -384,3 +384,231 @@ def unverify(
                 cleared += 1
                 break
     return cleared
+
+
+# -- host-level EASY -------------------------------------------------------------------
+
+# Slots of ``easy_hosts``'s integer state: the next arrival, the completions heap's size, the
+# queue's length, the start sequence, the free host count, the number of events run.
+NXT, HEAP, QLEN, SEQ, NFREE, EVENTS = range(6)
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int, t: float, s: int, j: int) -> None:
+    """Push (t, s, j) on the heap ordered by (time, seq) held in the first ``size`` entries."""
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if time[parent] < t or (time[parent] == t and seq[parent] < s):
+            break
+        time[i], seq[i], job[i] = time[parent], seq[parent], job[parent]
+        i = parent
+    time[i], seq[i], job[i] = t, s, j
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int) -> int:
+    """Take the smallest (time, seq) off a heap of ``size`` entries; its job."""
+    top = job[0]
+    size -= 1
+    t, s, j = time[size], seq[size], job[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and (time[c + 1] < time[c] or (time[c + 1] == time[c] and seq[c + 1] < seq[c])):
+            c += 1
+        if t < time[c] or (t == time[c] and s < seq[c]):
+            break
+        time[i], seq[i], job[i] = time[c], seq[c], job[c]
+        i = c
+    time[i], seq[i], job[i] = t, s, j
+    return top
+
+
+@njit(cache=True, nogil=True)
+def easy_hosts(
+    order: np.ndarray,
+    arrival: np.ndarray,
+    key_priority: np.ndarray,
+    key_arrival: np.ndarray,
+    width: np.ndarray,
+    length: np.ndarray,
+    share: np.ndarray,
+    offset: np.ndarray,
+    start: np.ndarray,
+    actual_end: np.ndarray,
+    hosts: np.ndarray,
+    free: np.ndarray,
+    predicted: np.ndarray,
+    heap_time: np.ndarray,
+    heap_seq: np.ndarray,
+    heap_job: np.ndarray,
+    queue: np.ndarray,
+    state: np.ndarray,
+    max_events: int,
+) -> bool:
+    """Host-level EASY on identical hosts (``flow.easy._easy_hosts``, event for event), for at most
+    ``max_events`` events from the state it is given; True when every event has run.
+
+    ``order``: the jobs that can run, by (arrival, priority, position); the queue is ordered by
+    (``key_priority``, ``key_arrival``, position). A job j that starts gets ``start[j]``,
+    ``actual_end[j]`` = start + ``share`` × ``length``, and its hosts, lowest index first, in
+    ``hosts[offset[j]:offset[j] + width[j]]``.
+    """
+    n_hosts = free.size
+    available = np.empty(n_hosts)
+    reserved = np.zeros(n_hosts, dtype=np.bool_)
+    events = 0
+    while state[NXT] < order.size or state[HEAP] > 0:
+        if events >= max_events:
+            return False
+        events += 1
+        state[EVENTS] += 1
+        now = math.inf
+        if state[HEAP] > 0:
+            now = heap_time[0]
+        if state[NXT] < order.size:
+            now = min(now, arrival[order[state[NXT]]])
+        while state[HEAP] > 0 and heap_time[0] <= now + EPS:
+            j = _heap_pop(heap_time, heap_seq, heap_job, state[HEAP])
+            state[HEAP] -= 1
+            for k in range(offset[j], offset[j] + width[j]):
+                h = hosts[k]
+                free[h] = True
+                predicted[h] = -math.inf
+            state[NFREE] += width[j]
+        while state[NXT] < order.size and arrival[order[state[NXT]]] <= now + EPS:
+            j = order[state[NXT]]
+            state[NXT] += 1
+            at = state[QLEN]  # bisect right on (priority, arrival, position)
+            while at > 0:
+                q = queue[at - 1]
+                if key_priority[q] < key_priority[j] or (
+                    key_priority[q] == key_priority[j]
+                    and (key_arrival[q] < key_arrival[j] or (key_arrival[q] == key_arrival[j] and q < j))
+                ):
+                    break
+                queue[at] = q
+                at -= 1
+            queue[at] = j
+            state[QLEN] += 1
+        while state[QLEN] > 0 and width[queue[0]] <= state[NFREE]:
+            _easy_start(
+                0,
+                now,
+                False,
+                reserved,
+                width,
+                length,
+                share,
+                offset,
+                start,
+                actual_end,
+                hosts,
+                free,
+                predicted,
+                heap_time,
+                heap_seq,
+                heap_job,
+                queue,
+                state,
+            )
+        if state[QLEN] == 0 or state[NFREE] == 0:
+            continue
+        head = queue[0]
+        n = width[head]
+        for h in range(n_hosts):
+            available[h] = now if free[h] else predicted[h]
+        shadow = np.partition(available, n - 1)[n - 1]
+        held_free = 0
+        taken = 0
+        for h in range(n_hosts):
+            reserved[h] = False
+            if taken < n and available[h] <= shadow + EPS:
+                reserved[h] = True
+                taken += 1
+                if free[h]:
+                    held_free += 1
+        open_free = state[NFREE] - held_free
+        at = 1
+        while at < state[QLEN] and state[NFREE] > 0:
+            j = queue[at]
+            need = width[j]
+            short = now + length[j] <= shadow + EPS
+            if need > open_free + (held_free if short else 0):
+                at += 1
+                continue
+            held = _easy_start(
+                at,
+                now,
+                not short,
+                reserved,
+                width,
+                length,
+                share,
+                offset,
+                start,
+                actual_end,
+                hosts,
+                free,
+                predicted,
+                heap_time,
+                heap_seq,
+                heap_job,
+                queue,
+                state,
+            )
+            held_free -= held
+            open_free -= need - held
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _easy_start(
+    at: int,
+    now: float,
+    avoid_reserved: bool,
+    reserved: np.ndarray,
+    width: np.ndarray,
+    length: np.ndarray,
+    share: np.ndarray,
+    offset: np.ndarray,
+    start: np.ndarray,
+    actual_end: np.ndarray,
+    hosts: np.ndarray,
+    free: np.ndarray,
+    predicted: np.ndarray,
+    heap_time: np.ndarray,
+    heap_seq: np.ndarray,
+    heap_job: np.ndarray,
+    queue: np.ndarray,
+    state: np.ndarray,
+) -> int:
+    """Start the job at queue place ``at`` now on its lowest free hosts (outside the reservation
+    when ``avoid_reserved``); how many of them the reservation holds."""
+    j = queue[at]
+    for k in range(at, state[QLEN] - 1):
+        queue[k] = queue[k + 1]
+    state[QLEN] -= 1
+    need = width[j]
+    m = offset[j]
+    held = 0
+    for h in range(free.size):
+        if m == offset[j] + need:
+            break
+        if free[h] and not (avoid_reserved and reserved[h]):
+            hosts[m] = h
+            m += 1
+            free[h] = False
+            predicted[h] = now + length[j]
+            if reserved[h]:
+                held += 1
+    state[NFREE] -= need
+    start[j] = now
+    actual_end[j] = now + share[j] * length[j]
+    state[SEQ] += 1
+    _heap_push(heap_time, heap_seq, heap_job, state[HEAP], actual_end[j], state[SEQ], j)
+    state[HEAP] += 1
+    return held

@@ -113,9 +113,11 @@ def _child(flow: Flow, strategy: str, traces: str, limit_s: float, answer: Any) 
     from workbench.allocator import settle_allocator
     from workbench.engine import registry
     from workbench.engine.errors import Cancelled
+    from workbench.lab.scale import warm_up
 
     settle_allocator()  # as the `workbench` command does before it runs anything
     env = saturated_environment(flow.key, flow.jobs, Path(traces))
+    warm_up(env, strategy, {})
     reached = [0, 0]
     began = time.perf_counter()
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.engine import kernels
 from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.firstfit import Best, first_affordable, first_fit
@@ -51,7 +52,7 @@ def identical_hosts(env: Environment) -> bool:
 
 def easy(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
     if params.get("fast_path", True) and identical_hosts(env):
-        yield from _easy_hosts(env, rec)
+        yield from (_easy_hosts(env, rec) if rec.history else _easy_hosts_compiled(env, rec))
     elif params.get("fast_path", True) and not env.local_tasks:
         yield from _easy_nodes(env, rec)
     else:
@@ -304,6 +305,72 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
             yield rec.snap(now, _label(now, done, came, started))
         else:
             yield rec.snap(now, "")
+    rec.queue = ()
+    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+
+
+def _easy_hosts_compiled(env: Environment, rec: Recorder, chunk: int = 20_000) -> FlowRun:
+    """``_easy_hosts`` in compiled code (``kernels.easy_hosts``) for runs that keep no history: the
+    same schedule, with a snapshot at the start and the end only. Progress and cancel are
+    checked every ``chunk`` events."""
+    t0 = env.time.start
+    m, hosts = len(env.jobs), len(env.nodes)
+    perf, price = env.nodes[0].performance, env.nodes[0].price
+    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {hosts} identical nodes")
+    table: SlotTable | None = None
+    runs = np.ones(m, dtype=bool)
+    for i, job in enumerate(env.jobs):
+        units = budget_units(job.budget, 1.0)
+        over = (
+            units is not None and int(cost_units(np.array([price]), job.volume / perf, 1.0)[0]) * job.node_count > units
+        )
+        if job.node_count > hosts or job.min_performance > perf + EPS or over:
+            table = table or SlotTable.from_environment(env)
+            rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
+            runs[i] = False
+    width = np.array([j.node_count for j in env.jobs], dtype=np.int64)
+    length = np.array([j.volume / perf for j in env.jobs])
+    order = np.array([env.job_index[j.id] for j in _arrivals(env)], dtype=np.int64)
+    order = order[runs[order]]
+    offset = np.zeros(m, dtype=np.int64)
+    np.cumsum(width[:-1], out=offset[1:])
+    start, actual_end = np.full(m, np.nan), np.full(m, np.nan)
+    placed = np.zeros(int(width.sum()), dtype=np.int64)
+    state = np.zeros(6, dtype=np.int64)
+    state[kernels.NFREE] = hosts
+    heap = (np.empty(hosts + 1), np.empty(hosts + 1, dtype=np.int64), np.empty(hosts + 1, dtype=np.int64))
+    args = (
+        order,
+        np.maximum([j.arrival for j in env.jobs], t0).astype(np.float64),
+        np.array([j.priority for j in env.jobs], dtype=np.float64),
+        np.array([j.arrival for j in env.jobs], dtype=np.float64),
+        width,
+        length,
+        np.array([j.actual_fraction for j in env.jobs], dtype=np.float64),
+        offset,
+        start,
+        actual_end,
+        placed,
+        np.ones(hosts, dtype=bool),
+        np.full(hosts, -math.inf),
+        *heap,
+        np.empty(m, dtype=np.int64),
+        state,
+    )
+    while not kernels.easy_hosts(*args, chunk):
+        rec.check_stop()
+        started = int(np.count_nonzero(~np.isnan(start)))
+        rec.report(int(state[kernels.NXT]) + started - int(state[kernels.HEAP]), 2 * order.size)
+    ids = [n.id for n in env.nodes]
+    price_sum: dict[int, float] = {}
+    for i in np.flatnonzero(~np.isnan(start)).tolist():
+        job = env.jobs[i]
+        n = job.node_count
+        if n not in price_sum:
+            price_sum[n] = float(np.full(n, price).sum())
+        T = float(length[i])
+        chosen = placed[offset[i] : offset[i] + n].tolist()
+        rec.place(Window(job.id, float(start[i]), T, tuple([ids[h] for h in chosen]), T * price_sum[n]))
     rec.queue = ()
     yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
 
