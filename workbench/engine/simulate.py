@@ -173,10 +173,11 @@ class Recorder:
         """Where the job really releases its nodes: start + actual_fraction * length."""
         return window.start + self.env.job(window.job).actual_fraction * window.length
 
-    def place(self, window: Window, distances: Distances | None = None) -> None:
+    def place(self, window: Window, distances: Distances | None = None, actual_end: float | None = None) -> None:
         """Record a window (a later one of the same job replaces it); ``distances``: the L_left
-        and L_right its strategy saw, kept when the run explains itself (``explain``)."""
-        end = self.actual_end(window)
+        and L_right its strategy saw, kept when the run explains itself (``explain``);
+        ``actual_end``: ``self.actual_end(window)`` when the caller has already worked it out."""
+        end = self.actual_end(window) if actual_end is None else actual_end
         self.windows[window.job] = window
         self.actual[window.job] = end
         if self.history:  # only snapshots read the log; a long run without them keeps none

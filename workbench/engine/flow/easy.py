@@ -370,7 +370,8 @@ def _easy_hosts_compiled(env: Environment, rec: Recorder, chunk: int = 20_000) -
             price_sum[n] = float(np.full(n, price).sum())
         T = float(length[i])
         chosen = placed[offset[i] : offset[i] + n].tolist()
-        rec.place(Window(job.id, float(start[i]), T, tuple([ids[h] for h in chosen]), T * price_sum[n]))
+        window = Window(job.id, float(start[i]), T, tuple([ids[h] for h in chosen]), T * price_sum[n])
+        rec.place(window, actual_end=float(actual_end[i]))  # the kernel's start + share * length
     rec.queue = ()
     yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
 
