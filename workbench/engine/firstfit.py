@@ -94,11 +94,11 @@ def first_fit_in(
 ) -> Found | None:
     """``first_fit`` on the profile's gaps (``without``'s intervals given back), read in place by
     a compiled loop (``kernels.earliest_in_rows``). The window's ``Found`` carries no table."""
-    cols, rank, levels = profile.first_fit_nodes(job.min_performance)
+    nodes = node_facts(profile, job.min_performance)
     n = job.node_count
-    if cols.size < n:
+    if nodes.count < n:
         return None
-    lengths = profile.window_lengths(job.volume, job.min_performance, length_factor, quantum)
+    lengths = nodes.lengths(job.volume, length_factor, quantum)
     bu = budget_units(job.budget, resolution)
     k, t, chosen = earliest_in_rows(
         profile.bs,
@@ -109,9 +109,9 @@ def first_fit_in(
         profile.iend,
         profile.perf,
         profile.price,
-        rank,
-        cols,
-        levels,
+        nodes.col_of,
+        nodes.columns,
+        nodes.levels,
         lengths,
         n,
         -1 if bu is None else bu,

@@ -1,4 +1,5 @@
-"""Compiled loops over a ``Profile``'s rows: the earliest window, and the row edits of a move.
+"""The engine's compiled loops: a ``Profile``'s rows (the earliest window, the row edits of a
+move, the certificate test) and host-level EASY.
 
 Dynamic conservative backfilling on a saturated flow asks hundreds of thousands of
 small questions ("does job j have a window before its reservation?") and makes a
@@ -7,12 +8,16 @@ row and enter another). Each question reads a few dozen gaps; in numpy every one
 still costs some twenty array calls, so the calls, not the work, set the time
 (measured on the first 5,000 KTH jobs compressed 3×: 685,000 checks at 285 µs,
 `workbench bench --only saturation`). These loops do the same work in compiled code.
+EASY on identical hosts is one loop over events; in Python it cannot be twice as fast
+as a careful Python EASY (``lab/baseline.py``) that records nothing.
 
 numba compiles them on first use and caches the machine code beside this file
 (``cache=True``), so only the first run on a machine pays for the compilation.
-Each kernel has a numpy twin that the tests hold it to: ``earliest_in_rows`` is
-``firstfit.first_fit`` on ``Profile.gaps``, the row edits are ``Profile.add`` and
-``Profile.remove`` as they were written in numpy.
+Each kernel is held by a test to code that does not use it: ``earliest_in_rows`` to
+``firstfit.first_fit`` on ``Profile.gaps``; the row edits to a full rebuild of the slot
+table (``test_profile_gaps_are_the_full_tables_slots_in_range``); ``unverify`` and the
+rest of dynamic backfilling to ``tests/engine/reference_backfill.py``; ``easy_hosts``
+to the stepped EASY and the textbook ones.
 """
 
 from __future__ import annotations
@@ -433,20 +438,8 @@ def easy_hosts(
     arrival: np.ndarray,
     key_priority: np.ndarray,
     key_arrival: np.ndarray,
-    width: np.ndarray,
-    length: np.ndarray,
-    share: np.ndarray,
-    offset: np.ndarray,
-    start: np.ndarray,
-    actual_end: np.ndarray,
-    hosts: np.ndarray,
-    free: np.ndarray,
-    predicted: np.ndarray,
-    heap_time: np.ndarray,
-    heap_seq: np.ndarray,
-    heap_job: np.ndarray,
-    queue: np.ndarray,
-    state: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
     max_events: int,
 ) -> bool:
     """Host-level EASY on identical hosts (``flow.easy._easy_hosts``, event for event), for at most
@@ -455,8 +448,12 @@ def easy_hosts(
     ``order``: the jobs that can run, by (arrival, priority, position); the queue is ordered by
     (``key_priority``, ``key_arrival``, position). A job j that starts gets ``start[j]``,
     ``actual_end[j]`` = start + ``share`` × ``length``, and its hosts, lowest index first, in
-    ``hosts[offset[j]:offset[j] + width[j]]``.
+    ``hosts[offset[j]:offset[j] + width[j]]``. ``jobs`` is (width, length, share, offset), ``run``
+    (start, actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state): the
+    results and the state between calls.
     """
+    width, length, _share, offset = jobs
+    _start, _actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
     n_hosts = free.size
     available = np.empty(n_hosts)
     reserved = np.zeros(n_hosts, dtype=np.bool_)
@@ -500,20 +497,8 @@ def easy_hosts(
                 now,
                 False,
                 reserved,
-                width,
-                length,
-                share,
-                offset,
-                start,
-                actual_end,
-                hosts,
-                free,
-                predicted,
-                heap_time,
-                heap_seq,
-                heap_job,
-                queue,
-                state,
+                jobs,
+                run,
             )
         if state[QLEN] == 0 or state[NFREE] == 0:
             continue
@@ -545,20 +530,8 @@ def easy_hosts(
                 now,
                 not short,
                 reserved,
-                width,
-                length,
-                share,
-                offset,
-                start,
-                actual_end,
-                hosts,
-                free,
-                predicted,
-                heap_time,
-                heap_seq,
-                heap_job,
-                queue,
-                state,
+                jobs,
+                run,
             )
             held_free -= held
             open_free -= need - held
@@ -571,23 +544,13 @@ def _easy_start(
     now: float,
     avoid_reserved: bool,
     reserved: np.ndarray,
-    width: np.ndarray,
-    length: np.ndarray,
-    share: np.ndarray,
-    offset: np.ndarray,
-    start: np.ndarray,
-    actual_end: np.ndarray,
-    hosts: np.ndarray,
-    free: np.ndarray,
-    predicted: np.ndarray,
-    heap_time: np.ndarray,
-    heap_seq: np.ndarray,
-    heap_job: np.ndarray,
-    queue: np.ndarray,
-    state: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
 ) -> int:
     """Start the job at queue place ``at`` now on its lowest free hosts (outside the reservation
-    when ``avoid_reserved``); how many of them the reservation holds."""
+    when ``avoid_reserved``); how many of them the reservation holds (``easy_hosts``'s tuples)."""
+    width, length, share, offset = jobs
+    start, actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
     j = queue[at]
     for k in range(at, state[QLEN] - 1):
         queue[k] = queue[k + 1]

@@ -18,7 +18,7 @@ import numpy as np
 
 from workbench.engine.kernels import delete_rows, insert_rows
 from workbench.engine.model import EPS, Window
-from workbench.engine.slots import SlotTable, window_lengths
+from workbench.engine.slots import SlotTable
 
 NO_OWNER = -1  # local tasks and windows that never move
 FLOAT_MAX = float(np.finfo(np.float64).max)
@@ -52,8 +52,6 @@ class Profile:
         self._last_end: float | None = None  # cached ``last_busy_end`` (None: to compute)
         self._columns: tuple[int, np.ndarray] | None = None  # cached ``columns``
         self._capable: dict[float, tuple[int, float, int]] = {}
-        self._first_fit: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._lengths: dict[tuple[float, float, float, float], np.ndarray] = {}
         self._scratch: tuple[np.ndarray, np.ndarray] | None = None
         self._rows: dict[int, tuple[Window, np.ndarray, np.ndarray]] = {}  # id(window) -> (window, xs, ends)
 
@@ -65,30 +63,6 @@ class Profile:
             slowest = float(perf.min()) if perf.size else math.inf
             self._capable[min_performance] = (int(perf.size), slowest, int(np.unique(perf).size))
         return self._capable[min_performance]
-
-    def first_fit_nodes(self, min_performance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For ``kernels.earliest_in_rows``: the nodes of performance >= ``min_performance``, every
-        node's rank in (price, position) order, and the performance levels, highest first (cached)."""
-        key = float(min_performance)
-        hit = self._first_fit.get(key)
-        if hit is None:
-            cols = np.flatnonzero(self.perf >= min_performance - EPS)
-            rank = np.empty(self.perf.size, dtype=np.int64)
-            rank[np.lexsort((np.arange(self.perf.size), self.price))] = np.arange(self.perf.size)
-            levels = np.unique(self.perf[cols])[::-1].copy()
-            hit = self._first_fit[key] = (cols, rank, levels)
-        return hit
-
-    def window_lengths(self, volume: float, min_performance: float, factor: float, quantum: float) -> np.ndarray:
-        """``search.window_lengths`` at the levels of ``first_fit_nodes`` (cached: a flow has few job shapes)."""
-        key = (volume, min_performance, factor, quantum)
-        hit = self._lengths.get(key)
-        if hit is None:
-            if len(self._lengths) > 100_000:
-                self._lengths.clear()
-            levels = self.first_fit_nodes(min_performance)[2]
-            hit = self._lengths[key] = window_lengths(volume, levels, factor, quantum)
-        return hit
 
     def scratch(self) -> tuple[np.ndarray, np.ndarray]:
         """Work space for the compiled loops: an int and two floats for every row entry of every row."""

@@ -461,10 +461,29 @@ class _NodeFacts:
         self.max_attr = {key: float(v.max(initial=0.0)) for key, v in self.attrs_c.items()}
         self.max_perf = float(self.perf_c.max(initial=0.0))
         self.min_price_at_level = self._min_price_per_level() if levels.size else np.empty(0)
+        self._lengths: dict[tuple[float, float, float], np.ndarray] = {}
         # Shared by many searches: read-only, so a write by mistake fails at once.
         shared = (self.eligible, self.levels, self.porder, self.col_of, self.lvl_node, self.lvl_col)
         for array in (*shared, self.perf_c, self.price_c, self.min_price_at_level, *self.attrs_c.values()):
             array.setflags(write=False)
+
+    @functools.cached_property
+    def columns(self) -> np.ndarray:
+        """The positions of the eligible nodes (``kernels.earliest_in_rows`` reads their rows)."""
+        cols = np.flatnonzero(self.eligible)
+        cols.setflags(write=False)
+        return cols
+
+    def lengths(self, volume: float, factor: float, quantum: float) -> np.ndarray:
+        """``window_lengths`` at these levels, kept per job shape (a flow has few of them)."""
+        key = (volume, factor, quantum)
+        hit = self._lengths.get(key)
+        if hit is None:
+            if len(self._lengths) > 100_000:
+                self._lengths.clear()
+            hit = self._lengths[key] = window_lengths(volume, self.levels, factor, quantum)
+            hit.setflags(write=False)
+        return hit
 
     @functools.cached_property
     def bits(self) -> _LevelBits:
@@ -508,8 +527,8 @@ _NODE_FACTS: dict[tuple[int, int, int, float], _Held] = {}
 NODE_FACTS_KEPT = 64
 
 
-def node_facts(table: SlotTable, min_perf: float) -> _NodeFacts:
-    """``_NodeFacts`` of the table's nodes, shared while the same arrays are searched again.
+def node_facts(table: SlotTable | Profile, min_perf: float) -> _NodeFacts:
+    """``_NodeFacts`` of the table's (or profile's) nodes, shared while the same arrays are searched again.
 
     Keyed by the arrays' identities and checked through weak references, so arrays that
     are gone (and whose ids may be reused) never match. Nothing writes to node arrays in place.

@@ -21,9 +21,6 @@ and the mean time of a search; the 2,500-job flows give the growth to 5,000.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing as mp
-import resource
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,10 +30,10 @@ import numpy as np
 
 from workbench.engine.errors import ParameterError
 from workbench.engine.model import Environment
+from workbench.lab.scale import KTH, default_traces, in_child, timed_run
 
 Out = Callable[[str], None]
 
-KTH = "KTH-SP2-1996-2.1-cln.swf"
 NASA = "NASA-iPSC-1993-3.1-cln.swf"
 OFFERED_LOAD = 1.3
 
@@ -67,11 +64,6 @@ def target_s(flow: Flow, strategy: str) -> float | None:
     if flow.jobs > 5000:
         return 120.0 if strategy == "FirstFit" else None
     return 20.0 if strategy == "FirstFit" else 30.0
-
-
-def default_traces() -> Path:
-    """``shared/traces`` beside the project folder (the layout this project is developed in)."""
-    return Path(__file__).resolve().parents[3] / "shared" / "traces"
 
 
 def compressed(env: Environment, jobs: int, factor: float) -> Environment:
@@ -110,42 +102,12 @@ def saturated_environment(key: str, jobs: int, traces: Path) -> Environment:
 
 
 def _child(flow: Flow, strategy: str, traces: str, limit_s: float, answer: Any) -> None:
-    from workbench.allocator import settle_allocator
-    from workbench.engine import registry
-    from workbench.engine.errors import Cancelled
-    from workbench.lab.scale import warm_up
-
-    settle_allocator()  # as the `workbench` command does before it runs anything
-    env = saturated_environment(flow.key, flow.jobs, Path(traces))
-    warm_up(env, strategy, {})
-    reached = [0, 0]
-    began = time.perf_counter()
-
-    def progress(done: int, total: int) -> None:
-        reached[:] = [done, total]
-
-    out: dict[str, Any] = {"jobs": len(env.jobs)}
-    try:
-        schedule = registry.run(
-            env, strategy, {}, progress=progress, should_stop=lambda: time.perf_counter() - began > limit_s
-        )
-        out.update(seconds=schedule.elapsed_ms / 1000.0, placed=len(schedule.windows), counts=schedule.counts)
-        out["stopped"] = False
-    except Cancelled:
-        out.update(seconds=time.perf_counter() - began, stopped=True, reached=list(reached), counts={})
-    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    answer.put(out)
+    answer.put(timed_run(saturated_environment(flow.key, flow.jobs, Path(traces)), strategy, {}, limit_s)[0])
 
 
 def measure(flow: Flow, strategy: str, traces: Path, limit_s: float) -> dict[str, Any]:
     """One run in a fresh process: seconds, counts and peak memory."""
-    ctx = mp.get_context("spawn")
-    answer = ctx.Queue()
-    child = ctx.Process(target=_child, args=(flow, strategy, str(traces), limit_s, answer))
-    child.start()
-    got: dict[str, Any] = answer.get()
-    child.join()
-    return got
+    return in_child(_child, flow, strategy, str(traces), limit_s)
 
 
 def _counts(counts: dict[str, float]) -> str:

@@ -84,38 +84,57 @@ def warm_up(env: Any, strategy: str, params: dict[str, Any]) -> float:
     return time.perf_counter() - first
 
 
-def _child(run: ScaleRun, traces: str, limit_s: float, answer: Any) -> None:
+def timed_run(env: Any, strategy: str, params: dict[str, Any], limit_s: float) -> tuple[dict[str, Any], Any]:
+    """Run ``strategy`` on ``env`` in this (child) process, stopped after ``limit_s``: the figures
+    (seconds of compute, windows placed, counts, the warm-up, peak memory; how far a stopped run
+    got) and the schedule (None when stopped)."""
     from workbench.allocator import settle_allocator
     from workbench.engine import registry
     from workbench.engine.errors import Cancelled
 
     settle_allocator()  # as the `workbench` command does before it runs anything
-
-    env = environment(run.env, Path(traces))
     reached = [0, 0]
 
     def progress(done: int, total: int) -> None:
         reached[:] = [done, total]
 
-    out: dict[str, Any] = {"jobs": len(env.jobs), "nodes": len(env.nodes)}
-    out["warmup_s"] = warm_up(env, run.strategy, run.params)
+    out: dict[str, Any] = {"jobs": len(env.jobs), "nodes": len(env.nodes), "warmup_s": warm_up(env, strategy, params)}
     began = time.perf_counter()
+    schedule = None
     try:
         schedule = registry.run(
-            env, run.strategy, run.params, progress=progress, should_stop=lambda: time.perf_counter() - began > limit_s
+            env, strategy, params, progress=progress, should_stop=lambda: time.perf_counter() - began > limit_s
         )
-        out.update(seconds=schedule.elapsed_ms / 1000.0, placed=len(schedule.windows), stopped=False)
-        if run.baseline:
-            from workbench.lab.baseline import textbook_easy
-
-            start = time.perf_counter()
-            textbook = textbook_easy(env)
-            out["baseline_s"] = time.perf_counter() - start
-            ours = {w.job: (w.start, tuple(env.node_index[n] for n in w.nodes)) for w in schedule.windows}
-            out["same"] = ours == textbook
+        out.update(seconds=schedule.elapsed_ms / 1000.0, placed=len(schedule.windows), counts=schedule.counts)
+        out["stopped"] = False
     except Cancelled:
-        out.update(seconds=time.perf_counter() - began, stopped=True, reached=list(reached))
+        out.update(seconds=time.perf_counter() - began, stopped=True, reached=list(reached), counts={})
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return out, schedule
+
+
+def in_child(target: Callable[..., None], *args: Any) -> dict[str, Any]:
+    """``target(*args, answer)`` in a fresh process (its memory its own); what it put on ``answer``."""
+    ctx = mp.get_context("spawn")
+    answer = ctx.Queue()
+    child = ctx.Process(target=target, args=(*args, answer))
+    child.start()
+    got: dict[str, Any] = answer.get()
+    child.join()
+    return got
+
+
+def _child(run: ScaleRun, traces: str, limit_s: float, answer: Any) -> None:
+    env = environment(run.env, Path(traces))
+    out, schedule = timed_run(env, run.strategy, run.params, limit_s)
+    if run.baseline and schedule is not None:
+        from workbench.lab.baseline import textbook_easy
+
+        start = time.perf_counter()
+        textbook = textbook_easy(env)
+        out["baseline_s"] = time.perf_counter() - start
+        ours = {w.job: (w.start, tuple(env.node_index[n] for n in w.nodes)) for w in schedule.windows}
+        out["same"] = ours == textbook
     answer.put(out)
 
 
@@ -126,14 +145,9 @@ def run_scale(out: Out = print, traces: Path | None = None, limit_s: float = 300
             raise ParameterError("--traces", f"{traces / name} not found; give the folder of the SWF traces")
     out(f"Scale, traces from {traces}; each run in its own process, stopped after {limit_s:g} s")
     out(f"{'run':44s} {'seconds':>9s} {'target':>7s} {'peak MB':>8s}  result")
-    ctx = mp.get_context("spawn")
     easy: dict[str, float] = {}
     for run in RUNS:
-        answer = ctx.Queue()
-        child = ctx.Process(target=_child, args=(run, str(traces), limit_s, answer))
-        child.start()
-        got = answer.get()
-        child.join()
+        got = in_child(_child, run, str(traces), limit_s)
         if got["stopped"]:
             done, total = got["reached"]
             verdict = f"✘ stopped at the limit, {done}/{total} of its work done"

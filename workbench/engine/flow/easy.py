@@ -233,10 +233,6 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
     history = rec.history
     yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {hosts} identical nodes")
 
-    def fits_budget(job: Job) -> bool:
-        units = budget_units(job.budget, 1.0)
-        return units is None or int(cost_units(np.array([price]), length[job.id], 1.0)[0]) * job.node_count <= units
-
     def start(at: int, chosen: np.ndarray, now: float) -> str:
         nonlocal order, n_free
         job = queue.remove_at(at)
@@ -266,7 +262,7 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
         while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
             job = arrivals[nxt]
             nxt += 1
-            if job.node_count > hosts or job.min_performance > perf + EPS or not fits_budget(job):
+            if not _runs_on_hosts(job, hosts, perf, price):
                 rec.fail(job.id, explain_failure(SlotTable.from_environment(env), job, max(job.arrival, t0)))
                 continue
             queue.add(job)
@@ -309,6 +305,13 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
     yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
 
 
+def _runs_on_hosts(job: Job, hosts: int, perf: float, price: float) -> bool:
+    """Can the job run on an empty machine of ``hosts`` identical hosts (width, speed, budget)?"""
+    units = budget_units(job.budget, 1.0)
+    over = units is not None and int(cost_units(np.array([price]), job.volume / perf, 1.0)[0]) * job.node_count > units
+    return job.node_count <= hosts and job.min_performance <= perf + EPS and not over
+
+
 def _easy_hosts_compiled(env: Environment, rec: Recorder, chunk: int = 20_000) -> FlowRun:
     """``_easy_hosts`` in compiled code (``kernels.easy_hosts``) for runs that keep no history: the
     same schedule, with a snapshot at the start and the end only. Progress and cancel are
@@ -320,11 +323,7 @@ def _easy_hosts_compiled(env: Environment, rec: Recorder, chunk: int = 20_000) -
     table: SlotTable | None = None
     runs = np.ones(m, dtype=bool)
     for i, job in enumerate(env.jobs):
-        units = budget_units(job.budget, 1.0)
-        over = (
-            units is not None and int(cost_units(np.array([price]), job.volume / perf, 1.0)[0]) * job.node_count > units
-        )
-        if job.node_count > hosts or job.min_performance > perf + EPS or over:
+        if not _runs_on_hosts(job, hosts, perf, price):
             table = table or SlotTable.from_environment(env)
             rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
             runs[i] = False
@@ -339,23 +338,16 @@ def _easy_hosts_compiled(env: Environment, rec: Recorder, chunk: int = 20_000) -
     state = np.zeros(6, dtype=np.int64)
     state[kernels.NFREE] = hosts
     heap = (np.empty(hosts + 1), np.empty(hosts + 1, dtype=np.int64), np.empty(hosts + 1, dtype=np.int64))
+    job_arrays = (width, length, np.array([j.actual_fraction for j in env.jobs], dtype=np.float64), offset)
+    queue = np.empty(m, dtype=np.int64)
+    run = (start, actual_end, placed, np.ones(hosts, dtype=bool), np.full(hosts, -math.inf), *heap, queue, state)
     args = (
         order,
         np.maximum([j.arrival for j in env.jobs], t0).astype(np.float64),
         np.array([j.priority for j in env.jobs], dtype=np.float64),
         np.array([j.arrival for j in env.jobs], dtype=np.float64),
-        width,
-        length,
-        np.array([j.actual_fraction for j in env.jobs], dtype=np.float64),
-        offset,
-        start,
-        actual_end,
-        placed,
-        np.ones(hosts, dtype=bool),
-        np.full(hosts, -math.inf),
-        *heap,
-        np.empty(m, dtype=np.int64),
-        state,
+        job_arrays,
+        run,
     )
     while not kernels.easy_hosts(*args, chunk):
         rec.check_stop()
