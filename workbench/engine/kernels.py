@@ -575,3 +575,140 @@ def _easy_start(
     _heap_push(heap_time, heap_seq, heap_job, state[HEAP], actual_end[j], state[SEQ], j)
     state[HEAP] += 1
     return held
+
+
+# -- a pass of dynamic backfilling -----------------------------------------------------
+
+# What ``replan_pass`` stopped at: the end of the queue, a job whose earlier feasible window the
+# selector must judge (Python searches it), or a row with no spare column for a move.
+PASS_DONE, PASS_SELECTOR, PASS_WIDEN = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def replan_pass(
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    nodes: tuple[np.ndarray, np.ndarray, np.ndarray],
+    shapes: tuple[np.ndarray, ...],
+    queue: tuple[np.ndarray, ...],
+    moves: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    scratch: tuple[np.ndarray, np.ndarray],
+    istart: float,
+    iend: float,
+    factor: float,
+    resolution: float,
+    now: float,
+    cursor: int,
+    move: bool,
+) -> tuple[int, int, int, int, int, int, int, float, np.ndarray]:
+    """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
+    certificate is cleared is searched again (FirstFit, its own intervals given back, before its
+    reservation); one with no earlier window gets its certificate. With ``move`` (FirstFit is the
+    selector) a job that has one moves there at once, as ``_move`` does, and the move is written
+    to ``moves``; otherwise the pass stops at it for the selector.
+
+    ``rows``: the profile's (bs, be, owner, count); ``nodes``: (perf, price, rank);
+    ``shapes``: per job (n, budget units or -1, column offset, column count, the columns,
+    level offset, level count, the levels, length offset, the lengths, node offset, the nodes
+    of its window, its part length); ``queue``: (live, active, verified, arrival, volume,
+    min_perf, start); ``moves``: (job, level, start, the nodes of each move in turn).
+
+    Returns (what it stopped at, moves written, nodes written, checks, certificates cleared,
+    the job, its level index, its start, its nodes).
+    """
+    bs, be, owner, count = rows
+    perf, price, rank = nodes
+    n_of, budget, col_off, col_cnt, cols, lvl_off, lvl_cnt, levels, len_off, lengths, jn_off, jnodes, jlen = shapes
+    live, active, verified, arrival, volume, min_perf, start = queue
+    mv_job, mv_level, mv_start, mv_nodes = moves
+    scratch_i, scratch_f = scratch
+    none = np.empty(0, dtype=np.int64)
+    written = 0
+    nodes_written = 0
+    checks = 0
+    cleared = 0
+    width = bs.shape[1]
+    for idx in range(live.size):
+        j = live[idx]
+        if j <= cursor or not active[j] or verified[j]:
+            continue
+        checks += 1
+        n = n_of[j]
+        earliest = max(arrival[j], now)
+        before = start[j]
+        if col_cnt[j] < n:
+            verified[j] = True
+            continue
+        my_levels = levels[lvl_off[j] : lvl_off[j] + lvl_cnt[j]]
+        my_lengths = lengths[len_off[j] : len_off[j] + lvl_cnt[j]]
+        k, t, chosen = earliest_in_rows(
+            bs,
+            be,
+            owner,
+            count,
+            istart,
+            iend,
+            perf,
+            price,
+            rank,
+            cols[col_off[j] : col_off[j] + col_cnt[j]],
+            my_levels,
+            my_lengths,
+            n,
+            budget[j],
+            resolution,
+            earliest,
+            before,
+            j,
+            scratch_i,
+            scratch_f,
+        )
+        if k < 0 or t >= before - EPS:
+            verified[j] = True  # no feasible window starts earlier
+            continue
+        if not move:
+            return PASS_SELECTOR, written, nodes_written, checks, cleared, j, k, t, chosen
+        new = np.sort(chosen)
+        for x in new:
+            if count[x] + 1 >= width:
+                return PASS_WIDEN, written, nodes_written, checks - 1, cleared, j, k, t, none
+        length = my_lengths[k]
+        if before < math.inf:  # give back the old window; test its gaps before the new one takes any
+            old = jnodes[jn_off[j] : jn_off[j] + n].copy()
+            ends = np.full(n, before + jlen[j])
+            if delete_rows(bs, be, owner, count, old, before, ends) >= 0:
+                raise ValueError("a moved window is not in the profile")
+            cleared += unverify(
+                bs,
+                be,
+                owner,
+                count,
+                istart,
+                iend,
+                perf,
+                old,
+                np.full(n, before),
+                ends,
+                live,
+                active,
+                verified,
+                arrival,
+                volume,
+                min_perf,
+                start,
+                factor,
+                now,
+                j,
+            )
+        insert_rows(bs, be, owner, count, new, t, np.full(n, t + length), j)
+        jnodes[jn_off[j] : jn_off[j] + n] = new
+        jlen[j] = length
+        start[j] = t
+        active[j] = t > earliest + EPS
+        verified[j] = True  # FirstFit's window is the earliest there is
+        mv_job[written] = j
+        mv_level[written] = k
+        mv_start[written] = t
+        mv_nodes[nodes_written : nodes_written + n] = new
+        written += 1
+        nodes_written += n
+    return PASS_DONE, written, nodes_written, checks, cleared, -1, -1, 0.0, none

@@ -77,10 +77,10 @@ class Profile:
         """Take the window's nodes over [start, end): each row gets the interval in its sorted place."""
         xs, ends = self._parts(window)
         if int(self.count[xs].max()) + 1 >= self.bs.shape[1]:
-            self._widen()
+            self.widen()
         insert_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends, owner)
         self._rows[id(window)] = (window, xs, ends)
-        self._changed()
+        self.changed()
 
     def remove(self, window: Window) -> None:
         """Give the window's intervals back (each must be present)."""
@@ -89,7 +89,7 @@ class Profile:
         if missing >= 0:
             raise ValueError(f"window of {window.job} is not in the profile on {self.node_ids[int(xs[missing])]}")
         self._rows.pop(id(window), None)
-        self._changed()
+        self.changed()
 
     def _parts(self, window: Window) -> tuple[np.ndarray, np.ndarray]:
         """The window's node positions and where its part on each ends (kept from ``add`` to ``remove``)."""
@@ -115,13 +115,20 @@ class Profile:
                 arr[x, : c - g] = arr[x, g:c]
                 arr[x, c - g : c] = pad
             self.count[x] = c - g
-        self._changed()
+        self.changed()
 
-    def _changed(self) -> None:
+    def forget(self, window: Window) -> None:
+        """Drop what ``add`` kept of a window whose intervals left the rows another way
+        (``kernels.replan_pass`` moves windows in the rows themselves)."""
+        self._rows.pop(id(window), None)
+
+    def changed(self) -> None:
+        """Forget what was cached of the rows (they changed)."""
         self._last_end = None
         self._columns = None
 
-    def _widen(self) -> None:
+    def widen(self) -> None:
+        """Double every row's room for intervals."""
         extra = self.bs.shape[1]
         n = self.bs.shape[0]
         self.bs = np.concatenate([self.bs, np.full((n, extra), math.inf)], axis=1)

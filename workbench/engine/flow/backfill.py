@@ -36,12 +36,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from workbench.engine import kernels
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.kernels import unverify
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
-from workbench.engine.search import Found, SearchSpec, search_profile
+from workbench.engine.search import Found, SearchSpec, budget_units, node_facts, search_profile
 from workbench.engine.selectors import SearchSelector, Selector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import Distances, SlotTable
@@ -166,11 +167,17 @@ class _Replanner:
         self.ends: list[tuple[float, int, str, Window]] = []  # every window by actual end
         self.early: list[tuple[float, int, str, Window]] = []  # early completions to come
         self.current: dict[str, Window] = {}
+        # The pass runs compiled unless the run explains itself (the GUI's "Why here?" and
+        # distances need each search's slots) or a job keeps its nodes (``replan="nodes"``).
+        plain = not rec.explain and rec.watch is None and not keep_nodes
+        self.compiled = _CompiledPass.build(self, jobs, profile) if plain else None
         for window in [*fixed, *plan.values()]:
             self._track(window)
 
     def _track(self, window: Window) -> None:
         self.current[window.job] = window
+        if self.compiled is not None:
+            self.compiled.track(window)
         end = self.rec.actual[window.job]
         self._seq += 1
         heapq.heappush(self.ends, (end, self._seq, window.job, window))
@@ -296,6 +303,8 @@ class _Replanner:
 
     def _pass(self) -> list[str]:
         """Every job not verified, in queue order, gets its chance to move earlier."""
+        if self.compiled is not None:
+            return self.compiled.run_pass()
         moved: list[str] = []
         cursor = -1
         while True:
@@ -331,14 +340,23 @@ class _Replanner:
         if first is None or first.window.start >= before - EPS:
             self.verified[i] = True  # no feasible window starts earlier
             return False
+        return self._choose(i, first)
+
+    def _choose(self, i: int, first: Found) -> bool:
+        """Job i has a feasible window (``first``) before its reservation: move it to the selector's
+        window if that starts earlier too."""
+        rec, profile, job = self.rec, self.profile, self.jobs[i]
+        old = self.plan.get(job.id)
+        before = old.start if old is not None else math.inf
+        earliest = max(job.arrival, self.now)
         if self.same_search:
             found: Found | None = first
         else:
             began = time.perf_counter()
             found = self.selector.select_in(profile, job, earliest, rec.should_stop, i)
-            counts["search_s"] += time.perf_counter() - began
-            counts["searches"] += 1
-            counts["selector_searches"] += 1
+            rec.counts["search_s"] += time.perf_counter() - began
+            rec.counts["searches"] += 1
+            rec.counts["selector_searches"] += 1
         if found is None or found.window.start >= before - EPS:
             self.verified[i] = False  # an earlier window exists but the criterion prefers this one
             return False
@@ -402,3 +420,149 @@ def earliest_on_nodes(
         ok &= ((s[None, :] <= times[:, None] + EPS) & (times[:, None] + length <= e[None, :] + EPS)).any(axis=1)
     hit = np.flatnonzero(ok)
     return float(times[hit[0]]) if hit.size else None
+
+
+class _CompiledPass:
+    """``_Replanner._pass`` in compiled code (``kernels.replan_pass``), with what the kernel needs of
+    every job as flat arrays: its node count and budget, the columns and levels of its minimum
+    performance, its window lengths, and the nodes and part length of its window now."""
+
+    HELD_LIMIT = 5_000_000  # lengths held (jobs × levels): beyond it the pass stays in Python
+
+    def __init__(self, rp: _Replanner, shapes: tuple[np.ndarray, ...], rank: np.ndarray) -> None:
+        self.rp = rp
+        self.shapes = shapes
+        self.rank = rank
+        self.index = {job.id: i for i, job in enumerate(rp.jobs)}
+        m, held = len(rp.jobs), int(shapes[0].sum())
+        self.moves = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m), np.empty(held, np.int64))
+
+    @classmethod
+    def build(cls, rp: _Replanner, jobs: list[Job], profile: Profile) -> _CompiledPass | None:
+        spec = rp.feasibility
+        m = len(jobs)
+        n_of = np.array([job.node_count for job in jobs], dtype=np.int64)
+        units = [budget_units(job.budget, spec.resolution) for job in jobs]
+        budget = np.array([-1 if u is None else u for u in units], dtype=np.int64)
+        at = {name: np.zeros(m, dtype=np.int64) for name in ("col_off", "col_cnt", "lvl_off", "lvl_cnt", "len_off")}
+        cols: list[np.ndarray] = []
+        levels: list[np.ndarray] = []
+        lengths: list[np.ndarray] = []
+        seen: dict[float, tuple[int, int, int, int]] = {}
+        used = [0, 0, 0]  # columns, levels and lengths so far
+        for i, job in enumerate(jobs):
+            facts = node_facts(profile, job.min_performance)
+            if job.min_performance not in seen:
+                seen[job.min_performance] = (used[0], facts.columns.size, used[1], facts.levels.size)
+                cols.append(facts.columns)
+                levels.append(facts.levels)
+                used[0] += facts.columns.size
+                used[1] += facts.levels.size
+            at["col_off"][i], at["col_cnt"][i], at["lvl_off"][i], at["lvl_cnt"][i] = seen[job.min_performance]
+            at["len_off"][i] = used[2]
+            lengths.append(facts.lengths(job.volume, spec.length_factor, spec.quantum))
+            used[2] += facts.levels.size
+            if used[2] > cls.HELD_LIMIT:
+                return None
+        jn_off = np.zeros(m, dtype=np.int64)
+        np.cumsum(n_of[:-1], out=jn_off[1:])
+        flat = [np.concatenate(part) if part else np.empty(0) for part in (cols, levels, lengths)]
+        shapes = (
+            n_of,
+            budget,
+            at["col_off"],
+            at["col_cnt"],
+            flat[0].astype(np.int64),
+            at["lvl_off"],
+            at["lvl_cnt"],
+            flat[1].astype(np.float64),
+            at["len_off"],
+            flat[2].astype(np.float64),
+            jn_off,
+            np.zeros(int(n_of.sum()), dtype=np.int64),
+            np.zeros(m),
+        )
+        return cls(rp, shapes, node_facts(profile, 0.0).col_of.astype(np.int64))
+
+    def track(self, window: Window) -> None:
+        """Keep the kernel's copy of a job's window (its nodes and part length) up to date."""
+        i = self.index.get(window.job)
+        if i is None:  # a fixed window: it never moves
+            return
+        jn_off, jnodes, jlen = self.shapes[10], self.shapes[11], self.shapes[12]
+        index = self.rp.profile.index
+        jnodes[jn_off[i] : jn_off[i] + len(window.nodes)] = sorted(index[node] for node in window.nodes)
+        jlen[i] = window.length
+
+    def run_pass(self) -> list[str]:
+        rp = self.rp
+        profile, rec, spec = rp.profile, rp.rec, rp.feasibility
+        moved: list[str] = []
+        cursor = -1
+        while True:
+            began = time.perf_counter()
+            kind, written, _, checks, cleared, j, k, t, chosen = kernels.replan_pass(
+                (profile.bs, profile.be, profile.owner, profile.count),
+                (profile.perf, profile.price, self.rank),
+                self.shapes,
+                (rp.live, rp.active, rp.verified, rp.arrival, rp.volume, rp.min_perf, rp.start),
+                self.moves,
+                profile.scratch(),
+                profile.istart,
+                profile.iend,
+                rp.factor,
+                spec.resolution,
+                rp.now,
+                cursor,
+                rp.same_search,
+            )
+            rec.counts["search_s"] += time.perf_counter() - began  # the moves it made are in it too
+            rec.counts["checks"] += checks
+            rec.counts["certificates_cleared"] += cleared
+            rec.counts["searches"] += checks
+            if written:
+                profile.changed()
+                moved.extend(self._replay(written))
+            if kind == kernels.PASS_DONE:
+                return moved
+            rec.check_stop()
+            if kind == kernels.PASS_WIDEN:
+                profile.widen()
+                cursor = j - 1
+                continue
+            cursor = j
+            if rp._choose(j, Found(self._window(j, k, t, chosen), 0.0)):
+                moved.append(rp.jobs[j].id)
+
+    def _window(self, j: int, k: int, t: float, chosen: np.ndarray) -> Window:
+        """The window job j gets at level k from t on the nodes ``chosen`` (as ``first_fit_in``)."""
+        positions = np.sort(chosen)
+        T = float(self.shapes[9][self.shapes[8][j] + k])
+        ids, price = self.rp.profile.node_ids, self.rp.profile.price
+        return Window(
+            self.rp.jobs[j].id, float(t), T, tuple(ids[p] for p in positions), T * float(price[positions].sum())
+        )
+
+    def _replay(self, written: int) -> list[str]:
+        """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one."""
+        rp = self.rp
+        mv_job, mv_level, mv_start, mv_nodes = self.moves
+        n_of = self.shapes[0]
+        ids: list[str] = []
+        offset = 0
+        for w in range(written):
+            j = int(mv_job[w])
+            n = int(n_of[j])
+            window = self._window(j, int(mv_level[w]), float(mv_start[w]), mv_nodes[offset : offset + n])
+            offset += n
+            job_id = window.job
+            old = rp.plan.get(job_id)
+            if old is not None:
+                del rp.current[job_id]
+                rp.profile.forget(old)
+            rp.plan[job_id] = window
+            rp.rec.place(window)
+            rp.rec.counts["moves"] += 1
+            rp._track(window)
+            ids.append(job_id)
+        return ids
