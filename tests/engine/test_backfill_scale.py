@@ -298,3 +298,25 @@ def test_the_compiled_first_fit_is_first_fit_on_the_profiles_gaps(
     if got is not None:
         assert got.window == want.window
         assert got.value == want.value
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=saturated_flows(), name=st.sampled_from(["FirstFit", "BFshort", "CoP"]), watch=st.integers(0, 5))
+def test_the_compiled_pass_explains_as_the_python_pass_does(env, name, watch):
+    """With explanations on (the GUI's runs) and one job watched by "Why here?", the compiled pass
+    gives the Python pass's windows, L distances and the watched job's search."""
+    from unittest import mock
+
+    from workbench.engine.explain import explain_job
+    from workbench.engine.flow import backfill
+
+    job = env.jobs[watch % len(env.jobs)].id
+    compiled = registry.run(env, name, explain=True)
+    why = explain_job(env, name, {}, job)
+    with mock.patch.object(backfill._CompiledPass, "build", return_value=None):
+        plain = registry.run(env, name, explain=True)
+        plain_why = explain_job(env, name, {}, job)
+    assert compiled.windows == plain.windows
+    assert compiled.distances == plain.distances
+    assert compiled.actual_ends == plain.actual_ends
+    assert why == plain_why

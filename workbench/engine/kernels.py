@@ -580,8 +580,35 @@ def _easy_start(
 # -- a pass of dynamic backfilling -----------------------------------------------------
 
 # What ``replan_pass`` stopped at: the end of the queue, a job whose earlier feasible window the
-# selector must judge (Python searches it), or a row with no spare column for a move.
-PASS_DONE, PASS_SELECTOR, PASS_WIDEN = 0, 1, 2
+# selector must judge (Python searches it), a row with no spare column for a move, or the job
+# that Python checks itself (the one "Why here?" watches).
+PASS_DONE, PASS_SELECTOR, PASS_WIDEN, PASS_PYTHON = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _holding_gap(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    x: int,
+    t: float,
+    end: float,
+    without: int,
+) -> tuple[float, float]:
+    """(start, end) of the gap of row x that holds [t, end], ``without``'s interval given back."""
+    gs = istart
+    for k in range(count[x] + 1):
+        if k < count[x] and without >= 0 and owner[x, k] == without:
+            continue
+        ge = min(bs[x, k], iend) if k < count[x] else iend
+        if gs <= t + EPS and ge >= end - EPS:
+            return gs, ge
+        if k < count[x]:
+            gs = max(be[x, k], istart)
+    raise ValueError("a window's part is not in a free gap")
 
 
 @njit(cache=True, nogil=True)
@@ -590,7 +617,7 @@ def replan_pass(
     nodes: tuple[np.ndarray, np.ndarray, np.ndarray],
     shapes: tuple[np.ndarray, ...],
     queue: tuple[np.ndarray, ...],
-    moves: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    moves: tuple[np.ndarray, ...],
     scratch: tuple[np.ndarray, np.ndarray],
     istart: float,
     iend: float,
@@ -599,6 +626,8 @@ def replan_pass(
     now: float,
     cursor: int,
     move: bool,
+    explain: bool,
+    stop_at: int,
 ) -> tuple[int, int, int, int, int, int, int, float, np.ndarray]:
     """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
     certificate is cleared is searched again (FirstFit, its own intervals given back, before its
@@ -610,7 +639,9 @@ def replan_pass(
     ``shapes``: per job (n, budget units or -1, column offset, column count, the columns,
     level offset, level count, the levels, length offset, the lengths, node offset, the nodes
     of its window, its part length); ``queue``: (live, active, verified, arrival, volume,
-    min_perf, start); ``moves``: (job, level, start, the nodes of each move in turn).
+    min_perf, start); ``moves``: (job, level, start, the nodes of each move in turn, and with
+    ``explain`` each part's L_left and L_right, as ``slots.window_distances`` measures them on
+    the gaps the search saw). The pass stops before job ``stop_at`` (-1: none).
 
     Returns (what it stopped at, moves written, nodes written, checks, certificates cleared,
     the job, its level index, its start, its nodes).
@@ -619,7 +650,7 @@ def replan_pass(
     perf, price, rank = nodes
     n_of, budget, col_off, col_cnt, cols, lvl_off, lvl_cnt, levels, len_off, lengths, jn_off, jnodes, jlen = shapes
     live, active, verified, arrival, volume, min_perf, start = queue
-    mv_job, mv_level, mv_start, mv_nodes = moves
+    mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = moves
     scratch_i, scratch_f = scratch
     none = np.empty(0, dtype=np.int64)
     written = 0
@@ -631,6 +662,8 @@ def replan_pass(
         j = live[idx]
         if j <= cursor or not active[j] or verified[j]:
             continue
+        if j == stop_at:
+            return PASS_PYTHON, written, nodes_written, checks, cleared, j, -1, 0.0, none
         checks += 1
         n = n_of[j]
         earliest = max(arrival[j], now)
@@ -672,6 +705,11 @@ def replan_pass(
             if count[x] + 1 >= width:
                 return PASS_WIDEN, written, nodes_written, checks - 1, cleared, j, k, t, none
         length = my_lengths[k]
+        if explain:
+            for q in range(n):
+                gs, ge = _holding_gap(bs, be, owner, count, istart, iend, new[q], t, t + length, j)
+                mv_left[nodes_written + q] = t - gs
+                mv_right[nodes_written + q] = 0.0 if ge == math.inf else ge - (t + length)
         if before < math.inf:  # give back the old window; test its gaps before the new one takes any
             old = jnodes[jn_off[j] : jn_off[j] + n].copy()
             ends = np.full(n, before + jlen[j])

@@ -167,10 +167,8 @@ class _Replanner:
         self.ends: list[tuple[float, int, str, Window]] = []  # every window by actual end
         self.early: list[tuple[float, int, str, Window]] = []  # early completions to come
         self.current: dict[str, Window] = {}
-        # The pass runs compiled unless the run explains itself (the GUI's "Why here?" and
-        # distances need each search's slots) or a job keeps its nodes (``replan="nodes"``).
-        plain = not rec.explain and rec.watch is None and not keep_nodes
-        self.compiled = _CompiledPass.build(self, jobs, profile) if plain else None
+        # The pass runs compiled unless a job keeps its nodes (``replan="nodes"``).
+        self.compiled = None if keep_nodes else _CompiledPass.build(self, jobs, profile)
         for window in [*fixed, *plan.values()]:
             self._track(window)
 
@@ -435,7 +433,14 @@ class _CompiledPass:
         self.rank = rank
         self.index = {job.id: i for i, job in enumerate(rp.jobs)}
         m, held = len(rp.jobs), int(shapes[0].sum())
-        self.moves = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m), np.empty(held, np.int64))
+        self.moves = (
+            np.empty(m, dtype=np.int64),
+            np.empty(m, dtype=np.int64),
+            np.empty(m),
+            np.empty(held, np.int64),
+            np.empty(held if rp.rec.explain else 0),
+            np.empty(held if rp.rec.explain else 0),
+        )
 
     @classmethod
     def build(cls, rp: _Replanner, jobs: list[Job], profile: Profile) -> _CompiledPass | None:
@@ -515,6 +520,8 @@ class _CompiledPass:
                 rp.now,
                 cursor,
                 rp.same_search,
+                rec.explain,
+                self.index.get(rec.watch.job, -1) if rec.watch is not None else -1,
             )
             rec.counts["search_s"] += time.perf_counter() - began  # the moves it made are in it too
             rec.counts["checks"] += checks
@@ -531,6 +538,10 @@ class _CompiledPass:
                 cursor = j - 1
                 continue
             cursor = j
+            if kind == kernels.PASS_PYTHON:
+                if rp._check(j):
+                    moved.append(rp.jobs[j].id)
+                continue
             if rp._choose(j, Found(self._window(j, k, t, chosen), 0.0)):
                 moved.append(rp.jobs[j].id)
 
@@ -546,7 +557,8 @@ class _CompiledPass:
     def _replay(self, written: int) -> list[str]:
         """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one."""
         rp = self.rp
-        mv_job, mv_level, mv_start, mv_nodes = self.moves
+        mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = self.moves
+        explain = rp.rec.explain
         n_of = self.shapes[0]
         ids: list[str] = []
         offset = 0
@@ -554,6 +566,12 @@ class _CompiledPass:
             j = int(mv_job[w])
             n = int(n_of[j])
             window = self._window(j, int(mv_level[w]), float(mv_start[w]), mv_nodes[offset : offset + n])
+            distances = None
+            if explain:
+                distances = (
+                    tuple(mv_left[offset : offset + n].tolist()),
+                    tuple(mv_right[offset : offset + n].tolist()),
+                )
             offset += n
             job_id = window.job
             old = rp.plan.get(job_id)
@@ -561,7 +579,7 @@ class _CompiledPass:
                 del rp.current[job_id]
                 rp.profile.forget(old)
             rp.plan[job_id] = window
-            rp.rec.place(window)
+            rp.rec.place(window, distances)
             rp.rec.counts["moves"] += 1
             rp._track(window)
             ids.append(job_id)
