@@ -303,16 +303,13 @@ def test_dragging_an_edge_resizes_and_tooltips_describe_what_is_under_the_mouse(
 
 
 def test_a_long_run_shows_progress_and_cancel_stops_it(qtbot):
-    """A run past half a second shows a progress bar and Cancel; Cancel stops the worker within a second."""
+    """A run past half a second (a saturated flow: 1,500 jobs queued at once, most ending early)
+    shows a progress bar and Cancel; Cancel stops the worker within a second."""
     import time
-    from dataclasses import replace
 
-    from workbench.engine.model import StrategyRef
     from workbench.gui.main_window import MainWindow
-    from workbench.lab.bench import swf_environment
 
-    env = replace(swf_environment(seed=5, jobs=4000, nodes=64), strategy=StrategyRef("FirstFit"))
-    win = MainWindow(env, None, quiet=True)
+    win = MainWindow(_saturated(1500), None, quiet=True)
     qtbot.addWidget(win)
     win.show()
     win.run_now()
@@ -871,3 +868,62 @@ def test_the_economic_scheduler_runs_in_the_panel_the_player_and_compare(qtbot, 
     qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
     assert list(dialog.results) == ["Job sharing", "Economic"]
     assert dialog.results["Job sharing"].unscheduled and not dialog.results["Economic"].unscheduled
+
+
+def _saturated(jobs: int):
+    """backfill32 with ``jobs`` jobs queued at time 0, each really running U[0.2, 1] of its time."""
+    import dataclasses
+
+    import numpy as np
+
+    from workbench.engine.generate import generate
+    from workbench.engine.model import StrategyRef
+
+    env = generate("backfill32", 1, jobs=jobs)
+    share = np.random.default_rng(1).uniform(0.2, 1.0, size=len(env.jobs))
+    moved = tuple(dataclasses.replace(j, actual_fraction=float(f)) for j, f in zip(env.jobs, share, strict=True))
+    return dataclasses.replace(env, jobs=moved, strategy=StrategyRef("FirstFit"))
+
+
+def test_stepping_a_saturated_flow_computes_off_the_gui_thread(qtbot):
+    """Step ▶ on a saturated flow returns at once: the snapshot is computed in a worker thread (the
+    panel says so, and Step waits), then shown; the steps equal the engine's own simulation."""
+    from workbench.gui.main_window import MainWindow
+
+    env = _saturated(300)
+    win = MainWindow(env, None, quiet=True)
+    qtbot.addWidget(win)
+    cycles = win.cycles
+    qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)
+    assert cycles.computing.busy and cycles.position == -1  # the click did not compute the step
+    assert "computing step 0" in cycles.info.text() and not cycles.step_button.isEnabled()
+    qtbot.waitUntil(lambda: cycles.position == 0, timeout=60_000)
+    qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: cycles.position == 1, timeout=60_000)
+    assert cycles.step_button.isEnabled() and not cycles.computing.busy
+    direct = registry.simulator(env, "FirstFit", explain=True)
+    first, second = direct.step(), direct.step()
+    shown = cycles.sim.snapshots
+    assert [s.time for s in shown[:2]] == [first.time, second.time]
+    assert shown[1].windows == second.windows
+    assert win.chart.snapshot is shown[1]
+
+
+def test_reset_cancels_a_step_being_computed(qtbot):
+    """Reset while a step of a saturated flow is computed stops the worker and shows nothing of it."""
+    from workbench.gui.main_window import MainWindow
+
+    win = MainWindow(_saturated(1500), None, quiet=True)
+    qtbot.addWidget(win)
+    cycles = win.cycles
+    qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: cycles.position == 0, timeout=60_000)  # the state before any step
+    qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)  # planning 1,500 jobs
+    qtbot.waitUntil(lambda: "%" in cycles.info.text(), timeout=60_000)  # progress while it computes
+    worker = cycles.computing.thread
+    qtbot.mouseClick(cycles.reset_button, Qt.MouseButton.LeftButton)
+    worker.join(timeout=5.0)
+    assert not worker.is_alive()
+    qtbot.wait(50)
+    assert cycles.sim is None and cycles.position == -1
+    assert "Press Step" in cycles.info.text()

@@ -1,7 +1,9 @@
 """Cycle player: step through a simulation, forwards and back, and watch the queue.
 
-Stepping forwards past the history asks the simulator for the next snapshot;
-stepping back only re-reads an earlier one (snapshots never change).
+Stepping forwards past the history asks the simulator for the next snapshot in a
+worker thread (one step of a saturated flow can take seconds), with its progress
+shown and Reset to cancel it; stepping back only re-reads an earlier one
+(snapshots never change).
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from PySide6.QtWidgets import (
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.simulate import Simulator, Snapshot
+from workbench.gui.workers import BackgroundCall, Token
 from workbench.session.document import Document
 
 
 class CyclesPanel(QWidget):
     snapshot_shown = Signal(object)  # Snapshot
     live_requested = Signal()
+    step_progress = Signal(int, int)  # done, total of the step being computed (from the worker thread)
 
     def __init__(self, document: Document) -> None:
         super().__init__()
@@ -60,11 +64,14 @@ class CyclesPanel(QWidget):
         layout.addWidget(self.slider)
         layout.addWidget(self.info)
         layout.addWidget(self.plot, 1)
+        self.computing = BackgroundCall()  # the next snapshot, computed off the GUI thread
+        self.computing.finished.connect(self._on_computed)
+        self.step_progress.connect(self._on_step_progress)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._on_tick)
         self.reset_button.clicked.connect(self.reset)
         self.back_button.clicked.connect(self.step_back)
-        self.step_button.clicked.connect(self.step)
+        self.step_button.clicked.connect(self.request_step)
         self.play_button.toggled.connect(self._on_play_toggled)
         self.speed.valueChanged.connect(lambda v: self.timer.setInterval(int(1000 / v)))
         self.slider.valueChanged.connect(self._on_slider)
@@ -73,8 +80,10 @@ class CyclesPanel(QWidget):
     # ------------------------------------------------------------ actions
 
     def reset(self) -> None:
-        """Forget the history; the next Step starts a new simulation of the current document."""
+        """Forget the history (cancelling a step being computed); the next Step starts a new
+        simulation of the current document."""
         self.play_button.setChecked(False)
+        self.computing.stop()
         self.sim = None
         self.position = -1
         self.slider.blockSignals(True)
@@ -86,15 +95,39 @@ class CyclesPanel(QWidget):
         self._update_controls()
         self.live_requested.emit()
 
+    def request_step(self) -> None:
+        """Step ▶ and Play: show the next snapshot; one not yet computed is computed in a worker
+        thread and shown when it is ready, so the window never waits for it."""
+        if self.computing.busy:
+            return  # one step at a time; Play's next tick comes after it
+        if self.sim is not None and self.position + 1 < len(self.sim.snapshots):
+            self._show(self.position + 1)
+            return
+        if self.sim is None and not self._start_simulation():
+            return
+        sim = self.sim
+        assert sim is not None
+        if sim.done:
+            self._at_end()
+            return
+        wanted = len(sim.snapshots)
+        self.info.setText(f"<b>computing step {wanted}…</b> (Reset cancels)")
+        self.step_button.setEnabled(False)
+
+        def compute(token: Token) -> tuple[int, Snapshot | None]:
+            sim.recorder.should_stop = token
+            sim.recorder.progress = self.step_progress.emit
+            return wanted, sim.step()
+
+        self.computing.start(compute)
+
     def step(self) -> bool:
-        """Show the next snapshot (computing it if needed); False at the end."""
-        if self.sim is None:
-            env = self.document.env
-            try:
-                self.sim = registry.simulator(env, env.strategy.name, env.strategy.params_dict(), explain=True)
-            except WorkbenchError as exc:
-                self.info.setText(f"⚠ {exc}")
-                return False
+        """Show the next snapshot, computing it here if needed (scripts and tests); False at the end."""
+        if self.computing.busy and self.computing.thread is not None:
+            self.computing.thread.join()  # its answer, when delivered, finds the step shown
+        if self.sim is None and not self._start_simulation():
+            return False
+        assert self.sim is not None
         if self.position + 1 >= len(self.sim.snapshots):
             try:
                 snap = self.sim.step()
@@ -103,12 +136,45 @@ class CyclesPanel(QWidget):
                 self.play_button.setChecked(False)
                 return False
             if snap is None:
-                self.play_button.setChecked(False)
-                self._describe(self.sim.snapshots[self.position])  # now the count is known
-                self._update_controls()
+                self._at_end()
                 return False
         self._show(self.position + 1)
         return True
+
+    def _start_simulation(self) -> bool:
+        env = self.document.env
+        try:
+            self.sim = registry.simulator(env, env.strategy.name, env.strategy.params_dict(), explain=True)
+        except WorkbenchError as exc:
+            self.info.setText(f"⚠ {exc}")
+            return False
+        return True
+
+    def _at_end(self) -> None:
+        assert self.sim is not None
+        self.play_button.setChecked(False)
+        if self.position >= 0:
+            self._describe(self.sim.snapshots[self.position])  # now the count is known
+        self._update_controls()
+
+    def _on_computed(self, _ticket: int, answer: tuple[int, Snapshot | None] | None, error: str | None) -> None:
+        if self.computing.busy or self.sim is None:
+            return  # a later step, or a reset, made this answer void
+        if error is not None or answer is None:
+            self.info.setText(f"⚠ {error}")
+            self.play_button.setChecked(False)
+            self._update_controls()
+            return
+        wanted, snap = answer
+        if snap is None:
+            self._at_end()
+        elif self.position < wanted:
+            self._show(wanted)
+
+    def _on_step_progress(self, done: int, total: int) -> None:
+        if self.computing.busy and self.sim is not None and total > 0:
+            step = len(self.sim.snapshots)
+            self.info.setText(f"<b>computing step {step}…</b> {100 * done // total} % (Reset cancels)")
 
     def step_back(self) -> None:
         self.play_button.setChecked(False)  # going back pauses, as in a media player
@@ -137,10 +203,10 @@ class CyclesPanel(QWidget):
             f"<b>step {snap.step}{of}</b> — t = {snap.time:g}{cycle}",
             snap.label,
             f"placed {len(snap.windows)} (started {started}), failed {len(snap.failed)}",
-            f"queue: {', '.join(snap.queue) or '—'}",
+            f"queue ({len(snap.queue):,}): {_first_ids(snap.queue)}",
         ]
         if snap.batch:
-            lines.append(f"batch: {', '.join(snap.batch)}")
+            lines.append(f"batch ({len(snap.batch):,}): {_first_ids(snap.batch)}")
         self.info.setText("<br>".join(lines))
 
     def _plot(self) -> None:
@@ -153,7 +219,7 @@ class CyclesPanel(QWidget):
     def _update_controls(self) -> None:
         at_end = self.sim is not None and self.sim.done and self.position >= len(self.sim.snapshots) - 1
         self.back_button.setEnabled(self.position > 0)
-        self.step_button.setEnabled(not at_end)
+        self.step_button.setEnabled(not at_end and not self.computing.busy)
         self.reset_button.setEnabled(self.sim is not None)
 
     # ------------------------------------------------------------ handlers
@@ -170,10 +236,20 @@ class CyclesPanel(QWidget):
             self.timer.stop()
 
     def _on_tick(self) -> None:
-        if not self.step():
-            self.play_button.setChecked(False)
+        self.request_step()
 
     def on_environment_changed(self) -> None:
         """An edit makes the history stale: start again on the next Step."""
         if self.sim is not None:
             self.reset()
+
+
+SHOWN_IDS = 20  # a saturated queue holds thousands of jobs: a label lists the first few
+
+
+def _first_ids(ids: tuple[str, ...]) -> str:
+    """The first ``SHOWN_IDS`` ids and how many more (— for none)."""
+    if not ids:
+        return "—"
+    more = len(ids) - SHOWN_IDS
+    return ", ".join(ids[:SHOWN_IDS]) + (f" … and {more:,} more" if more > 0 else "")
