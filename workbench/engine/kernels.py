@@ -391,10 +391,10 @@ def unverify(
     return cleared
 
 
-# -- host-level EASY -------------------------------------------------------------------
+# -- EASY ----------------------------------------------------------------------------------
 
-# Slots of ``easy_hosts``'s integer state: the next arrival, the completions heap's size, the
-# queue's length, the start sequence, the free host count, the number of events run.
+# Slots of the EASY kernels' integer state: the next arrival, the completions heap's size, the
+# queue's length, the start sequence, the free node count, the number of events run.
 NXT, HEAP, QLEN, SEQ, NFREE, EVENTS = range(6)
 
 
@@ -433,6 +433,93 @@ def _heap_pop(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int) -> 
 
 
 @njit(cache=True, nogil=True)
+def _easy_event(
+    order: np.ndarray,
+    arrival: np.ndarray,
+    key_priority: np.ndarray,
+    key_arrival: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
+) -> float:
+    """The next event of an EASY run (``flow.easy``): its time. Every completion by then gives its
+    nodes back, then every arrival by then joins the queue in queue order (priority, arrival,
+    position). ``order``: the jobs that can run, by (arrival, priority, position)."""
+    width, _length, _share, offset = jobs
+    _start, _actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
+    now = math.inf
+    if state[HEAP] > 0:
+        now = heap_time[0]
+    if state[NXT] < order.size:
+        now = min(now, arrival[order[state[NXT]]])
+    state[EVENTS] += 1
+    while state[HEAP] > 0 and heap_time[0] <= now + EPS:
+        j = _heap_pop(heap_time, heap_seq, heap_job, state[HEAP])
+        state[HEAP] -= 1
+        for k in range(offset[j], offset[j] + width[j]):
+            free[hosts[k]] = True
+            predicted[hosts[k]] = -math.inf
+        state[NFREE] += width[j]
+    while state[NXT] < order.size and arrival[order[state[NXT]]] <= now + EPS:
+        j = order[state[NXT]]
+        state[NXT] += 1
+        at = state[QLEN]  # bisect right on (priority, arrival, position)
+        while at > 0:
+            q = queue[at - 1]
+            if key_priority[q] < key_priority[j] or (
+                key_priority[q] == key_priority[j]
+                and (key_arrival[q] < key_arrival[j] or (key_arrival[q] == key_arrival[j] and q < j))
+            ):
+                break
+            queue[at] = q
+            at -= 1
+        queue[at] = j
+        state[QLEN] += 1
+    return now
+
+
+@njit(cache=True, nogil=True)
+def _easy_start(
+    at: int,
+    now: float,
+    chosen: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
+) -> None:
+    """Start the job at queue place ``at`` now on the nodes ``chosen`` for ``length`` of it."""
+    width, length, share, offset = jobs
+    start, actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
+    j = queue[at]
+    for k in range(at, state[QLEN] - 1):
+        queue[k] = queue[k + 1]
+    state[QLEN] -= 1
+    for q in range(width[j]):
+        h = chosen[q]
+        hosts[offset[j] + q] = h
+        free[h] = False
+        predicted[h] = now + length[j]
+    state[NFREE] -= width[j]
+    start[j] = now
+    actual_end[j] = now + share[j] * length[j]
+    state[SEQ] += 1
+    _heap_push(heap_time, heap_seq, heap_job, state[HEAP], actual_end[j], state[SEQ], j)
+    state[HEAP] += 1
+
+
+@njit(cache=True, nogil=True)
+def _lowest_free(free: np.ndarray, reserved: np.ndarray, avoid_reserved: bool, need: int) -> np.ndarray:
+    """The ``need`` lowest free hosts (outside the reservation when ``avoid_reserved``)."""
+    chosen = np.empty(need, dtype=np.int64)
+    m = 0
+    for h in range(free.size):
+        if m == need:
+            break
+        if free[h] and not (avoid_reserved and reserved[h]):
+            chosen[m] = h
+            m += 1
+    return chosen
+
+
+@njit(cache=True, nogil=True)
 def easy_hosts(
     order: np.ndarray,
     arrival: np.ndarray,
@@ -445,65 +532,25 @@ def easy_hosts(
     """Host-level EASY on identical hosts (``flow.easy._easy_hosts``, event for event), for at most
     ``max_events`` events from the state it is given; True when every event has run.
 
-    ``order``: the jobs that can run, by (arrival, priority, position); the queue is ordered by
-    (``key_priority``, ``key_arrival``, position). A job j that starts gets ``start[j]``,
-    ``actual_end[j]`` = start + ``share`` × ``length``, and its hosts, lowest index first, in
-    ``hosts[offset[j]:offset[j] + width[j]]``. ``jobs`` is (width, length, share, offset), ``run``
-    (start, actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state): the
-    results and the state between calls.
+    ``jobs`` is (width, length, share, offset), ``run`` (start, actual_end, hosts, free,
+    predicted, heap_time, heap_seq, heap_job, queue, state): the results and the state between
+    calls. A job j that starts gets ``start[j]``, ``actual_end[j]`` = start + ``share`` ×
+    ``length``, and its hosts, lowest index first, in ``hosts[offset[j]:offset[j] + width[j]]``.
     """
-    width, length, _share, offset = jobs
-    _start, _actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
+    width, length, _share, _offset = jobs
+    _start, _actual_end, _hosts, free, predicted, _ht, _hs, _hj, queue, state = run
     n_hosts = free.size
     available = np.empty(n_hosts)
     reserved = np.zeros(n_hosts, dtype=np.bool_)
-    events = 0
-    while state[NXT] < order.size or state[HEAP] > 0:
-        if events >= max_events:
-            return False
-        events += 1
-        state[EVENTS] += 1
-        now = math.inf
-        if state[HEAP] > 0:
-            now = heap_time[0]
-        if state[NXT] < order.size:
-            now = min(now, arrival[order[state[NXT]]])
-        while state[HEAP] > 0 and heap_time[0] <= now + EPS:
-            j = _heap_pop(heap_time, heap_seq, heap_job, state[HEAP])
-            state[HEAP] -= 1
-            for k in range(offset[j], offset[j] + width[j]):
-                h = hosts[k]
-                free[h] = True
-                predicted[h] = -math.inf
-            state[NFREE] += width[j]
-        while state[NXT] < order.size and arrival[order[state[NXT]]] <= now + EPS:
-            j = order[state[NXT]]
-            state[NXT] += 1
-            at = state[QLEN]  # bisect right on (priority, arrival, position)
-            while at > 0:
-                q = queue[at - 1]
-                if key_priority[q] < key_priority[j] or (
-                    key_priority[q] == key_priority[j]
-                    and (key_arrival[q] < key_arrival[j] or (key_arrival[q] == key_arrival[j] and q < j))
-                ):
-                    break
-                queue[at] = q
-                at -= 1
-            queue[at] = j
-            state[QLEN] += 1
+    for _ in range(max_events):
+        if state[NXT] >= order.size and state[HEAP] == 0:
+            return True
+        now = _easy_event(order, arrival, key_priority, key_arrival, jobs, run)
         while state[QLEN] > 0 and width[queue[0]] <= state[NFREE]:
-            _easy_start(
-                0,
-                now,
-                False,
-                reserved,
-                jobs,
-                run,
-            )
+            _easy_start(0, now, _lowest_free(free, reserved, False, width[queue[0]]), jobs, run)
         if state[QLEN] == 0 or state[NFREE] == 0:
             continue
-        head = queue[0]
-        n = width[head]
+        n = width[queue[0]]
         for h in range(n_hosts):
             available[h] = now if free[h] else predicted[h]
         shadow = np.partition(available, n - 1)[n - 1]
@@ -525,56 +572,178 @@ def easy_hosts(
             if need > open_free + (held_free if short else 0):
                 at += 1
                 continue
-            held = _easy_start(
-                at,
-                now,
-                not short,
-                reserved,
-                jobs,
-                run,
-            )
+            chosen = _lowest_free(free, reserved, not short, need)
+            held = 0
+            for h in chosen:
+                if reserved[h]:
+                    held += 1
+            _easy_start(at, now, chosen, jobs, run)
             held_free -= held
             open_free -= need - held
-    return True
+    return state[NXT] >= order.size and state[HEAP] == 0
 
 
 @njit(cache=True, nogil=True)
-def _easy_start(
-    at: int,
+def _window_now(
+    free: np.ndarray,
+    perf: np.ndarray,
+    price: np.ndarray,
+    limit: np.ndarray,
     now: float,
-    avoid_reserved: bool,
-    reserved: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    budget: int,
+) -> tuple[int, np.ndarray]:
+    """``flow.easy._easy_nodes``'s window_now on columns in (price, position) order: the first level
+    whose n cheapest free columns that stay free for its length (``limit``: until when each may
+    be used) include one of exactly that performance (or take the cheapest that is, in place of
+    the dearest) within the budget. (level index, the columns), or (-1, none)."""
+    chosen = np.empty(n, dtype=np.int64)
+    for k in range(levels.size):
+        level, length = levels[k], lengths[k]
+        m = 0
+        exact = False
+        first_exact = -1
+        for c in range(free.size):
+            if not free[c] or perf[c] < level or limit[c] - now < length - EPS:
+                continue
+            if m < n:
+                chosen[m] = c
+                m += 1
+                exact = exact or perf[c] == level
+            if perf[c] == level and first_exact < 0:
+                first_exact = c
+            if m == n and (exact or first_exact >= 0):
+                break
+        if m < n or first_exact < 0:
+            continue
+        if not exact:
+            chosen[n - 1] = first_exact
+        if budget >= 0:
+            units = 0
+            for q in range(n):
+                units += min(math.ceil(price[chosen[q]] * length / 1.0 - 1e-9), UNITS_CAP)
+            if units > budget:
+                continue
+        return k, chosen
+    return -1, chosen
+
+
+@njit(cache=True, nogil=True)
+def easy_nodes(
+    order: np.ndarray,
+    arrival: np.ndarray,
+    key_priority: np.ndarray,
+    key_arrival: np.ndarray,
     jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     run: tuple[np.ndarray, ...],
-) -> int:
-    """Start the job at queue place ``at`` now on its lowest free hosts (outside the reservation
-    when ``avoid_reserved``); how many of them the reservation holds (``easy_hosts``'s tuples)."""
-    width, length, share, offset = jobs
-    start, actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
-    j = queue[at]
-    for k in range(at, state[QLEN] - 1):
-        queue[k] = queue[k + 1]
-    state[QLEN] -= 1
-    need = width[j]
-    m = offset[j]
-    held = 0
-    for h in range(free.size):
-        if m == offset[j] + need:
-            break
-        if free[h] and not (avoid_reserved and reserved[h]):
-            hosts[m] = h
-            m += 1
-            free[h] = False
-            predicted[h] = now + length[j]
-            if reserved[h]:
-                held += 1
-    state[NFREE] -= need
-    start[j] = now
-    actual_end[j] = now + share[j] * length[j]
-    state[SEQ] += 1
-    _heap_push(heap_time, heap_seq, heap_job, state[HEAP], actual_end[j], state[SEQ], j)
-    state[HEAP] += 1
-    return held
+    shapes: tuple[np.ndarray, ...],
+    nodes: tuple[np.ndarray, ...],
+    t0: float,
+    horizon: float,
+    reserved_at: np.ndarray,
+    max_events: int,
+) -> bool:
+    """EASY on nodes of any performance and price without local tasks (``flow.easy._easy_nodes``,
+    event for event), as ``easy_hosts`` runs; the nodes are columns in (price, position) order.
+
+    ``shapes``: per job (level offset, level count, budget units or -1) into ``nodes``'s levels
+    and lengths; ``nodes``: (perf, price by column, each column's position, each position's rank
+    in that order, the levels, the lengths, the eligible positions' offset and count per job,
+    the eligible positions). A job that starts gets its level's length in ``length``; a head
+    that gets a reservation has its first start in ``reserved_at``. The head's earliest window
+    is ``earliest_in_rows`` on rows that hold each busy node until its requested end.
+    """
+    width, length, _share, _offset = jobs
+    _start, _actual_end, _hosts, free, until, _ht, _hs, _hj, queue, state = run
+    lvl_off, lvl_cnt, budget, col_off, col_cnt = shapes
+    perf_c, price_c, position, rank, levels, lengths, eligible = nodes
+    n_nodes = free.size
+    everywhere = np.full(n_nodes, horizon)
+    limit = np.full(n_nodes, horizon)
+    perf_p = np.empty(n_nodes)  # by position, for the rows of the reservation search
+    price_p = np.empty(n_nodes)
+    column = np.empty(n_nodes, dtype=np.int64)
+    for c in range(n_nodes):
+        perf_p[position[c]] = perf_c[c]
+        price_p[position[c]] = price_c[c]
+        column[position[c]] = c
+    bs = np.full((n_nodes, 2), math.inf)
+    be = np.full((n_nodes, 2), math.inf)
+    owner = np.full((n_nodes, 2), -1, dtype=np.int64)
+    count = np.zeros(n_nodes, dtype=np.int64)
+    scratch_i = np.empty(3 * n_nodes, dtype=np.int64)
+    scratch_f = np.empty(6 * n_nodes)
+    for _ in range(max_events):
+        if state[NXT] >= order.size and state[HEAP] == 0:
+            return True
+        now = _easy_event(order, arrival, key_priority, key_arrival, jobs, run)
+        while state[QLEN] > 0 and now < horizon - EPS:
+            j = queue[0]
+            a, m = lvl_off[j], lvl_cnt[j]
+            k, chosen = _window_now(
+                free, perf_c, price_c, everywhere, now, levels[a : a + m], lengths[a : a + m], width[j], budget[j]
+            )
+            if k < 0:
+                break
+            length[j] = lengths[a + k]
+            _easy_start(0, now, chosen, jobs, run)
+        if state[QLEN] == 0 or now >= horizon - EPS or state[NFREE] == 0:
+            continue
+        head = queue[0]
+        for p in range(n_nodes):  # each busy node held until its running job's requested end
+            c = column[p]
+            count[p] = 0 if free[c] else 1
+            bs[p, 0] = t0
+            be[p, 0] = until[c]
+        a, m = lvl_off[head], lvl_cnt[head]
+        k, t, held = earliest_in_rows(
+            bs,
+            be,
+            owner,
+            count,
+            t0,
+            horizon,
+            perf_p,
+            price_p,
+            rank,
+            eligible[col_off[head] : col_off[head] + col_cnt[head]],
+            levels[a : a + m],
+            lengths[a : a + m],
+            width[head],
+            budget[head],
+            1.0,
+            now,
+            math.inf,
+            -1,
+            scratch_i,
+            scratch_f,
+        )
+        limit[:] = horizon
+        if k >= 0:
+            if np.isnan(reserved_at[head]):
+                reserved_at[head] = t
+            for p in held:
+                limit[column[p]] = t
+        at = 1
+        n_free = state[NFREE]
+        while at < state[QLEN] and n_free > 0:
+            j = queue[at]
+            if width[j] > n_free:
+                at += 1
+                continue
+            a, m = lvl_off[j], lvl_cnt[j]
+            k, chosen = _window_now(
+                free, perf_c, price_c, limit, now, levels[a : a + m], lengths[a : a + m], width[j], budget[j]
+            )
+            if k < 0:
+                at += 1
+                continue
+            length[j] = lengths[a + k]
+            _easy_start(at, now, chosen, jobs, run)
+            n_free -= width[j]
+    return state[NXT] >= order.size and state[HEAP] == 0
 
 
 # -- a pass of dynamic backfilling -----------------------------------------------------

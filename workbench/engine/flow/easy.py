@@ -54,7 +54,7 @@ def easy(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
     if params.get("fast_path", True) and identical_hosts(env):
         yield from (_easy_hosts(env, rec) if rec.history else _easy_hosts_compiled(env, rec))
     elif params.get("fast_path", True) and not env.local_tasks:
-        yield from _easy_nodes(env, rec)
+        yield from (_easy_nodes(env, rec) if rec.history else _easy_nodes_compiled(env, rec))
     else:
         yield from _easy_general(env, rec)
 
@@ -312,58 +312,144 @@ def _runs_on_hosts(job: Job, hosts: int, perf: float, price: float) -> bool:
     return job.node_count <= hosts and job.min_performance <= perf + EPS and not over
 
 
-def _easy_hosts_compiled(env: Environment, rec: Recorder, chunk: int = 20_000) -> FlowRun:
-    """``_easy_hosts`` in compiled code (``kernels.easy_hosts``) for runs that keep no history: the
-    same schedule, with a snapshot at the start and the end only. Progress and cancel are
-    checked every ``chunk`` events."""
-    t0 = env.time.start
-    m, hosts = len(env.jobs), len(env.nodes)
+def _easy_hosts_compiled(env: Environment, rec: Recorder) -> FlowRun:
+    """``_easy_hosts`` in compiled code (``kernels.easy_hosts``) for runs that keep no history."""
     perf, price = env.nodes[0].performance, env.nodes[0].price
-    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {hosts} identical nodes")
-    table: SlotTable | None = None
-    runs = np.ones(m, dtype=bool)
-    for i, job in enumerate(env.jobs):
-        if not _runs_on_hosts(job, hosts, perf, price):
-            table = table or SlotTable.from_environment(env)
-            rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
-            runs[i] = False
-    width = np.array([j.node_count for j in env.jobs], dtype=np.int64)
+    runs = [_runs_on_hosts(job, len(env.nodes), perf, price) for job in env.jobs]
     length = np.array([j.volume / perf for j in env.jobs])
+    yield from _compiled_run(env, rec, runs, length, np.arange(len(env.nodes)), kernels.easy_hosts)
+
+
+def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
+    """``_easy_nodes`` in compiled code (``kernels.easy_nodes``) for runs that keep no history."""
+    t0, horizon = env.time.start, env.time.end
+    perf = np.array([n.performance for n in env.nodes])
+    price = np.array([n.price for n in env.nodes])
+    col = np.lexsort((np.arange(perf.size), price))  # columns: nodes in (price, position) order
+    rank = np.empty_like(col)
+    rank[col] = np.arange(col.size)
+    levels_all = np.unique(perf)[::-1]
+    base = SlotTable.from_environment(env)
+    m = len(env.jobs)
+    shapes = tuple(np.zeros(m, dtype=np.int64) for _ in range(5))  # level offset and count, budget, eligible
+    levels: list[np.ndarray] = []
+    lengths: list[np.ndarray] = []
+    eligible: dict[float, tuple[int, np.ndarray]] = {}
+    runs = []
+    used = 0
+    for i, job in enumerate(env.jobs):
+        mine = levels_all[levels_all >= job.min_performance - EPS]
+        if job.min_performance not in eligible:
+            at = sum(e.size for _, e in eligible.values())
+            eligible[job.min_performance] = (at, np.flatnonzero(perf >= job.min_performance - EPS))
+        units = budget_units(job.budget, 1.0)
+        shapes[0][i], shapes[1][i], shapes[2][i] = used, mine.size, -1 if units is None else units
+        shapes[3][i], shapes[4][i] = eligible[job.min_performance][0], eligible[job.min_performance][1].size
+        levels.append(mine)
+        lengths.append(job.volume / mine)
+        used += mine.size
+        # Not even on an empty system? With no budget or horizon, enough capable nodes suffice.
+        plain = math.isinf(job.budget) and math.isinf(horizon)
+        runs.append(capable(env, job) if plain else first_fit(base, job, max(job.arrival, t0)) is not None)
+    nodes = (
+        perf[col],
+        price[col],
+        col,
+        rank,
+        np.concatenate(levels) if levels else np.empty(0),
+        np.concatenate(lengths) if lengths else np.empty(0),
+        np.concatenate([e for _, e in eligible.values()]) if eligible else np.empty(0, dtype=np.int64),
+    )
+    reserved_at = np.full(m, np.nan)
+
+    def kernel(
+        order: np.ndarray,
+        arrival: np.ndarray,
+        priority: np.ndarray,
+        key_arrival: np.ndarray,
+        jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        run: tuple[np.ndarray, ...],
+        chunk: int,
+    ) -> bool:
+        return bool(
+            kernels.easy_nodes(
+                order, arrival, priority, key_arrival, jobs, run, shapes, nodes, t0, horizon, reserved_at, chunk
+            )
+        )
+
+    yield from _compiled_run(env, rec, runs, np.zeros(m), col, kernel)
+    for i in np.flatnonzero(~np.isnan(reserved_at)).tolist():
+        rec.note_reservation(env.jobs[i].id, float(reserved_at[i]))
+
+
+def _compiled_run(
+    env: Environment,
+    rec: Recorder,
+    runs: list[bool],
+    length: np.ndarray,
+    position: np.ndarray,
+    kernel: Any,
+    chunk: int = 20_000,
+) -> FlowRun:
+    """Run an EASY kernel of ``engine/kernels.py`` to the end: the same schedule as the stepped path,
+    with a snapshot at the start and the end only; progress and cancel every ``chunk`` events.
+
+    ``runs``: which jobs can run at all (the others fail, as on arrival); ``length``: each job's
+    window length (the node kernel sets it when the job starts); ``position``: the node of each
+    of the kernel's columns."""
+    t0 = env.time.start
+    m, n_nodes = len(env.jobs), len(env.nodes)
+    yield rec.snap(t0, f"start: {m} jobs, {n_nodes} nodes")
+    table: SlotTable | None = None
+    for i in np.flatnonzero(~np.array(runs, dtype=bool)).tolist():
+        job = env.jobs[i]
+        table = table or SlotTable.from_environment(env)
+        rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
+    width = np.array([j.node_count for j in env.jobs], dtype=np.int64)
     order = np.array([env.job_index[j.id] for j in _arrivals(env)], dtype=np.int64)
-    order = order[runs[order]]
+    order = order[np.array(runs, dtype=bool)[order]] if m else order
     offset = np.zeros(m, dtype=np.int64)
     np.cumsum(width[:-1], out=offset[1:])
     start, actual_end = np.full(m, np.nan), np.full(m, np.nan)
     placed = np.zeros(int(width.sum()), dtype=np.int64)
     state = np.zeros(6, dtype=np.int64)
-    state[kernels.NFREE] = hosts
-    heap = (np.empty(hosts + 1), np.empty(hosts + 1, dtype=np.int64), np.empty(hosts + 1, dtype=np.int64))
-    job_arrays = (width, length, np.array([j.actual_fraction for j in env.jobs], dtype=np.float64), offset)
+    state[kernels.NFREE] = n_nodes
+    heap = (np.empty(n_nodes + 1), np.empty(n_nodes + 1, dtype=np.int64), np.empty(n_nodes + 1, dtype=np.int64))
+    jobs = (width, length, np.array([j.actual_fraction for j in env.jobs], dtype=np.float64), offset)
     queue = np.empty(m, dtype=np.int64)
-    run = (start, actual_end, placed, np.ones(hosts, dtype=bool), np.full(hosts, -math.inf), *heap, queue, state)
-    args = (
-        order,
-        np.maximum([j.arrival for j in env.jobs], t0).astype(np.float64),
-        np.array([j.priority for j in env.jobs], dtype=np.float64),
-        np.array([j.arrival for j in env.jobs], dtype=np.float64),
-        job_arrays,
-        run,
-    )
-    while not kernels.easy_hosts(*args, chunk):
+    run = (start, actual_end, placed, np.ones(n_nodes, dtype=bool), np.full(n_nodes, -math.inf), *heap, queue, state)
+    arrival = np.maximum([j.arrival for j in env.jobs], t0).astype(np.float64) if m else np.empty(0)
+    priority = np.array([j.priority for j in env.jobs], dtype=np.float64)
+    key_arrival = np.array([j.arrival for j in env.jobs], dtype=np.float64)
+    while not kernel(order, arrival, priority, key_arrival, jobs, run, chunk):
         rec.check_stop()
         started = int(np.count_nonzero(~np.isnan(start)))
         rec.report(int(state[kernels.NXT]) + started - int(state[kernels.HEAP]), 2 * order.size)
     ids = [n.id for n in env.nodes]
-    price_sum: dict[int, float] = {}
+    price = np.array([n.price for n in env.nodes])
+    identical = bool((price == price[0]).all()) if price.size else True
+    sums: dict[int, float] = {}  # identical prices: the sum of n of them, as numpy sums n prices
+    # Every job's nodes by position, sorted within the job, in one pass.
+    pos = position[placed][np.lexsort((position[placed], np.repeat(np.arange(m), width)))]
+    listed = pos.tolist()
     for i in np.flatnonzero(~np.isnan(start)).tolist():
         job = env.jobs[i]
         n = job.node_count
-        if n not in price_sum:
-            price_sum[n] = float(np.full(n, price).sum())
+        a = int(offset[i])
+        if identical:
+            if n not in sums:
+                sums[n] = float(price[pos[a : a + n]].sum())
+            total = sums[n]
+        else:
+            total = float(price[pos[a : a + n]].sum())
         T = float(length[i])
-        chosen = placed[offset[i] : offset[i] + n].tolist()
-        window = Window(job.id, float(start[i]), T, tuple([ids[h] for h in chosen]), T * price_sum[n])
+        window = Window(job.id, float(start[i]), T, tuple([ids[p] for p in listed[a : a + n]]), T * total)
         rec.place(window, actual_end=float(actual_end[i]))  # the kernel's start + share * length
+    left = queue[: int(state[kernels.QLEN])]
+    if left.size:
+        table = SlotTable.from_environment(env, rec.windows.values())
+        for i in left.tolist():
+            rec.fail(env.jobs[i].id, explain_failure(table, env.jobs[i], max(env.jobs[i].arrival, t0)))
     rec.queue = ()
     yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
 
