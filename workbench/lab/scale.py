@@ -46,6 +46,8 @@ class ScaleRun:
 RUNS = [
     ScaleRun("FirstFit, dynamic: KTH 10k, 100 identical", "kth10k", "FirstFit", {}, 30.0),
     ScaleRun("CoP, dynamic: KTH 10k, 100 identical", "kth10k", "CoP", {}, 30.0),
+    ScaleRun("FirstFit, dynamic: whole KTH, 100 identical", "kth_all", "FirstFit", {}, 10.0),
+    ScaleRun("CoP, dynamic: whole KTH, 100 identical", "kth_all", "CoP", {}, 20.0),
     ScaleRun("FirstFit, dynamic: KTH 10k, 100 p∈1..4", "kth10k_mixed", "FirstFit", {}, 60.0),
     ScaleRun("CoP, dynamic: KTH 10k, 100 p∈1..4", "kth10k_mixed", "CoP", {}, 60.0),
     ScaleRun("EASY: KTH 10k, 100 p∈1..4", "kth10k_mixed", "EASY", {}, 3.0),
