@@ -794,15 +794,15 @@ def replan_pass(
     resolution: float,
     now: float,
     cursor: int,
-    move: bool,
+    move: np.ndarray,
     explain: bool,
     stop_at: int,
 ) -> tuple[int, int, int, int, int, int, int, float, np.ndarray]:
     """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
     certificate is cleared is searched again (FirstFit, its own intervals given back, before its
-    reservation); one with no earlier window gets its certificate. With ``move`` (FirstFit is the
-    selector) a job that has one moves there at once, as ``_move`` does, and the move is written
-    to ``moves``; otherwise the pass stops at it for the selector.
+    reservation); one with no earlier window gets its certificate. A job j that has one moves there
+    at once when ``move[j]`` (FirstFit's window is the selector's), as ``_move`` does, and the move
+    is written to ``moves``; otherwise the pass stops at it for the selector.
 
     ``rows``: the profile's (bs, be, owner, count); ``nodes``: (perf, price, rank);
     ``shapes``: per job (n, budget units or -1, column offset, column count, the columns,
@@ -867,7 +867,7 @@ def replan_pass(
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
             continue
-        if not move:
+        if not move[j]:
             return PASS_SELECTOR, written, nodes_written, checks, cleared, j, k, t, chosen
         new = np.sort(chosen)
         for x in new:

@@ -49,6 +49,12 @@ class Selector:
         """Is the chosen window always one of the earliest feasible ones?"""
         return False
 
+    @property
+    def first_fit_at_one_level(self) -> bool:
+        """For a job with one performance level to choose from, is the chosen window FirstFit's (the
+        earliest, on the cheapest nodes)?"""
+        return False
+
 
 @dataclass
 class SearchSelector(Selector):
@@ -72,6 +78,12 @@ class SearchSelector(Selector):
     @property
     def picks_earliest(self) -> bool:
         return isinstance(self.spec.criterion, cr.StartTime)
+
+    @property
+    def first_fit_at_one_level(self) -> bool:
+        # Every slot of a window scores value(t, T), which never grows with t: at one level (one T)
+        # the earliest window wins, and among its equal-valued subsets the cheapest (lite or exact).
+        return isinstance(self.spec.criterion, cr.WindowWide)
 
 
 # Criteria by the short names that parameters use (MultipleBest's ``by``, CSS's AEP).

@@ -143,8 +143,12 @@ class _Replanner:
         self.profile = profile
         self.now = now
         self.feasibility = selector.feasibility
-        # FirstFit itself: the feasibility search already is the selector's answer.
-        self.same_search = isinstance(selector, SearchSelector) and _same_spec(selector.spec, self.feasibility)
+        same_search = isinstance(selector, SearchSelector) and _same_spec(selector.spec, self.feasibility)
+        levels = np.array([node_facts(profile, job.min_performance).levels.size for job in jobs], dtype=np.int64)
+        # Per job: the feasibility search already is the selector's answer (FirstFit itself, or a
+        # window-wide criterion with one level to choose from), and the selector picks an earliest window.
+        self.first_fit_answers = np.full(len(jobs), same_search) | (selector.first_fit_at_one_level & (levels == 1))
+        self.earliest = self.first_fit_answers | selector.picks_earliest
         self.factor = self.feasibility.length_factor
         m = len(jobs)
         self.arrival = np.array([j.arrival for j in jobs], dtype=np.float64)
@@ -157,7 +161,7 @@ class _Replanner:
         # The first planning search proved there is no earlier window for the earliest-
         # picking selectors, and none at all for a job it could not place. Jobs yet to
         # arrive are neither: they enter when they arrive (``_arrive``).
-        self.verified = np.isinf(self.start) | selector.picks_earliest
+        self.verified = np.isinf(self.start) | self.earliest
         came = self.arrival <= now + EPS
         self.active = came.copy()
         self.live = np.flatnonzero(came)  # a superset of the active jobs, in queue order
@@ -235,7 +239,7 @@ class _Replanner:
             if window is not None:
                 self._track(window)
                 self.start[i] = window.start
-            self.verified[i] = window is None or self.selector.picks_earliest
+            self.verified[i] = window is None or bool(self.earliest[i])
             self.active[i] = window is None or window.start > earliest + EPS
         if new:
             self.live = np.union1d(self.live, np.array(new, dtype=np.int64))
@@ -347,7 +351,7 @@ class _Replanner:
         old = self.plan.get(job.id)
         before = old.start if old is not None else math.inf
         earliest = max(job.arrival, self.now)
-        if self.same_search:
+        if self.first_fit_answers[i]:
             found: Found | None = first
         else:
             began = time.perf_counter()
@@ -361,7 +365,7 @@ class _Replanner:
         self._move(i, old, found)
         # The feasibility search above saw the same slots: a window at its earliest start has
         # no feasible window before it, whatever the selector's criterion.
-        self.verified[i] = self.selector.picks_earliest or found.window.start <= first.window.start + EPS
+        self.verified[i] = bool(self.earliest[i]) or found.window.start <= first.window.start + EPS
         return True
 
     def _move_on_own_nodes(self, i: int, old: Window, earliest: float) -> bool:
@@ -519,7 +523,7 @@ class _CompiledPass:
                 spec.resolution,
                 rp.now,
                 cursor,
-                rp.same_search,
+                rp.first_fit_answers,
                 rec.explain,
                 self.index.get(rec.watch.job, -1) if rec.watch is not None else -1,
             )
