@@ -71,28 +71,48 @@ def backfill_placer(
             first = [i for i, job in enumerate(jobs) if job.arrival <= cs + EPS]
         else:  # in order of arrival, queue order at equal times
             first = sorted(range(len(jobs)), key=lambda i: max(jobs[i].arrival, cs))
+        answers = first_fit_answers(selector, jobs, profile)
         for done, i in enumerate(first):
             rec.check_stop()
             rec.report(done, total)
-            _plan_new(rec, selector, profile, plan, jobs[i], i, max(jobs[i].arrival, cs))
+            _plan_new(rec, selector, profile, plan, jobs[i], i, max(jobs[i].arrival, cs), bool(answers[i]))
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         yield rec.snap(cs, f"{where}{selector.name} planned {len(plan)} of {len(first)} jobs")
         if dynamic:
-            replanner = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs, ce, replan == "nodes")
+            replanner = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs, ce, replan == "nodes", answers)
             yield from replanner.run(len(first), total)
         rec.report(total, total)
 
     return place
 
 
+def first_fit_answers(selector: Selector, jobs: list[Job], profile: Profile) -> np.ndarray:
+    """Per job: is FirstFit's window (the feasibility search) the selector's? For FirstFit itself,
+    and for a window-wide criterion when the job has one performance level to choose from."""
+    same = isinstance(selector, SearchSelector) and _same_spec(selector.spec, selector.feasibility)
+    levels = np.array([node_facts(profile, job.min_performance).levels.size for job in jobs], dtype=np.int64)
+    return np.full(len(jobs), same) | (selector.first_fit_at_one_level & (levels == 1))
+
+
 def _plan_new(
-    rec: Recorder, selector: Selector, profile: Profile, plan: dict[str, Window], job: Job, i: int, earliest: float
+    rec: Recorder,
+    selector: Selector,
+    profile: Profile,
+    plan: dict[str, Window],
+    job: Job,
+    i: int,
+    earliest: float,
+    first_fit: bool,
 ) -> Window | None:
-    """A job's first reservation: the selector's window from ``earliest``, taken out of the profile."""
+    """A job's first reservation: the selector's window from ``earliest`` (found by FirstFit's
+    search when that is the same window), taken out of the profile."""
     if rec.watching(job.id):
         rec.saw(profile.table(earliest), earliest, selector)
     began = time.perf_counter()
-    found = selector.select_in(profile, job, earliest, rec.should_stop)
+    if first_fit:
+        found = search_profile(profile, job, selector.feasibility, earliest, rec.should_stop)
+    else:
+        found = selector.select_in(profile, job, earliest, rec.should_stop)
     rec.counts["search_s"] += time.perf_counter() - began
     rec.counts["searches"] += 1
     if found is None:
@@ -133,7 +153,8 @@ class _Replanner:
         profile: Profile,
         now: float,
         end: float,
-        keep_nodes: bool = False,
+        keep_nodes: bool,
+        answers: np.ndarray,
     ) -> None:
         self.rec = rec
         self.keep_nodes = keep_nodes
@@ -143,11 +164,9 @@ class _Replanner:
         self.profile = profile
         self.now = now
         self.feasibility = selector.feasibility
-        same_search = isinstance(selector, SearchSelector) and _same_spec(selector.spec, self.feasibility)
-        levels = np.array([node_facts(profile, job.min_performance).levels.size for job in jobs], dtype=np.int64)
-        # Per job: the feasibility search already is the selector's answer (FirstFit itself, or a
-        # window-wide criterion with one level to choose from), and the selector picks an earliest window.
-        self.first_fit_answers = np.full(len(jobs), same_search) | (selector.first_fit_at_one_level & (levels == 1))
+        # Per job: the feasibility search already is the selector's answer; the selector picks an
+        # earliest window (its first planning search proved there is no earlier one).
+        self.first_fit_answers = answers
         self.earliest = self.first_fit_answers | selector.picks_earliest
         self.factor = self.feasibility.length_factor
         m = len(jobs)
@@ -235,7 +254,9 @@ class _Replanner:
             self.rec.check_stop()
             job = self.jobs[i]
             earliest = max(job.arrival, self.now)
-            window = _plan_new(self.rec, self.selector, self.profile, self.plan, job, i, earliest)
+            window = _plan_new(
+                self.rec, self.selector, self.profile, self.plan, job, i, earliest, bool(self.first_fit_answers[i])
+            )
             if window is not None:
                 self._track(window)
                 self.start[i] = window.start
