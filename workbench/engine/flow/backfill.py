@@ -24,6 +24,10 @@ implementation kept in ``tests/engine/reference_backfill.py``):
   against every verified job at once, and only the jobs it could help are searched
   again. The search asks FirstFit first (is there an earlier feasible window at all?),
   so most re-checks stop after a cheap search.
+* A whole pass runs in compiled code (``kernels.replan_pass``): the re-checks, and the moves
+  of every job whose selector's window is FirstFit's (``first_fit_answers``); Python then
+  records the moves in their order. For the other jobs the pass stops where the selector's
+  own search must decide.
 """
 
 from __future__ import annotations
