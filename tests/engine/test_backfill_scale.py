@@ -320,3 +320,95 @@ def test_the_compiled_pass_explains_as_the_python_pass_does(env, name, watch):
     assert compiled.distances == plain.distances
     assert compiled.actual_ends == plain.actual_ends
     assert why == plain_why
+
+
+def _placement_spec(kind, alpha1, alpha2, delta1, delta2, quantum=0.0):
+    from workbench.engine import criteria as cr
+
+    make = cr.CoordinatedPlacement if kind == "cop" else cr.Past
+    criterion = make(alpha1=alpha1, alpha2=alpha2, delta1=delta1, delta2=delta2)
+    return SearchSpec(criterion, exact=True, quantum=quantum)
+
+
+def _profile_with_reservations(env, owners_from=1):
+    """The environment's slots as a profile, with FirstFit windows of the jobs after the first reserved."""
+    table = SlotTable.from_environment(env)
+    profile = Profile(table)
+    spec_ff = SearchSpec(registry.selector("FirstFit").feasibility.criterion)
+    placed = []
+    for owner, job in enumerate(env.jobs[owners_from:]):
+        hit = find_window(table, job, spec_ff, 0.0)
+        if hit is not None:
+            table = table.reserve([hit.window])
+            profile.add(hit.window, owner)
+            placed.append(hit.window)
+    return profile, placed
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=5),
+    kind=st.sampled_from(["cop", "past"]),
+    alpha1=st.sampled_from([0.1, 0.0, -0.25]),
+    alpha2=st.sampled_from([0.0001, 0.5, -0.01]),
+    delta1=st.sampled_from([1.0, 0.3, -1.0]),
+    delta2=st.sampled_from([0.1, -0.4]),
+    earliest=st.sampled_from([0.0, 3.0, 10.0, 30.0]),
+    without=st.integers(-1, 3),
+    gone=st.integers(-1, 3),
+    quantum=st.sampled_from([0.0, 0.0, 4.0]),
+)
+def test_the_compiled_placement_search_is_the_general_search(
+    env, kind, alpha1, alpha2, delta1, delta2, earliest, without, gone, quantum
+):
+    """kernels.placement_in_rows (placement_in) gives the general exact search's window and value for
+    PAST and CoP with no budget, at any constants (a negative alpha2 leaves PAST no bound), on rows
+    where windows were added and one taken out, with an owner's intervals given back."""
+    import dataclasses
+
+    from workbench.engine.placement import compiled_for, placement_in
+
+    profile, placed = _profile_with_reservations(env)
+    if 0 <= gone < len(placed):
+        profile.remove(placed[gone])
+    job = dataclasses.replace(env.jobs[0], budget=math.inf)
+    spec = _placement_spec(kind, alpha1, alpha2, delta1, delta2, quantum)
+    assert compiled_for(spec, job)
+    want = find_window(profile.search_table(earliest, without=without), job, spec, earliest)
+    got = placement_in(profile, job, spec, earliest, without)
+    assert (got is None) == (want is None)
+    if got is not None:
+        assert got.window == want.window
+        assert got.value == want.value
+
+
+def test_the_compiled_placement_search_sums_wide_windows_as_numpy_does():
+    """Windows of hundreds of slots on a machine of many levels: the compiled search sums z in numpy's
+    pairwise order (blocks of eight, halves past 128), so its values and choices are the general
+    search's to the bit."""
+    import numpy as np
+
+    from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
+    from workbench.engine.placement import placement_in
+
+    rng = np.random.default_rng(7)
+    nodes = [
+        Node(id=f"n{i}", name=f"n{i}", performance=float(rng.choice([1.3, 2.1, 3.7])), price=float(rng.integers(1, 9)))
+        for i in range(300)
+    ]
+    tasks = []
+    for i in range(300):
+        for a in np.sort(rng.choice(np.arange(0, 400, 7), size=6, replace=False))[::2]:
+            end = float(a + rng.integers(1, 40))
+            tasks.append(LocalTask(id=f"t{len(tasks)}", node=f"n{i}", start=float(a), end=end))
+    for count in (9, 40, 130, 257):
+        job = Job(id="j", name="j", node_count=count, min_performance=1.0, volume=31.7)
+        env = Environment(tuple(nodes), tuple(tasks), (job,), TimeSettings(0.0, None, None), "wide")
+        profile = Profile(SlotTable.from_environment(env))
+        for kind in ("cop", "past"):
+            spec = _placement_spec(kind, 0.1, 0.0001, 1.0, 0.1)
+            want = find_window(profile.search_table(2.5), job, spec, 2.5)
+            got = placement_in(profile, job, spec, 2.5)
+            assert got is not None and want is not None
+            assert got.window == want.window
+            assert got.value == want.value

@@ -47,10 +47,12 @@ def _row_gaps(
     gn: np.ndarray,
     ges: np.ndarray,
     gend: np.ndarray,
+    gstart: np.ndarray,
 ) -> int:
     """The gaps of ``cols``' rows as ``Profile.gaps(earliest, before, without)`` gives them, cut to
     those that could hold a window of length ``shortest`` starting in [earliest, before), written
-    to (node ``gn``, clipped start ``ges`` = max(start, earliest), end ``gend``); how many."""
+    to (node ``gn``, clipped start ``ges`` = max(start, earliest), end ``gend``, start ``gstart``);
+    how many."""
     m = 0
     for c in cols:
         gs = istart
@@ -69,6 +71,7 @@ def _row_gaps(
                     gn[m] = c
                     ges[m] = es
                     gend[m] = ge
+                    gstart[m] = gs
                     m += 1
             if k < count[c]:
                 gs = max(be[c, k], istart)
@@ -104,12 +107,14 @@ def earliest_in_rows(
     (price, position) order; ``levels`` highest first with their window ``lengths``;
     ``budget`` in cost units, -1 for none. Returns (level index, start, the n chosen node
     positions), level index -1 when no window starts before ``before``. ``scratch_i`` and
-    ``scratch_f`` (one int and two floats per row entry and row, at least) hold the gaps.
+    ``scratch_f`` (one int and three floats per row entry and row, at least) hold the gaps.
     """
     none = np.empty(0, dtype=np.int64)
-    half = scratch_f.size // 2
-    gn, ges, gend = scratch_i, scratch_f[:half], scratch_f[half:]
-    size = _row_gaps(bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without, gn, ges, gend)
+    third = scratch_f.size // 3
+    gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
+    size = _row_gaps(
+        bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without, gn, ges, gend, graw
+    )
     if size < n:
         return -1, 0.0, none
     gn, ges, gend = gn[:size], ges[:size], gend[:size]
@@ -123,11 +128,25 @@ def earliest_in_rows(
     best_chosen = none
     member = np.empty(size, dtype=np.bool_)
     last = np.empty(size)
+    # Each node's longest gap: a level whose window fits in fewer than n nodes' longest gaps, or in
+    # none of its own performance, has no candidate (on many levels most have none).
+    longest = np.zeros(perf.size)
+    for g in range(size):
+        longest[gn[g]] = max(longest[gn[g]], gend[g] - ges[g])
     for k in range(levels.size):
         if best_k >= 0 and best_t < es_min - EPS:
             break  # no later level can start earlier than the incumbent
         level = levels[k]
         length = lengths[k]
+        fit = 0
+        fit_exact = 0
+        for x in cols:
+            if perf[x] >= level and longest[x] >= length - EPS:
+                fit += 1
+                if perf[x] == level:
+                    fit_exact += 1
+        if fit < n or fit_exact == 0:
+            continue
         members = 0
         exacts = 0
         for g in range(size):
@@ -251,6 +270,259 @@ def _lite(
     if not exact:
         chosen[n - 1] = first_exact
     return chosen
+
+
+PLACE_NONE, PLACE_COP, PLACE_PAST = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _block_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """numpy's pairwise sum of a[lo:lo + n] for n <= 128: eight running sums, then the rest."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r = a[lo : lo + 8].copy()
+    i = 8
+    stop = n - n % 8
+    while i < stop:
+        for q in range(8):
+            r[q] += a[lo + i + q]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True, nogil=True)
+def _pairwise_sum(a: np.ndarray) -> float:
+    """numpy's sum of ``a`` (``np.add.reduce``'s pairwise order, bit for bit): the search compares
+    window values that were summed so, within EPS of each other. Halves (cut at a multiple of 8)
+    until blocks of 128, without recursion (a stack of (start, size, halves added yet))."""
+    if a.size <= 128:
+        return _block_sum(a, 0, a.size)
+    task_lo = np.empty(128, dtype=np.int64)
+    task_n = np.empty(128, dtype=np.int64)
+    task_join = np.zeros(128, dtype=np.bool_)
+    sums = np.empty(128)
+    tasks = 1
+    kept = 0
+    task_lo[0], task_n[0] = 0, a.size
+    while tasks:
+        tasks -= 1
+        lo, n, join = task_lo[tasks], task_n[tasks], task_join[tasks]
+        if join:
+            kept -= 1
+            sums[kept - 1] = sums[kept - 1] + sums[kept]
+        elif n <= 128:
+            sums[kept] = _block_sum(a, lo, n)
+            kept += 1
+        else:
+            half = n // 2
+            half -= half % 8
+            task_lo[tasks], task_n[tasks], task_join[tasks] = lo, n, True
+            task_lo[tasks + 1], task_n[tasks + 1], task_join[tasks + 1] = lo + half, n - half, False
+            task_lo[tasks + 2], task_n[tasks + 2], task_join[tasks + 2] = lo, half, False
+            tasks += 3
+    return sums[0]
+
+
+@njit(cache=True, nogil=True)
+def _placement_z(kind: int, k: np.ndarray, t: float, T: float, p: float, gs: float, ge: float) -> float:
+    """z of one slot [gs, ge) for the window [t, t + T) on a node of performance p, as
+    ``criteria.CoordinatedPlacement.z`` (kind PLACE_COP) or ``criteria.Past.z`` compute it, operation
+    for operation. ``k``: alpha1, alpha2, delta1, delta2, eps1, eps2, eps3."""
+    base = -(t + T) - k[0] * p
+    left = t - gs
+    right = ge - (t + T)
+    if right == math.inf:
+        right = 0.0
+    if kind == PLACE_COP:
+        snug = int(right < k[4] * T) + int(left < k[4] * T)
+        awkward = int(right > k[5] * T and right < k[6] * T) + int(left > k[5] * T and left < k[6] * T)
+        roomy = int(right > T) + int(left > T)
+        return base + k[2] * float(snug - awkward) + k[3] * float(roomy)
+    z = base + k[2] * (1.0 if abs(right) <= 1e-9 else 0.0) + k[2] * (1.0 if abs(left) <= 1e-9 else 0.0)
+    return z - k[1] * right
+
+
+@njit(cache=True, nogil=True)
+def _placement_bound(kind: int, k: np.ndarray, n: int, t: float, T: float, P: float, max_perf: float) -> float:
+    """n times the criterion's per-slot upper bound at (t, T, P) (``slot_bound``)."""
+    perf_term = -k[0] * P if k[0] >= 0 else -k[0] * max_perf
+    if kind == PLACE_COP:
+        per_side = abs(k[2]) + max(k[3], 0.0)
+        return n * ((-(t + T) + perf_term) + 2 * per_side)
+    if k[1] < 0:
+        return math.inf  # a reward for long gaps has no useful bound
+    return n * ((-(t + T) + perf_term) + 2 * max(k[2], 0.0))
+
+
+Key = tuple[float, float, float, int]
+
+
+@njit(cache=True, nogil=True)
+def _beats(value: float, key: Key, best: float, best_key: Key) -> bool:
+    """``search._Best.beaten_by``: the value within EPS, then (start, length, cost, level) in that
+    order: the earlier t, the shorter T, the lower cost, the faster level."""
+    if value > best + EPS:
+        return True
+    if value < best - EPS:
+        return False
+    return key < best_key
+
+
+@njit(cache=True, nogil=True)
+def placement_in_rows(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    perf: np.ndarray,
+    price: np.ndarray,
+    rank: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    kind: int,
+    consts: np.ndarray,
+    resolution: float,
+    earliest: float,
+    first: float,
+    without: int,
+    scratch_i: np.ndarray,
+    scratch_f: np.ndarray,
+) -> tuple[int, float, np.ndarray, float]:
+    """The exact search (``search.search_profile``) with CoP's or PAST's criterion and no budget,
+    on the profile rows: the window of the largest sum of z over n slots of its S_W.
+
+    Candidates (t, P): t a start of a usable slot (clipped to ``earliest``), at least n members,
+    one of them starting at t and one of performance exactly P; its n best members by (larger z,
+    fewer cost units, lower position), the last giving way to the best of level P when none is.
+    ``first`` is the earliest candidate's start (FirstFit's): the sweep starts there, reads the
+    rows only as far as the criterion's bound lets a later time beat the incumbent, and widens.
+    ``cols``, ``rank``, ``levels``, ``lengths`` and the scratch as for ``earliest_in_rows``.
+    Returns (level index, start, the n chosen node positions sorted, value); level -1 if none.
+    """
+    none = np.empty(0, dtype=np.int64)
+    L = levels.size
+    max_perf = perf.max()
+    lvl = np.full(perf.size, L, dtype=np.int64)
+    for x in cols:
+        k = 0
+        while levels[k] > perf[x]:
+            k += 1
+        lvl[x] = k
+    units = np.empty((L, perf.size), dtype=np.int64)
+    for k in range(L):
+        for x in cols:
+            units[k, x] = min(math.ceil(price[x] * lengths[k] / resolution - 1e-9), UNITS_CAP)
+    third = scratch_f.size // 3
+    gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
+    holder = np.full(perf.size, -1, dtype=np.int64)
+    mz = np.empty(cols.size)
+    mu = np.empty(cols.size, dtype=np.int64)
+    mx = np.empty(cols.size, dtype=np.int64)
+    picked = np.empty(n)
+    best_k = -1
+    best_t = best_v = best_T = best_c = 0.0
+    best_nodes = none
+    done_to = -math.inf  # candidate times below it are settled
+    reach = first + EPS * (1.0 + abs(first))
+    unbounded = _placement_bound(kind, consts, n, first, lengths[0], levels[0], max_perf) == math.inf
+    if unbounded:
+        reach = math.inf
+    while True:
+        size = _row_gaps(
+            bs, be, owner, count, istart, iend, cols, earliest, reach, lengths[0], without, gn, ges, gend, graw
+        )
+        order = np.argsort(ges[:size], kind="mergesort")
+        holder[:] = -1
+        stop = False
+        i = 0
+        while i < size and not stop:
+            t = ges[order[i]]
+            while i < size and ges[order[i]] == t:
+                g = order[i]
+                holder[gn[g]] = g  # a node's gaps are disjoint: the latest to start holds t
+                i += 1
+            if t < first - EPS or t < done_to:
+                continue
+            if best_k >= 0:
+                top = -math.inf
+                for k in range(L):
+                    top = max(top, _placement_bound(kind, consts, n, t, lengths[k], levels[k], max_perf))
+                if top <= best_v + EPS:
+                    stop = True
+                    break
+            for k in range(L):
+                T = lengths[k]
+                if best_k >= 0 and _placement_bound(kind, consts, n, t, T, levels[k], max_perf) < best_v - EPS:
+                    continue
+                m = 0
+                started = False
+                exact = False
+                for x in cols:
+                    g = holder[x]
+                    if g < 0 or lvl[x] > k or (gend[g] - t) + EPS < T:
+                        continue
+                    started |= ges[g] == t
+                    exact |= lvl[x] == k
+                    mz[m] = -_placement_z(kind, consts, t, T, perf[x], graw[g], gend[g])
+                    mu[m] = units[k, x]
+                    mx[m] = x
+                    m += 1
+                if m < n or not started or not exact:
+                    continue
+                # (larger z, fewer units, lower position): members come by position; two stable sorts.
+                by_units = np.argsort(mu[:m], kind="mergesort")
+                ranked = by_units[np.argsort(mz[:m][by_units], kind="mergesort")]
+                top_n = ranked[:n]
+                swap = -1
+                if not (lvl[mx[top_n]] == k).any():
+                    for q in ranked[n:]:
+                        if lvl[mx[q]] == k:
+                            swap = q
+                            break
+                # numpy sums the choice in column (price, position) order, the level's item in
+                # the place of the member it replaced.
+                chosen = top_n[np.argsort(rank[mx[top_n]], kind="mergesort")]
+                if swap >= 0:
+                    for q in range(n):
+                        if chosen[q] == top_n[n - 1]:
+                            chosen[q] = swap
+                for q in range(n):
+                    picked[q] = -mz[chosen[q]]
+                value = _pairwise_sum(picked)
+                for q in range(n):
+                    picked[q] = price[mx[chosen[q]]]
+                cost = T * _pairwise_sum(picked)
+                if best_k < 0 or _beats(value, (t, T, cost, k), best_v, (best_t, best_T, best_c, best_k)):
+                    best_k, best_t, best_v, best_T, best_c = k, t, value, T, cost
+                    best_nodes = np.sort(mx[chosen])
+        if stop or reach == math.inf:
+            break
+        done_to = reach
+        if best_k < 0:
+            reach = math.inf
+            continue
+        # The first time from which no level's bound reaches the incumbent: every candidate is
+        # read once the rows are read that far.
+        beyond = -math.inf
+        for k in range(L):
+            slack = (best_v + EPS) / n
+            beyond = max(beyond, _placement_bound(kind, consts, 1, 0.0, lengths[k], levels[k], max_perf) - slack)
+        beyond += EPS * (1.0 + abs(beyond)) + 1e-6
+        if beyond <= reach:
+            break
+        reach = beyond
+    return best_k, best_t, best_nodes, best_v
 
 
 @njit(cache=True, nogil=True)
@@ -674,7 +946,7 @@ def easy_nodes(
     owner = np.full((n_nodes, 2), -1, dtype=np.int64)
     count = np.zeros(n_nodes, dtype=np.int64)
     scratch_i = np.empty(3 * n_nodes, dtype=np.int64)
-    scratch_f = np.empty(6 * n_nodes)
+    scratch_f = np.empty(9 * n_nodes)
     for _ in range(max_events):
         if state[NXT] >= order.size and state[HEAP] == 0:
             return True
@@ -795,14 +1067,19 @@ def replan_pass(
     now: float,
     cursor: int,
     move: np.ndarray,
+    place: np.ndarray,
+    consts: np.ndarray,
     explain: bool,
     stop_at: int,
-) -> tuple[int, int, int, int, int, int, int, float, np.ndarray]:
+) -> tuple[int, int, int, int, int, int, int, int, float, np.ndarray]:
     """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
     certificate is cleared is searched again (FirstFit, its own intervals given back, before its
     reservation); one with no earlier window gets its certificate. A job j that has one moves there
     at once when ``move[j]`` (FirstFit's window is the selector's), as ``_move`` does, and the move
-    is written to ``moves``; otherwise the pass stops at it for the selector.
+    is written to ``moves``. A job whose selector is PAST's or CoP's exact search with no budget
+    (``place[j]``, their constants ``consts``) gets that search here (``placement_in_rows``), and
+    moves if its window starts earlier, as ``_choose`` decides; for any other, the pass stops at
+    it for the selector.
 
     ``rows``: the profile's (bs, be, owner, count); ``nodes``: (perf, price, rank);
     ``shapes``: per job (n, budget units or -1, column offset, column count, the columns,
@@ -813,7 +1090,7 @@ def replan_pass(
     the gaps the search saw). The pass stops before job ``stop_at`` (-1: none).
 
     Returns (what it stopped at, moves written, nodes written, checks, certificates cleared,
-    the job, its level index, its start, its nodes).
+    PAST and CoP searches, the job, its level index, its start, its nodes).
     """
     bs, be, owner, count = rows
     perf, price, rank = nodes
@@ -826,13 +1103,14 @@ def replan_pass(
     nodes_written = 0
     checks = 0
     cleared = 0
+    placed = 0
     width = bs.shape[1]
     for idx in range(live.size):
         j = live[idx]
         if j <= cursor or not active[j] or verified[j]:
             continue
         if j == stop_at:
-            return PASS_PYTHON, written, nodes_written, checks, cleared, j, -1, 0.0, none
+            return PASS_PYTHON, written, nodes_written, checks, cleared, placed, j, -1, 0.0, none
         checks += 1
         n = n_of[j]
         earliest = max(arrival[j], now)
@@ -867,12 +1145,44 @@ def replan_pass(
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
             continue
+        # FirstFit's window is the earliest there is: a move there is checked for good.
+        settled = True
         if not move[j]:
-            return PASS_SELECTOR, written, nodes_written, checks, cleared, j, k, t, chosen
+            if place[j] == PLACE_NONE:
+                return PASS_SELECTOR, written, nodes_written, checks, cleared, placed, j, k, t, chosen
+            first = t
+            placed += 1
+            k, t, chosen, _ = placement_in_rows(
+                bs,
+                be,
+                owner,
+                count,
+                istart,
+                iend,
+                perf,
+                price,
+                rank,
+                cols[col_off[j] : col_off[j] + col_cnt[j]],
+                my_levels,
+                my_lengths,
+                n,
+                place[j],
+                consts,
+                resolution,
+                earliest,
+                first,
+                j,
+                scratch_i,
+                scratch_f,
+            )
+            if k < 0 or t >= before - EPS:
+                verified[j] = False  # an earlier window exists but the criterion prefers this one
+                continue
+            settled = t <= first + EPS
         new = np.sort(chosen)
         for x in new:
             if count[x] + 1 >= width:
-                return PASS_WIDEN, written, nodes_written, checks - 1, cleared, j, k, t, none
+                return PASS_WIDEN, written, nodes_written, checks - 1, cleared, placed - (not move[j]), j, k, t, none
         length = my_lengths[k]
         if explain:
             for q in range(n):
@@ -911,11 +1221,11 @@ def replan_pass(
         jlen[j] = length
         start[j] = t
         active[j] = t > earliest + EPS
-        verified[j] = True  # FirstFit's window is the earliest there is
+        verified[j] = settled
         mv_job[written] = j
         mv_level[written] = k
         mv_start[written] = t
         mv_nodes[nodes_written : nodes_written + n] = new
         written += 1
         nodes_written += n
-    return PASS_DONE, written, nodes_written, checks, cleared, -1, -1, 0.0, none
+    return PASS_DONE, written, nodes_written, checks, cleared, placed, -1, -1, 0.0, none

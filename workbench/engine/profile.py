@@ -65,10 +65,10 @@ class Profile:
         return self._capable[min_performance]
 
     def scratch(self) -> tuple[np.ndarray, np.ndarray]:
-        """Work space for the compiled loops: an int and two floats for every row entry of every row."""
+        """Work space for the compiled loops: an int and three floats for every row entry of every row."""
         size = self.bs.size + self.count.size
         if self._scratch is None or self._scratch[0].size < size:
-            self._scratch = (np.empty(size, dtype=np.int64), np.empty(2 * size))
+            self._scratch = (np.empty(size, dtype=np.int64), np.empty(3 * size))
         return self._scratch
 
     # -- changes ------------------------------------------------------------------

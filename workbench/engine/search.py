@@ -915,6 +915,10 @@ def search_profile(
         from workbench.engine.firstfit import first_fit_in  # it builds on this module
 
         return first_fit_in(profile, job, earliest, spec.length_factor, spec.resolution, before, spec.quantum, without)
+    from workbench.engine.placement import compiled_for, placement_in  # it builds on this module
+
+    if math.isinf(before) and compiled_for(spec, job):
+        return placement_in(profile, job, spec, earliest, without)
     count, slowest, _levels = profile.capable(job.min_performance)
     if count < job.node_count:
         return None

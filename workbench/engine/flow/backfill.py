@@ -43,8 +43,9 @@ import numpy as np
 from workbench.engine import kernels
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
-from workbench.engine.kernels import unverify
+from workbench.engine.kernels import PLACE_NONE, unverify
 from workbench.engine.model import EPS, Job, Window
+from workbench.engine.placement import compiled_for, placement_kind
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
 from workbench.engine.search import Found, SearchSpec, budget_units, node_facts, search_profile
 from workbench.engine.selectors import SearchSelector, Selector
@@ -425,6 +426,17 @@ class _Replanner:
         self.active[i] = window.start > earliest + EPS
 
 
+def _placements(selector: Selector, jobs: list[Job]) -> tuple[np.ndarray, np.ndarray]:
+    """Per job, the compiled pass's kind of its selector's search (``placement.placement_kind``:
+    PAST's or CoP's exact search with no budget, else none), and the criterion's constants."""
+    kinds = np.zeros(len(jobs), dtype=np.int64)
+    if not isinstance(selector, SearchSelector):
+        return kinds, np.zeros(7)
+    kind, consts = placement_kind(selector.spec)
+    kinds[:] = [kind if compiled_for(selector.spec, job) else PLACE_NONE for job in jobs]
+    return kinds, consts
+
+
 def earliest_on_nodes(
     gaps: tuple[np.ndarray, ...], index: Mapping[str, int], window: Window, earliest: float
 ) -> float | None:
@@ -456,10 +468,13 @@ class _CompiledPass:
 
     HELD_LIMIT = 5_000_000  # lengths held (jobs × levels): beyond it the pass stays in Python
 
-    def __init__(self, rp: _Replanner, shapes: tuple[np.ndarray, ...], rank: np.ndarray) -> None:
+    def __init__(
+        self, rp: _Replanner, shapes: tuple[np.ndarray, ...], rank: np.ndarray, place: tuple[np.ndarray, np.ndarray]
+    ) -> None:
         self.rp = rp
         self.shapes = shapes
         self.rank = rank
+        self.place = place
         self.index = {job.id: i for i, job in enumerate(rp.jobs)}
         m, held = len(rp.jobs), int(shapes[0].sum())
         self.moves = (
@@ -516,7 +531,7 @@ class _CompiledPass:
             np.zeros(int(n_of.sum()), dtype=np.int64),
             np.zeros(m),
         )
-        return cls(rp, shapes, node_facts(profile, 0.0).col_of.astype(np.int64))
+        return cls(rp, shapes, node_facts(profile, 0.0).col_of.astype(np.int64), _placements(rp.selector, jobs))
 
     def track(self, window: Window) -> None:
         """Keep the kernel's copy of a job's window (its nodes and part length) up to date."""
@@ -535,7 +550,7 @@ class _CompiledPass:
         cursor = -1
         while True:
             began = time.perf_counter()
-            kind, written, _, checks, cleared, j, k, t, chosen = kernels.replan_pass(
+            kind, written, _, checks, cleared, placed, j, k, t, chosen = kernels.replan_pass(
                 (profile.bs, profile.be, profile.owner, profile.count),
                 (profile.perf, profile.price, self.rank),
                 self.shapes,
@@ -549,13 +564,15 @@ class _CompiledPass:
                 rp.now,
                 cursor,
                 rp.first_fit_answers,
+                *self.place,
                 rec.explain,
                 self.index.get(rec.watch.job, -1) if rec.watch is not None else -1,
             )
             rec.counts["search_s"] += time.perf_counter() - began  # the moves it made are in it too
             rec.counts["checks"] += checks
             rec.counts["certificates_cleared"] += cleared
-            rec.counts["searches"] += checks
+            rec.counts["searches"] += checks + placed
+            rec.counts["selector_searches"] += placed
             if written:
                 profile.changed()
                 moved.extend(self._replay(written))

@@ -1,0 +1,72 @@
+"""CoP and PAST, fast: their exact search with no budget, on a profile's rows in compiled code.
+
+PAST and CoP (seed 001 §4.1) score every slot of a window by its finish time, its
+node's performance and how snugly it fits its gap; the exact search takes the n best
+slots of each candidate's S_W. With no budget that choice needs no knapsack, and
+the criterion's bound (it falls with t) lets a later candidate win only within a few
+time units of the earliest one. ``kernels.placement_in_rows`` does that search on the
+rows in place: candidates in time order from FirstFit's start, each one's members
+scored, sorted and summed exactly as ``search.search_profile`` does, so the answers
+are the same window (the tests hold it to the general search on random profiles).
+Dynamic backfilling with CoP makes hundreds of thousands of such searches on a
+saturated flow; in numpy each costs about 0.8 ms of array calls.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from workbench.engine import criteria as cr
+from workbench.engine.kernels import PLACE_COP, PLACE_NONE, PLACE_PAST, earliest_in_rows, placement_in_rows
+from workbench.engine.model import Job, Window
+from workbench.engine.profile import NO_OWNER, Profile
+from workbench.engine.search import Found, SearchSpec, node_facts
+
+_KINDS: dict[type, int] = {cr.CoordinatedPlacement: PLACE_COP, cr.Past: PLACE_PAST}
+
+
+def placement_kind(spec: SearchSpec) -> tuple[int, np.ndarray]:
+    """The kernel's kind of ``spec`` (PLACE_NONE unless it is PAST's or CoP's exact search) and
+    the criterion's constants in the kernel's order."""
+    crit = spec.criterion
+    kind = _KINDS.get(type(crit), PLACE_NONE) if spec.exact else PLACE_NONE
+    if kind == PLACE_NONE:
+        return PLACE_NONE, np.zeros(7)
+    assert isinstance(crit, cr._Placement)
+    return kind, np.array([crit.k[key] for key in cr.PAST_COP_DEFAULTS], dtype=np.float64)
+
+
+def compiled_for(spec: SearchSpec, job: Job) -> bool:
+    """Does ``placement_in`` answer this search (PAST or CoP, exact, no budget)?"""
+    return math.isinf(job.budget) and placement_kind(spec)[0] != PLACE_NONE
+
+
+def placement_in(
+    profile: Profile, job: Job, spec: SearchSpec, earliest: float, without: int = NO_OWNER
+) -> Found | None:
+    """``search_profile``'s window for a search ``compiled_for`` answers; the ``Found`` carries no table."""
+    nodes = node_facts(profile, job.min_performance)
+    n = job.node_count
+    if nodes.count < n:
+        return None
+    lengths = nodes.lengths(job.volume, spec.length_factor, spec.quantum)
+    p = profile
+    scratch_i, scratch_f = p.scratch()
+    k, first, _ = earliest_in_rows(
+        p.bs, p.be, p.owner, p.count, p.istart, p.iend, p.perf, p.price, nodes.col_of, nodes.columns,
+        nodes.levels, lengths, n, -1, spec.resolution, earliest, math.inf, without, scratch_i, scratch_f,
+    )  # fmt: skip
+    if k < 0:
+        return None
+    kind, consts = placement_kind(spec)
+    k, t, positions, value = placement_in_rows(
+        p.bs, p.be, p.owner, p.count, p.istart, p.iend, p.perf, p.price, nodes.col_of, nodes.columns,
+        nodes.levels, lengths, n, kind, consts, spec.resolution, earliest, first, without, scratch_i, scratch_f,
+    )  # fmt: skip
+    if k < 0:
+        return None
+    T = float(lengths[k])
+    window = Window(job.id, float(t), T, tuple(p.node_ids[x] for x in positions), T * float(p.price[positions].sum()))
+    return Found(window, float(value))
