@@ -22,11 +22,6 @@ SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "impo
 EXPORT_FORMATS = (".png", ".svg", ".pdf", ".csv", ".json")
 
 
-def default_environment_path() -> Path:
-    """The bundled default sample (``sample_envs/default.json`` beside the package)."""
-    return Path(__file__).resolve().parent.parent / "sample_envs" / "default.json"
-
-
 def parse_params(items: Sequence[str]) -> dict[str, str]:
     params: dict[str, str] = {}
     for item in items:
@@ -76,7 +71,7 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> tuple[Any, Any]:
     """Load ``args.env`` and run ``--strategy`` (default: the file's) with its ``--param``s."""
     from workbench.engine import registry
-    from workbench.engine.io.envfile import load_environment
+    from workbench.engine.files import load_environment
 
     env = load_environment(args.env)
     name = args.strategy or env.strategy.name
@@ -141,7 +136,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from workbench.engine import registry
-    from workbench.engine.io.envfile import load_environment, write_json_atomic
+    from workbench.engine.files import load_environment
+    from workbench.engine.io.envfile import write_json_atomic
     from workbench.engine.io.result import snapshot_summary
 
     env = load_environment(args.env)
@@ -292,7 +288,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_lab_list(args: argparse.Namespace) -> int:
-    from workbench.lab.study import all_studies
+    from workbench.lab.catalogue import all_studies
 
     for study in all_studies():
         factors = "; ".join(f"{f.name}: {', '.join(map(str, f.values))}" for f in study.factors) or "none"
@@ -340,6 +336,7 @@ def _cmd_lab_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_gui(args: argparse.Namespace) -> int:
+    from workbench.engine.files import default_environment_path
     from workbench.gui.app import run_app
 
     env_path = Path(args.env) if args.env else default_environment_path()

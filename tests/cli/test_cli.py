@@ -11,7 +11,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.engine import registry
-from workbench.engine.io.envfile import load_environment
+from workbench.engine.files import load_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "sample_envs" / "tiny.json"

@@ -277,7 +277,7 @@ def test_the_compiled_first_fit_is_first_fit_on_the_profiles_gaps(
 ):
     """kernels.earliest_in_rows (first_fit_in) finds first_fit's window on Profile.gaps, with an owner's
     intervals given back, after windows were added to the rows and one was taken out again."""
-    from workbench.engine.firstfit import first_fit, first_fit_in
+    from workbench.engine.search.firstfit import first_fit, first_fit_in
 
     table = SlotTable.from_environment(env)
     profile = Profile(table)
@@ -366,7 +366,7 @@ def test_the_compiled_placement_search_is_the_general_search(
     where windows were added and one taken out, with an owner's intervals given back."""
     import dataclasses
 
-    from workbench.engine.placement import compiled_for, placement_in
+    from workbench.engine.search.placement import compiled_for, placement_in
 
     profile, placed = _profile_with_reservations(env)
     if 0 <= gone < len(placed):
@@ -389,7 +389,7 @@ def test_the_compiled_placement_search_sums_wide_windows_as_numpy_does():
     import numpy as np
 
     from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
-    from workbench.engine.placement import placement_in
+    from workbench.engine.search.placement import placement_in
 
     rng = np.random.default_rng(7)
     nodes = [

@@ -13,13 +13,9 @@ from hypothesis import given, settings
 
 from tests.engine.strategies import environments, examples
 from workbench.engine.errors import ValidationError, WorkbenchError
+from workbench.engine.files import environment_from_dict, load_environment
 from workbench.engine.generate import generate
-from workbench.engine.io.envfile import (
-    environment_from_dict,
-    environment_to_dict,
-    load_environment,
-    save_environment,
-)
+from workbench.engine.io.envfile import environment_to_dict, save_environment
 from workbench.engine.model import StrategyRef
 
 GOOD = {
@@ -198,7 +194,7 @@ def _good_text() -> str:
 )
 def test_hostile_files_give_one_line_that_names_the_path(tmp_path, mutate, words):
     """Each damaged file of the issue: a ValidationError of one short line, never a traceback."""
-    from workbench.engine.io.envfile import environment_from_json
+    from workbench.engine.files import environment_from_json
 
     text = mutate(_good_text())
     assert text != _good_text()
@@ -277,3 +273,19 @@ def test_a_killed_save_leaves_the_old_or_the_new_file_and_no_stale_temporary(tmp
     save_environment(both[1], target)
     assert load_environment(target) == both[1]
     assert not list(tmp_path.glob(".env.json.*.tmp"))
+
+
+def test_the_parser_keeps_a_strategy_as_written_unless_given_a_check():
+    """The file parser sits below the strategy catalogue: it checks a strategy only with the check it
+    is handed (workbench.engine.files hands it the registry's), and keeps the name as written without."""
+    from workbench.engine import registry
+    from workbench.engine.io import envfile
+
+    doc = copy.deepcopy(GOOD)
+    doc["strategy"] = {"name": "cop", "params": {"alpha1": 0.2}}
+    assert envfile.environment_from_dict(doc).strategy == StrategyRef("cop", (("alpha1", 0.2),))
+    assert envfile.environment_from_dict(doc, registry.check_strategy).strategy.name == "CoP"
+    doc["strategy"]["name"] = "Nope"
+    assert envfile.environment_from_dict(doc).strategy.name == "Nope"
+    with pytest.raises(ValidationError, match="unknown strategy"):
+        envfile.environment_from_dict(doc, registry.check_strategy)

@@ -14,7 +14,7 @@ from tests.engine.strategies import examples, flows
 from tests.engine.test_search import CRITERIA, SEARCH_CASES
 from workbench.engine import registry
 from workbench.engine.explain import candidates, explain_job, explanation_text
-from workbench.engine.io.envfile import load_environment
+from workbench.engine.files import load_environment
 from workbench.engine.search import SearchSpec
 from workbench.engine.slots import SlotTable, window_lengths
 

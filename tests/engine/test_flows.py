@@ -445,7 +445,7 @@ def test_huge_counts_do_not_allocate_per_count():
     import time
     from pathlib import Path
 
-    from workbench.engine.io.envfile import load_environment
+    from workbench.engine.files import load_environment
 
     env = load_environment(Path(__file__).resolve().parents[2] / "sample_envs" / "tiny.json")
     began = time.perf_counter()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.engine.strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.io.envfile import environment_from_json
+from workbench.engine.files import environment_from_json
 
 TINY = (Path(__file__).resolve().parents[2] / "sample_envs" / "tiny.json").read_text()
 DOC = json.loads(TINY)

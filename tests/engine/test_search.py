@@ -249,8 +249,8 @@ def test_earliest_start_is_respected_and_left_gap_measured_to_the_task():
 )
 def test_fast_first_fit_equals_the_general_search(env, earliest, factor, before, reserve, quantum):
     """first_fit gives exactly find_window's FirstFit answer (window and value), ties included."""
-    from workbench.engine.firstfit import first_fit
     from workbench.engine.search import general_search
+    from workbench.engine.search.firstfit import first_fit
 
     table = SlotTable.from_environment(env)
     spec = SearchSpec(cr.StartTime(), length_factor=factor, quantum=quantum)
@@ -318,7 +318,7 @@ def test_a_failure_reason_names_the_level_that_came_closest_and_is_true(env, ear
 )
 def test_first_members_takes_the_first_n_true_columns_of_every_row(width, n, rows, seed):
     """The packed-bits path (rows of up to 64 columns) and the counting path agree with a plain scan."""
-    from workbench.engine.search import _first_members
+    from workbench.engine.search.lite import _first_members
 
     n = min(n, width)
     member, expected = _random_members(seed, rows, width, n, density=1.0)
@@ -344,7 +344,7 @@ def _random_members(seed: int, rows: int, width: int, n: int, density: float) ->
 )
 def test_lowest_bits_reads_the_n_lowest_set_bits_across_words(width, n, rows, seed):
     """Bit sets of several 64-bit words: the n lowest members, also for rows whose first words hold fewer."""
-    from workbench.engine.search import _lowest_bit, _lowest_bits
+    from workbench.engine.search.lite import _lowest_bit, _lowest_bits
 
     n = min(n, width)
     member, expected = _random_members(seed, rows, width, n, density=0.3)  # sparse: short first words
@@ -364,8 +364,8 @@ def test_lite_choice_by_bit_sets_equals_the_column_scan(name):
     from unittest import mock
 
     from workbench.engine import registry
-    from workbench.engine import search as search_module
     from workbench.engine.generate import generate
+    from workbench.engine.search import candidates as search_module
     from workbench.engine.search import general_search
 
     spec = registry.selector(name).spec
@@ -398,7 +398,7 @@ def test_lite_choice_by_column_scan_equals_brute_force(env, name, earliest, fact
     """The lite choice of large machines (more nodes than bit sets hold) against the literal search."""
     from unittest import mock
 
-    from workbench.engine import search as search_module
+    from workbench.engine.search import candidates as search_module
 
     table = SlotTable.from_environment(env)
     crit = CRITERIA[name]()

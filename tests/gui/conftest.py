@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.engine.io.envfile import load_environment
+from workbench.engine.files import load_environment
 
 DEFAULT = Path(__file__).resolve().parents[2] / "sample_envs" / "default.json"
 

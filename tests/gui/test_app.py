@@ -17,7 +17,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 
 from tests.engine.strategies import examples, flows
 from workbench.engine import registry
-from workbench.engine.io.envfile import load_environment
+from workbench.engine.files import load_environment
 from workbench.gui.numbers import number
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.engine import registry
-from workbench.engine.io.envfile import load_environment
+from workbench.engine.files import load_environment
 from workbench.gui import palette
 from workbench.gui.gantt import geometry
 

@@ -17,9 +17,10 @@ import pytest
 
 from workbench.cli import main
 from workbench.engine.errors import ParameterError
+from workbench.lab.catalogue import added, get_study
 from workbench.lab.database import FILE, Database
 from workbench.lab.runner import run_study
-from workbench.lab.study import Factor, RunSpec, Study, get_study, register
+from workbench.lab.study import Factor, RunSpec, Study, checked
 
 SMALL = {
     "n_q": "50",
@@ -68,8 +69,8 @@ def test_registry_and_factor_validation():
 
 def test_every_label_and_value_can_be_chosen_with_set():
     """``--set`` splits its values on commas, so every shipped strategy label and factor value must come
-    back from it whole; a study that breaks this is refused when it is registered."""
-    from workbench.lab.study import all_studies, register
+    back from it whole; a study that breaks this is refused when it is checked."""
+    from workbench.lab.catalogue import all_studies
 
     for study in all_studies():
         for label in study.labels:
@@ -79,7 +80,7 @@ def test_every_label_and_value_can_be_chosen_with_set():
                 assert factor.parse(str(value)) == (value,)
     bad = dataclasses.replace(get_study("css"), name="css-comma", strategies=(("CSS, first fit", "CSS", {}),))
     with pytest.raises(ValueError, match="holds a comma"):
-        register(bad)
+        checked(bad)
 
 
 def test_backends_give_the_same_numbers(tmp_path):
@@ -216,15 +217,21 @@ def _flaky(spec: RunSpec) -> dict[str, float]:
 
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
-    register(
-        Study("flaky", "flaky", "test", "test", (("A", "FirstFit", {}),), (Factor("k", (1,)),), 3, {"x": "x"}, _flaky)
+    """A run that raises is one failed row with its error, the other runs go on, the report names it;
+    and the study lent to the catalogue for the test is gone after it."""
+    flaky = Study(
+        "flaky", "flaky", "test", "test", (("A", "FirstFit", {}),), (Factor("k", (1,)),), 3, {"x": "x"}, _flaky
     )
-    run = run_study("flaky", 3, 1, None, tmp_path)
+    with added(flaky):
+        run = run_study("flaky", 3, 1, None, tmp_path)
+        report = run.report().read_text()
+    with pytest.raises(ParameterError, match="unknown study"):
+        get_study("flaky")
     assert run.recorded == 3 and run.failed == 1
     with Database(tmp_path, "", create=False) as db:
         failed = [r for r in db.rows() if r.status == "failed"]
     assert failed[0].seed == 2 and "broken on purpose" in failed[0].error
-    assert "seed 2 is broken" in run.report().read_text()
+    assert "seed 2 is broken" in report
 
 
 def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
@@ -252,15 +259,12 @@ def _quick(spec: RunSpec) -> dict[str, float]:
 
 def test_gui_runs_a_study_in_the_background_and_shows_its_figures(qtbot, tmp_path):
     from workbench.gui.panels.study import StudyDialog
-    from workbench.lab.study import STUDIES
 
-    register(
-        Study(
-            "quick", "A quick study", "test", "nothing left open", (("A", "FirstFit", {}), ("B", "EASY", {})),
-            (Factor("k", (1, 2, 3)),), 4, {"x": "seed times k"}, _quick, figures=(("x", "k"),),
-        )
+    quick = Study(
+        "quick", "A quick study", "test", "nothing left open", (("A", "FirstFit", {}), ("B", "EASY", {})),
+        (Factor("k", (1, 2, 3)),), 4, {"x": "seed times k"}, _quick, figures=(("x", "k"),),
     )  # fmt: skip
-    try:
+    with added(quick):
         dialog = StudyDialog(folder=tmp_path)
         qtbot.addWidget(dialog)
         dialog.study.setCurrentIndex(dialog.study.findData("quick"))
@@ -279,8 +283,6 @@ def test_gui_runs_a_study_in_the_background_and_shows_its_figures(qtbot, tmp_pat
         assert "24 of 24 runs" in dialog.status.text()
         assert dialog.figures.count() == 1 and dialog.open_button.isEnabled()
         assert (tmp_path / "quick" / "report.html").exists()
-    finally:
-        STUDIES.pop("quick", None)
 
 
 def test_aep_study_runs_one_factor_at_a_time_and_each_strategy_wins_its_own_criterion(tmp_path):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from workbench.engine.errors import ValidationError, WorkbenchError
-from workbench.engine.io.envfile import load_environment
+from workbench.engine.files import load_environment
 from workbench.session import edits
 from workbench.session.document import Document, read_autosave
 

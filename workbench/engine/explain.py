@@ -22,11 +22,13 @@ from typing import Any
 import numpy as np
 
 from workbench.engine import criteria as cr
+from workbench.engine import registry
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
 from workbench.engine.selectors import BestOfAlternatives, SearchSelector
+from workbench.engine.simulate import Watch
 from workbench.engine.slots import SlotTable, window_lengths
 
 MAX_STARTS = 3000  # candidate starts compared per level (the earliest ones) before the list is cut
@@ -259,24 +261,10 @@ def _signed(x: float) -> str:
     return "same" if abs(x) <= 1e-9 else f"{x:+.6g}"
 
 
-@dataclass
-class Watch:
-    """What the recorder keeps about the watched job while a strategy runs."""
-
-    job: str
-    seen: tuple[SlotTable, float, Any] | None = None  # (slots, earliest, selector) of the last search
-    placed_by: tuple[SlotTable, float, Any] | None = None  # the search that produced its window
-    alternatives: list[Window] = field(default_factory=list)  # CSS
-    alternative_values: list[float] = field(default_factory=list)
-    combination: str = ""
-
-
 def explain_job(
     env: Environment, strategy: str, params: Mapping[str, Any] | None, job_id: str, should_stop: Any = None
 ) -> Explanation:
     """Run ``strategy`` on ``env`` with ``job_id`` watched, and explain where it went."""
-    from workbench.engine import registry
-
     job = env.job(job_id)
     sim = registry.simulator(env, strategy, params, should_stop, history=False)
     watch = Watch(job_id)

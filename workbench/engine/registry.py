@@ -175,6 +175,14 @@ def strategies() -> list[StrategyInfo]:
     return list(_REGISTRY.values())
 
 
+def check_strategy(name: str, params: Mapping[str, Any]) -> str:
+    """The canonical name of strategy ``name``, once ``params`` are known to be its own and valid
+    (``ParameterError`` otherwise): what an environment file's strategy is checked by."""
+    info = get(name)
+    info.resolve(params)
+    return info.name
+
+
 def simulator(
     env: Environment,
     name: str,

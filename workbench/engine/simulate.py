@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.engine.errors import Cancelled
 from workbench.engine.metrics import FlowMetrics, flow_metrics
@@ -25,12 +25,21 @@ from workbench.engine.model import EPS, Environment, Window
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import Distances, SlotTable
 
-if TYPE_CHECKING:
-    from workbench.engine.explain import Watch
-
 StopFn = Callable[[], bool] | None
 Progress = Callable[[int, int], None] | None
 REPORT_EVERY = 0.05  # seconds between progress reports
+
+
+@dataclass
+class Watch:
+    """What the recorder keeps about one watched job while a strategy runs ("Why here?")."""
+
+    job: str
+    seen: tuple[SlotTable, float, Any] | None = None  # (slots, earliest, selector) of the last search
+    placed_by: tuple[SlotTable, float, Any] | None = None  # the search that produced its window
+    alternatives: list[Window] = field(default_factory=list)  # CSS
+    alternative_values: list[float] = field(default_factory=list)
+    combination: str = ""
 
 
 @dataclass

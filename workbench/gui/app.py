@@ -9,7 +9,7 @@ from pathlib import Path
 
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.io.envfile import load_environment
+from workbench.engine.files import load_environment
 from workbench.engine.model import StrategyRef
 
 

@@ -87,8 +87,7 @@ def _bench_edit_latency(app: object, out: Out, repeats: int) -> None:
     """From an edit on default.json to the redrawn result under CoP."""
     from PySide6.QtCore import QCoreApplication, QEventLoop
 
-    from workbench.cli import default_environment_path
-    from workbench.engine.io.envfile import load_environment
+    from workbench.engine.files import default_environment_path, load_environment
     from workbench.gui.main_window import MainWindow
     from workbench.session import edits
 

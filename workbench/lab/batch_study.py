@@ -19,7 +19,7 @@ from workbench.engine import registry
 from workbench.engine.generate import generate
 from workbench.engine.model import Environment
 from workbench.engine.simulate import Snapshot
-from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, RunSpec, Study, register
+from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, RunSpec, Study, checked
 
 # series -> (Random's batch size, limitCoefficient of the other four), seed 003's table
 SERIES = {1: (6, 0.1), 2: (20, 0.3), 3: (30, 0.5), 4: (40, 0.7), 5: (50, 0.9)}
@@ -211,7 +211,7 @@ def _claims() -> tuple[Claim, ...]:
     )
 
 
-BATCH_STUDY = register(
+BATCH_STUDY = checked(
     Study(
         name="batch-formation",
         title="Forming batches for cyclic scheduling: Random, KnapsackT/C, MDqT/C (seed 003, Figs. 1-2)",

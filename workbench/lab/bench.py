@@ -292,8 +292,8 @@ def bench_studies(out: Out, limit_s: float = 1.5 * STUDY_TARGET_S, names: list[s
     """
     import tempfile
 
+    from workbench.lab.catalogue import all_studies, get_study
     from workbench.lab.runner import run_study
-    from workbench.lab.study import all_studies, get_study
 
     chosen = all_studies() if not names else [get_study(name) for name in names]
 

@@ -36,7 +36,7 @@ from workbench.engine.generate import generate
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
-from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
+from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, checked
 
 # level -> (budget scale, max local load) of the vo24 preset
 LEVELS = {"high": (2.0, 0.6), "medium": (2.0, 0.2), "low": (3.0, 0.0)}
@@ -254,7 +254,7 @@ def _table_1_only(f: dict[str, object]) -> bool:
     return at_cell and one_variant and f.get("strategy") in (FIRST_FIT, FIRST_FIT_SLICED, "Batch-slicer")
 
 
-CSS_STUDY = register(
+CSS_STUDY = checked(
     Study(
         name="css",
         title="Batch-slicer, CSS and BSF in one VO cycle (seed 000 §6, Table 1, Figs. 7 and 9)",

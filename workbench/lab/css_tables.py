@@ -23,7 +23,7 @@ from workbench.engine.generate import generate
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.lab.css_study import LEVELS, PRICE_SCALE, first_fit
-from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
+from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, checked
 
 SLICES = 5  # the paper's best k (§6.3), used by both tables
 OWNER_PERFORMANCE = 6.0  # the owner's node: the middle of U[2, 10], whose market price is about 6
@@ -171,7 +171,7 @@ def _owner_claims() -> tuple[Claim, ...]:
     )
 
 
-CSS_OWNER_STUDY = register(
+CSS_OWNER_STUDY = checked(
     Study(
         name="css-owner",
         title="A resource owner's price against its node's use and profit (seed 000 §6.4, Table 2, Fig. 8)",
@@ -294,7 +294,7 @@ def _real_claims() -> tuple[Claim, ...]:
     )
 
 
-CSS_REAL_STUDY = register(
+CSS_REAL_STUDY = checked(
     Study(
         name="css-real",
         title="Scheduled against really run, with early completions (seed 000 §7.2, Table 3)",

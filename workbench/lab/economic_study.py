@@ -17,7 +17,7 @@ from workbench.engine import registry
 from workbench.engine.grid.configs import CONFIGS
 from workbench.engine.grid.economic import MACHINE_FUNCTIONS, USER_FUNCTIONS
 from workbench.lab.grid_study import MEASURES, grid_measures, grid_workload
-from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, register
+from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, checked
 
 MODIFICATION = 3  # parts of at most 64 nodes: every Table 1 configuration can run every part
 FIT = "Economic (fit ties)"  # MF1–UF1 with the ties UF1 leaves open decided by fit
@@ -138,7 +138,7 @@ def _claims() -> tuple[Claim, ...]:
     )
 
 
-ECONOMIC_STUDY = register(
+ECONOMIC_STUDY = checked(
     Study(
         name="economic",
         title="Economic against conventional grid scheduling (seed 004, Figs. 17–19)",

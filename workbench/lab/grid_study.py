@@ -16,7 +16,7 @@ from workbench.engine.grid.lublin import generate_workload, workload_environment
 from workbench.engine.grid.metrics import grid_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
-from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
+from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, checked
 
 OVERHEADS = tuple(round(0.05 * k, 2) for k in range(13))  # p = 0 … 60 % (Fig. 5, Table 3)
 MODEL_NODES = 256  # the workload model's machine size (README "Design decisions")
@@ -169,7 +169,7 @@ def _orderings() -> tuple[Ordering, ...]:
     return tuple(out)
 
 
-GRID_STUDY = register(
+GRID_STUDY = checked(
     Study(
         name="grid",
         title="Local, job sharing and multi-site grid scheduling (seed 004, Figs. 5–7, Table 3)",

@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 
 from workbench.engine.io.envfile import write_text_atomic
+from workbench.lab.catalogue import get_study
 from workbench.lab.database import Database, Row
-from workbench.lab.study import TOLERANCE, Ordering, Published, Study, get_study
+from workbench.lab.study import TOLERANCE, Ordering, Published, Study
 
 PANELS_PER_ROW = 4  # a figure of more panels wraps onto further rows
 # Student's t, 97.5 % quantile, for 1..30 degrees of freedom (beyond: the normal 1.96).

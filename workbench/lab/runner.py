@@ -22,8 +22,9 @@ from typing import Any
 import workbench
 from workbench.allocator import settle_allocator
 from workbench.engine.errors import ParameterError, one_line
+from workbench.lab.catalogue import get_study
 from workbench.lab.database import Database, Row
-from workbench.lab.study import RunSpec, Study, get_study
+from workbench.lab.study import RunSpec, Study
 
 Progress = Callable[[int, int], None] | None
 

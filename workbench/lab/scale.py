@@ -78,7 +78,7 @@ def environment(key: str, traces: Path) -> Any:
 
 def warm_up(env: Any, strategy: str, params: dict[str, Any]) -> float:
     """Run ``strategy`` on the first 50 jobs: the first call in a process loads the compiled loops
-    (engine/kernels.py) from numba's cache, timed apart so that a figure is the strategy's own time."""
+    (engine/kernels/) from numba's cache, timed apart so that a figure is the strategy's own time."""
     from workbench.engine import registry
 
     first = time.perf_counter()

@@ -20,7 +20,7 @@ from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import Environment
 from workbench.engine.selectors import BestOfAlternatives
 from workbench.engine.slots import SlotTable, window_distances
-from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, register
+from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, checked
 
 # ------------------------------------------------------------------ window-search (seed 002)
 
@@ -107,7 +107,7 @@ def _window_orderings() -> tuple[Ordering, ...]:
     return tuple(out)
 
 
-WINDOW_SEARCH = register(
+WINDOW_SEARCH = checked(
     Study(
         name="window-search",
         title="Window search: time and quality of the slot-selection algorithms",
@@ -294,7 +294,7 @@ def _backfill_cell(cell: Mapping[str, Any]) -> bool:
     return cell["quantum"] == 0.0 or cell["local_load"] == PRESET_LOAD
 
 
-BACKFILLING = register(
+BACKFILLING = checked(
     Study(
         name="backfilling",
         title="Backfilling with heuristic criteria: mean finish time by queue size",
@@ -417,7 +417,7 @@ def _aep_orderings() -> tuple[Ordering, ...]:
     )
 
 
-AEP = register(
+AEP = checked(
     Study(
         name="aep",
         title="AEP strategies: one job's window by each user criterion, and their working time",
@@ -513,7 +513,7 @@ def _traces_run(spec: RunSpec) -> dict[str, float]:
     }
 
 
-TRACES_STUDY = register(
+TRACES_STUDY = checked(
     Study(
         name="traces",
         title="The papers' heuristics against production practice on real traces",
@@ -544,4 +544,3 @@ TRACES_STUDY = register(
 )
 
 # Each registers its study (seed 003 §2, seed 000 §6-7, seed 004 §3 and §4).
-from workbench.lab import batch_study, css_study, css_tables, economic_study, grid_study  # noqa: E402, F401

@@ -160,27 +160,10 @@ class Study:
         return runs
 
 
-STUDIES: dict[str, Study] = {}
-
-
-def register(study: Study) -> Study:
-    # ``--set strategy=a,b`` and ``--set factor=a,b`` split on commas: a label or value must not hold one.
+def checked(study: Study) -> Study:
+    """``study``, once its labels and factor values are known to hold no comma (``--set strategy=a,b``
+    and ``--set factor=a,b`` split on commas); ValueError otherwise."""
     names = [*study.labels, *(str(v) for f in study.factors for v in (*f.values, *f.extra))]
     if any("," in name for name in names):
         raise ValueError(f"study {study.name}: a strategy label or factor value holds a comma: {names}")
-    STUDIES[study.name] = study
     return study
-
-
-def get_study(name: str) -> Study:
-    from workbench.lab import studies  # noqa: F401 - registers the shipped studies
-
-    if name not in STUDIES:
-        raise ParameterError("STUDY", f"unknown study {name!r}; `workbench lab list` names them: {', '.join(STUDIES)}")
-    return STUDIES[name]
-
-
-def all_studies() -> list[Study]:
-    from workbench.lab import studies  # noqa: F401
-
-    return list(STUDIES.values())

@@ -45,9 +45,9 @@ from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.kernels import PLACE_NONE, unverify
 from workbench.engine.model import EPS, Job, Window
-from workbench.engine.placement import compiled_for, placement_kind
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
 from workbench.engine.search import Found, SearchSpec, budget_units, node_facts, search_profile
+from workbench.engine.search.placement import compiled_for, placement_kind
 from workbench.engine.selectors import SearchSelector, Selector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import Distances, SlotTable

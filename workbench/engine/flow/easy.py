@@ -33,10 +33,10 @@ import numpy as np
 from workbench.engine import kernels
 from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
-from workbench.engine.firstfit import Best, first_affordable, first_fit
 from workbench.engine.flow.cycles import capable
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window, sorted_unique
+from workbench.engine.search.firstfit import Best, first_affordable, first_fit
 from workbench.engine.simulate import FlowRun, Recorder
 from workbench.engine.slots import SlotTable
 
@@ -391,7 +391,7 @@ def _compiled_run(
     kernel: Any,
     chunk: int = 20_000,
 ) -> FlowRun:
-    """Run an EASY kernel of ``engine/kernels.py`` to the end: the same schedule as the stepped path,
+    """Run an EASY kernel of ``engine/kernels`` to the end: the same schedule as the stepped path,
     with a snapshot at the start and the end only; progress and cancel every ``chunk`` events.
 
     ``runs``: which jobs can run at all (the others fail, as on arrival); ``length``: each job's

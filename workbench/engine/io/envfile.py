@@ -16,6 +16,7 @@ import math
 import os
 import stat
 import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +53,18 @@ MAX_MAGNITUDE = 1e15  # every number: times, prices, volumes, budgets, performan
 # ---------------------------------------------------------------- reading
 
 
-def load_environment(path: str | os.PathLike[str]) -> Environment:
+# Checks a file's strategy (name, params) and gives its canonical name; raises ParameterError.
+# The parser sits below the strategy catalogue, so the catalogue's check is handed to it
+# (``workbench.engine.files`` does); without one the strategy is kept as written.
+StrategyCheck = Callable[[str, Mapping[str, Any]], str]
+
+
+def load_environment(path: str | os.PathLike[str], check_strategy: StrategyCheck | None = None) -> Environment:
     """Read and validate an environment file."""
-    return environment_from_json(read_text(path))
+    return environment_from_json(read_text(path), check_strategy)
 
 
-def environment_from_json(text: str) -> Environment:
+def environment_from_json(text: str, check_strategy: StrategyCheck | None = None) -> Environment:
     """Parse and validate the text of an environment file (errors name the JSON path)."""
     try:
         data = json.loads(text, parse_int=_parse_int)
@@ -66,7 +73,7 @@ def environment_from_json(text: str) -> Environment:
     except RecursionError:
         raise ValidationError("$", f"nested too deeply (at most {MAX_DEPTH} levels)") from None
     _check_depth(data)
-    return environment_from_dict(data)
+    return environment_from_dict(data, check_strategy)
 
 
 def _parse_int(literal: str) -> int | float:
@@ -203,7 +210,7 @@ def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
     return ident
 
 
-def environment_from_dict(data: Any) -> Environment:
+def environment_from_dict(data: Any, check_strategy: StrategyCheck | None = None) -> Environment:
     """Validate a parsed JSON document and build the environment it describes."""
     top = _Obj(
         data,
@@ -223,7 +230,7 @@ def environment_from_dict(data: Any) -> Environment:
     tasks = _tasks_from(top, node_ids)
     site_ids = {s.id for s in sites} | {node.site for node in nodes if node.site}
     jobs = _jobs_from(top, site_ids)
-    strategy = _strategy_from(top.data.get("strategy"))
+    strategy = _strategy_from(top.data.get("strategy"), check_strategy)
     return Environment(
         nodes=tuple(nodes),
         local_tasks=tuple(tasks),
@@ -387,7 +394,7 @@ def _jobs_from(top: _Obj, sites: set[str]) -> list[Job]:
     return jobs
 
 
-def _strategy_from(data: Any) -> StrategyRef:
+def _strategy_from(data: Any, check: StrategyCheck | None) -> StrategyRef:
     if data is None:
         return StrategyRef()
     obj = _Obj(data, "$.strategy", ("name", "params"))
@@ -395,15 +402,13 @@ def _strategy_from(data: Any) -> StrategyRef:
     params = obj.data.get("params", {})
     if not isinstance(params, dict):
         raise ValidationError(obj.at("params"), f"expected an object, got {_kind(params)}")
-    from workbench.engine import registry  # the registry imports io indirectly; keep this local
-
-    try:
-        info = registry.get(name)
-        info.resolve(params)
-    except ParameterError as exc:
-        where = obj.at("name") if exc.name == "strategy" else _Obj({}, obj.at("params"), ()).at(exc.name)
-        raise ValidationError(where, exc.message) from None
-    return StrategyRef(info.name, tuple(params.items()))
+    if check is not None:
+        try:
+            name = check(name, params)
+        except ParameterError as exc:
+            where = obj.at("name") if exc.name == "strategy" else _Obj({}, obj.at("params"), ()).at(exc.name)
+            raise ValidationError(where, exc.message) from None
+    return StrategyRef(name, tuple(params.items()))
 
 
 # ---------------------------------------------------------------- writing

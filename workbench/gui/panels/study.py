@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from workbench.gui.panels import scrolling
 from workbench.gui.workers import BackgroundCall
-from workbench.lab.study import all_studies
+from workbench.lab.catalogue import all_studies
 
 
 class StudyDialog(QDialog):

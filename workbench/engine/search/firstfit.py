@@ -19,7 +19,8 @@ import numpy as np
 from workbench.engine.kernels import earliest_in_rows
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
-from workbench.engine.search import Found, budget_units, cost_units, node_facts, sorted_unique
+from workbench.engine.search.facts import node_facts, sorted_unique
+from workbench.engine.search.spec import Found, budget_units, cost_units
 from workbench.engine.slots import SlotTable, window_lengths
 
 

@@ -22,7 +22,8 @@ from workbench.engine import criteria as cr
 from workbench.engine.kernels import PLACE_COP, PLACE_NONE, PLACE_PAST, earliest_in_rows, placement_in_rows
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
-from workbench.engine.search import Found, SearchSpec, node_facts
+from workbench.engine.search.facts import node_facts
+from workbench.engine.search.spec import Found, SearchSpec
 
 _KINDS: dict[type, int] = {cr.CoordinatedPlacement: PLACE_COP, cr.Past: PLACE_PAST}
 

@@ -1,0 +1,372 @@
+"""Host-level and node-level EASY for runs that keep no history (``flow.easy``): one event step,
+one start routine, the blocked head's reservation by ``earliest_in_rows``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from workbench.engine.kernels.rows import EPS, UNITS_CAP, earliest_in_rows
+
+# -- EASY ----------------------------------------------------------------------------------
+
+# Slots of the EASY kernels' integer state: the next arrival, the completions heap's size, the
+# queue's length, the start sequence, the free node count, the number of events run.
+NXT, HEAP, QLEN, SEQ, NFREE, EVENTS = range(6)
+
+
+@njit(cache=True, nogil=True)
+def _heap_push(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int, t: float, s: int, j: int) -> None:
+    """Push (t, s, j) on the heap ordered by (time, seq) held in the first ``size`` entries."""
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if time[parent] < t or (time[parent] == t and seq[parent] < s):
+            break
+        time[i], seq[i], job[i] = time[parent], seq[parent], job[parent]
+        i = parent
+    time[i], seq[i], job[i] = t, s, j
+
+
+@njit(cache=True, nogil=True)
+def _heap_pop(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int) -> int:
+    """Take the smallest (time, seq) off a heap of ``size`` entries; its job."""
+    top = job[0]
+    size -= 1
+    t, s, j = time[size], seq[size], job[size]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            break
+        if c + 1 < size and (time[c + 1] < time[c] or (time[c + 1] == time[c] and seq[c + 1] < seq[c])):
+            c += 1
+        if t < time[c] or (t == time[c] and s < seq[c]):
+            break
+        time[i], seq[i], job[i] = time[c], seq[c], job[c]
+        i = c
+    time[i], seq[i], job[i] = t, s, j
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _easy_event(
+    order: np.ndarray,
+    arrival: np.ndarray,
+    key_priority: np.ndarray,
+    key_arrival: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
+) -> float:
+    """The next event of an EASY run (``flow.easy``): its time. Every completion by then gives its
+    nodes back, then every arrival by then joins the queue in queue order (priority, arrival,
+    position). ``order``: the jobs that can run, by (arrival, priority, position)."""
+    width, _length, _share, offset = jobs
+    _start, _actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
+    now = math.inf
+    if state[HEAP] > 0:
+        now = heap_time[0]
+    if state[NXT] < order.size:
+        now = min(now, arrival[order[state[NXT]]])
+    state[EVENTS] += 1
+    while state[HEAP] > 0 and heap_time[0] <= now + EPS:
+        j = _heap_pop(heap_time, heap_seq, heap_job, state[HEAP])
+        state[HEAP] -= 1
+        for k in range(offset[j], offset[j] + width[j]):
+            free[hosts[k]] = True
+            predicted[hosts[k]] = -math.inf
+        state[NFREE] += width[j]
+    while state[NXT] < order.size and arrival[order[state[NXT]]] <= now + EPS:
+        j = order[state[NXT]]
+        state[NXT] += 1
+        at = state[QLEN]  # bisect right on (priority, arrival, position)
+        while at > 0:
+            q = queue[at - 1]
+            if key_priority[q] < key_priority[j] or (
+                key_priority[q] == key_priority[j]
+                and (key_arrival[q] < key_arrival[j] or (key_arrival[q] == key_arrival[j] and q < j))
+            ):
+                break
+            queue[at] = q
+            at -= 1
+        queue[at] = j
+        state[QLEN] += 1
+    return now
+
+
+@njit(cache=True, nogil=True)
+def _easy_start(
+    at: int,
+    now: float,
+    chosen: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
+) -> None:
+    """Start the job at queue place ``at`` now on the nodes ``chosen`` for ``length`` of it."""
+    width, length, share, offset = jobs
+    start, actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
+    j = queue[at]
+    for k in range(at, state[QLEN] - 1):
+        queue[k] = queue[k + 1]
+    state[QLEN] -= 1
+    for q in range(width[j]):
+        h = chosen[q]
+        hosts[offset[j] + q] = h
+        free[h] = False
+        predicted[h] = now + length[j]
+    state[NFREE] -= width[j]
+    start[j] = now
+    actual_end[j] = now + share[j] * length[j]
+    state[SEQ] += 1
+    _heap_push(heap_time, heap_seq, heap_job, state[HEAP], actual_end[j], state[SEQ], j)
+    state[HEAP] += 1
+
+
+@njit(cache=True, nogil=True)
+def _lowest_free(free: np.ndarray, reserved: np.ndarray, avoid_reserved: bool, need: int) -> np.ndarray:
+    """The ``need`` lowest free hosts (outside the reservation when ``avoid_reserved``)."""
+    chosen = np.empty(need, dtype=np.int64)
+    m = 0
+    for h in range(free.size):
+        if m == need:
+            break
+        if free[h] and not (avoid_reserved and reserved[h]):
+            chosen[m] = h
+            m += 1
+    return chosen
+
+
+@njit(cache=True, nogil=True)
+def easy_hosts(
+    order: np.ndarray,
+    arrival: np.ndarray,
+    key_priority: np.ndarray,
+    key_arrival: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
+    max_events: int,
+) -> bool:
+    """Host-level EASY on identical hosts (``flow.easy._easy_hosts``, event for event), for at most
+    ``max_events`` events from the state it is given; True when every event has run.
+
+    ``jobs`` is (width, length, share, offset), ``run`` (start, actual_end, hosts, free,
+    predicted, heap_time, heap_seq, heap_job, queue, state): the results and the state between
+    calls. A job j that starts gets ``start[j]``, ``actual_end[j]`` = start + ``share`` ×
+    ``length``, and its hosts, lowest index first, in ``hosts[offset[j]:offset[j] + width[j]]``.
+    """
+    width, length, _share, _offset = jobs
+    _start, _actual_end, _hosts, free, predicted, _ht, _hs, _hj, queue, state = run
+    n_hosts = free.size
+    available = np.empty(n_hosts)
+    reserved = np.zeros(n_hosts, dtype=np.bool_)
+    for _ in range(max_events):
+        if state[NXT] >= order.size and state[HEAP] == 0:
+            return True
+        now = _easy_event(order, arrival, key_priority, key_arrival, jobs, run)
+        while state[QLEN] > 0 and width[queue[0]] <= state[NFREE]:
+            _easy_start(0, now, _lowest_free(free, reserved, False, width[queue[0]]), jobs, run)
+        if state[QLEN] == 0 or state[NFREE] == 0:
+            continue
+        n = width[queue[0]]
+        for h in range(n_hosts):
+            available[h] = now if free[h] else predicted[h]
+        shadow = np.partition(available, n - 1)[n - 1]
+        held_free = 0
+        taken = 0
+        for h in range(n_hosts):
+            reserved[h] = False
+            if taken < n and available[h] <= shadow + EPS:
+                reserved[h] = True
+                taken += 1
+                if free[h]:
+                    held_free += 1
+        open_free = state[NFREE] - held_free
+        at = 1
+        while at < state[QLEN] and state[NFREE] > 0:
+            j = queue[at]
+            need = width[j]
+            short = now + length[j] <= shadow + EPS
+            if need > open_free + (held_free if short else 0):
+                at += 1
+                continue
+            chosen = _lowest_free(free, reserved, not short, need)
+            held = 0
+            for h in chosen:
+                if reserved[h]:
+                    held += 1
+            _easy_start(at, now, chosen, jobs, run)
+            held_free -= held
+            open_free -= need - held
+    return state[NXT] >= order.size and state[HEAP] == 0
+
+
+@njit(cache=True, nogil=True)
+def _window_now(
+    free: np.ndarray,
+    perf: np.ndarray,
+    price: np.ndarray,
+    limit: np.ndarray,
+    now: float,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    budget: int,
+) -> tuple[int, np.ndarray]:
+    """``flow.easy._easy_nodes``'s window_now on columns in (price, position) order: the first level
+    whose n cheapest free columns that stay free for its length (``limit``: until when each may
+    be used) include one of exactly that performance (or take the cheapest that is, in place of
+    the dearest) within the budget. (level index, the columns), or (-1, none)."""
+    chosen = np.empty(n, dtype=np.int64)
+    for k in range(levels.size):
+        level, length = levels[k], lengths[k]
+        m = 0
+        exact = False
+        first_exact = -1
+        for c in range(free.size):
+            if not free[c] or perf[c] < level or limit[c] - now < length - EPS:
+                continue
+            if m < n:
+                chosen[m] = c
+                m += 1
+                exact = exact or perf[c] == level
+            if perf[c] == level and first_exact < 0:
+                first_exact = c
+            if m == n and (exact or first_exact >= 0):
+                break
+        if m < n or first_exact < 0:
+            continue
+        if not exact:
+            chosen[n - 1] = first_exact
+        if budget >= 0:
+            units = 0
+            for q in range(n):
+                units += min(math.ceil(price[chosen[q]] * length / 1.0 - 1e-9), UNITS_CAP)
+            if units > budget:
+                continue
+        return k, chosen
+    return -1, chosen
+
+
+@njit(cache=True, nogil=True)
+def easy_nodes(
+    order: np.ndarray,
+    arrival: np.ndarray,
+    key_priority: np.ndarray,
+    key_arrival: np.ndarray,
+    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    run: tuple[np.ndarray, ...],
+    shapes: tuple[np.ndarray, ...],
+    nodes: tuple[np.ndarray, ...],
+    t0: float,
+    horizon: float,
+    reserved_at: np.ndarray,
+    max_events: int,
+) -> bool:
+    """EASY on nodes of any performance and price without local tasks (``flow.easy._easy_nodes``,
+    event for event), as ``easy_hosts`` runs; the nodes are columns in (price, position) order.
+
+    ``shapes``: per job (level offset, level count, budget units or -1) into ``nodes``'s levels
+    and lengths; ``nodes``: (perf, price by column, each column's position, each position's rank
+    in that order, the levels, the lengths, the eligible positions' offset and count per job,
+    the eligible positions). A job that starts gets its level's length in ``length``; a head
+    that gets a reservation has its first start in ``reserved_at``. The head's earliest window
+    is ``earliest_in_rows`` on rows that hold each busy node until its requested end.
+    """
+    width, length, _share, _offset = jobs
+    _start, _actual_end, _hosts, free, until, _ht, _hs, _hj, queue, state = run
+    lvl_off, lvl_cnt, budget, col_off, col_cnt = shapes
+    perf_c, price_c, position, rank, levels, lengths, eligible = nodes
+    n_nodes = free.size
+    everywhere = np.full(n_nodes, horizon)
+    limit = np.full(n_nodes, horizon)
+    perf_p = np.empty(n_nodes)  # by position, for the rows of the reservation search
+    price_p = np.empty(n_nodes)
+    column = np.empty(n_nodes, dtype=np.int64)
+    for c in range(n_nodes):
+        perf_p[position[c]] = perf_c[c]
+        price_p[position[c]] = price_c[c]
+        column[position[c]] = c
+    bs = np.full((n_nodes, 2), math.inf)
+    be = np.full((n_nodes, 2), math.inf)
+    owner = np.full((n_nodes, 2), -1, dtype=np.int64)
+    count = np.zeros(n_nodes, dtype=np.int64)
+    scratch_i = np.empty(3 * n_nodes, dtype=np.int64)
+    scratch_f = np.empty(9 * n_nodes)
+    for _ in range(max_events):
+        if state[NXT] >= order.size and state[HEAP] == 0:
+            return True
+        now = _easy_event(order, arrival, key_priority, key_arrival, jobs, run)
+        while state[QLEN] > 0 and now < horizon - EPS:
+            j = queue[0]
+            a, m = lvl_off[j], lvl_cnt[j]
+            k, chosen = _window_now(
+                free, perf_c, price_c, everywhere, now, levels[a : a + m], lengths[a : a + m], width[j], budget[j]
+            )
+            if k < 0:
+                break
+            length[j] = lengths[a + k]
+            _easy_start(0, now, chosen, jobs, run)
+        if state[QLEN] == 0 or now >= horizon - EPS or state[NFREE] == 0:
+            continue
+        head = queue[0]
+        for p in range(n_nodes):  # each busy node held until its running job's requested end
+            c = column[p]
+            count[p] = 0 if free[c] else 1
+            bs[p, 0] = t0
+            be[p, 0] = until[c]
+        a, m = lvl_off[head], lvl_cnt[head]
+        k, t, held = earliest_in_rows(
+            bs,
+            be,
+            owner,
+            count,
+            t0,
+            horizon,
+            perf_p,
+            price_p,
+            rank,
+            eligible[col_off[head] : col_off[head] + col_cnt[head]],
+            levels[a : a + m],
+            lengths[a : a + m],
+            width[head],
+            budget[head],
+            1.0,
+            now,
+            math.inf,
+            -1,
+            scratch_i,
+            scratch_f,
+        )
+        limit[:] = horizon
+        if k >= 0:
+            if np.isnan(reserved_at[head]):
+                reserved_at[head] = t
+            for p in held:
+                limit[column[p]] = t
+        at = 1
+        n_free = state[NFREE]
+        while at < state[QLEN] and n_free > 0:
+            j = queue[at]
+            if width[j] > n_free:
+                at += 1
+                continue
+            a, m = lvl_off[j], lvl_cnt[j]
+            k, chosen = _window_now(
+                free, perf_c, price_c, limit, now, levels[a : a + m], lengths[a : a + m], width[j], budget[j]
+            )
+            if k < 0:
+                at += 1
+                continue
+            length[j] = lengths[a + k]
+            _easy_start(at, now, chosen, jobs, run)
+            n_free -= width[j]
+    return state[NXT] >= order.size and state[HEAP] == 0
+
+
+# -- a pass of dynamic backfilling -----------------------------------------------------
+
+# What ``replan_pass`` stopped at: the end of the queue, a job whose earlier feasible window the
+# selector must judge (Python searches it), a row with no spare column for a move, or the job
+# that Python checks itself (the one "Why here?" watches).

@@ -1,0 +1,263 @@
+"""PAST's and CoP's exact search with no budget on a profile's rows (``search.placement``), with
+numpy's pairwise summation so that the values are the general search's to the bit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from workbench.engine.kernels.rows import EPS, UNITS_CAP, _row_gaps
+
+PLACE_NONE, PLACE_COP, PLACE_PAST = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _block_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """numpy's pairwise sum of a[lo:lo + n] for n <= 128: eight running sums, then the rest."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r = a[lo : lo + 8].copy()
+    i = 8
+    stop = n - n % 8
+    while i < stop:
+        for q in range(8):
+            r[q] += a[lo + i + q]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True, nogil=True)
+def _pairwise_sum(a: np.ndarray) -> float:
+    """numpy's sum of ``a`` (``np.add.reduce``'s pairwise order, bit for bit): the search compares
+    window values that were summed so, within EPS of each other. Halves (cut at a multiple of 8)
+    until blocks of 128, without recursion (a stack of (start, size, halves added yet))."""
+    if a.size <= 128:
+        return _block_sum(a, 0, a.size)
+    task_lo = np.empty(128, dtype=np.int64)
+    task_n = np.empty(128, dtype=np.int64)
+    task_join = np.zeros(128, dtype=np.bool_)
+    sums = np.empty(128)
+    tasks = 1
+    kept = 0
+    task_lo[0], task_n[0] = 0, a.size
+    while tasks:
+        tasks -= 1
+        lo, n, join = task_lo[tasks], task_n[tasks], task_join[tasks]
+        if join:
+            kept -= 1
+            sums[kept - 1] = sums[kept - 1] + sums[kept]
+        elif n <= 128:
+            sums[kept] = _block_sum(a, lo, n)
+            kept += 1
+        else:
+            half = n // 2
+            half -= half % 8
+            task_lo[tasks], task_n[tasks], task_join[tasks] = lo, n, True
+            task_lo[tasks + 1], task_n[tasks + 1], task_join[tasks + 1] = lo + half, n - half, False
+            task_lo[tasks + 2], task_n[tasks + 2], task_join[tasks + 2] = lo, half, False
+            tasks += 3
+    return sums[0]
+
+
+@njit(cache=True, nogil=True)
+def _placement_z(kind: int, k: np.ndarray, t: float, T: float, p: float, gs: float, ge: float) -> float:
+    """z of one slot [gs, ge) for the window [t, t + T) on a node of performance p, as
+    ``criteria.CoordinatedPlacement.z`` (kind PLACE_COP) or ``criteria.Past.z`` compute it, operation
+    for operation. ``k``: alpha1, alpha2, delta1, delta2, eps1, eps2, eps3."""
+    base = -(t + T) - k[0] * p
+    left = t - gs
+    right = ge - (t + T)
+    if right == math.inf:
+        right = 0.0
+    if kind == PLACE_COP:
+        snug = int(right < k[4] * T) + int(left < k[4] * T)
+        awkward = int(right > k[5] * T and right < k[6] * T) + int(left > k[5] * T and left < k[6] * T)
+        roomy = int(right > T) + int(left > T)
+        return base + k[2] * float(snug - awkward) + k[3] * float(roomy)
+    z = base + k[2] * (1.0 if abs(right) <= 1e-9 else 0.0) + k[2] * (1.0 if abs(left) <= 1e-9 else 0.0)
+    return z - k[1] * right
+
+
+@njit(cache=True, nogil=True)
+def _placement_bound(kind: int, k: np.ndarray, n: int, t: float, T: float, P: float, max_perf: float) -> float:
+    """n times the criterion's per-slot upper bound at (t, T, P) (``slot_bound``)."""
+    perf_term = -k[0] * P if k[0] >= 0 else -k[0] * max_perf
+    if kind == PLACE_COP:
+        per_side = abs(k[2]) + max(k[3], 0.0)
+        return n * ((-(t + T) + perf_term) + 2 * per_side)
+    if k[1] < 0:
+        return math.inf  # a reward for long gaps has no useful bound
+    return n * ((-(t + T) + perf_term) + 2 * max(k[2], 0.0))
+
+
+Key = tuple[float, float, float, int]
+
+
+@njit(cache=True, nogil=True)
+def _beats(value: float, key: Key, best: float, best_key: Key) -> bool:
+    """``search._Best.beaten_by``: the value within EPS, then (start, length, cost, level) in that
+    order: the earlier t, the shorter T, the lower cost, the faster level."""
+    if value > best + EPS:
+        return True
+    if value < best - EPS:
+        return False
+    return key < best_key
+
+
+@njit(cache=True, nogil=True)
+def placement_in_rows(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    perf: np.ndarray,
+    price: np.ndarray,
+    rank: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    kind: int,
+    consts: np.ndarray,
+    resolution: float,
+    earliest: float,
+    first: float,
+    without: int,
+    scratch_i: np.ndarray,
+    scratch_f: np.ndarray,
+) -> tuple[int, float, np.ndarray, float]:
+    """The exact search (``search.search_profile``) with CoP's or PAST's criterion and no budget,
+    on the profile rows: the window of the largest sum of z over n slots of its S_W.
+
+    Candidates (t, P): t a start of a usable slot (clipped to ``earliest``), at least n members,
+    one of them starting at t and one of performance exactly P; its n best members by (larger z,
+    fewer cost units, lower position), the last giving way to the best of level P when none is.
+    ``first`` is the earliest candidate's start (FirstFit's): the sweep starts there, reads the
+    rows only as far as the criterion's bound lets a later time beat the incumbent, and widens.
+    ``cols``, ``rank``, ``levels``, ``lengths`` and the scratch as for ``earliest_in_rows``.
+    Returns (level index, start, the n chosen node positions sorted, value); level -1 if none.
+    """
+    none = np.empty(0, dtype=np.int64)
+    L = levels.size
+    max_perf = perf.max()
+    lvl = np.full(perf.size, L, dtype=np.int64)
+    for x in cols:
+        k = 0
+        while levels[k] > perf[x]:
+            k += 1
+        lvl[x] = k
+    units = np.empty((L, perf.size), dtype=np.int64)
+    for k in range(L):
+        for x in cols:
+            units[k, x] = min(math.ceil(price[x] * lengths[k] / resolution - 1e-9), UNITS_CAP)
+    third = scratch_f.size // 3
+    gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
+    holder = np.full(perf.size, -1, dtype=np.int64)
+    mz = np.empty(cols.size)
+    mu = np.empty(cols.size, dtype=np.int64)
+    mx = np.empty(cols.size, dtype=np.int64)
+    picked = np.empty(n)
+    best_k = -1
+    best_t = best_v = best_T = best_c = 0.0
+    best_nodes = none
+    done_to = -math.inf  # candidate times below it are settled
+    reach = first + EPS * (1.0 + abs(first))
+    unbounded = _placement_bound(kind, consts, n, first, lengths[0], levels[0], max_perf) == math.inf
+    if unbounded:
+        reach = math.inf
+    while True:
+        size = _row_gaps(
+            bs, be, owner, count, istart, iend, cols, earliest, reach, lengths[0], without, gn, ges, gend, graw
+        )
+        order = np.argsort(ges[:size], kind="mergesort")
+        holder[:] = -1
+        stop = False
+        i = 0
+        while i < size and not stop:
+            t = ges[order[i]]
+            while i < size and ges[order[i]] == t:
+                g = order[i]
+                holder[gn[g]] = g  # a node's gaps are disjoint: the latest to start holds t
+                i += 1
+            if t < first - EPS or t < done_to:
+                continue
+            if best_k >= 0:
+                top = -math.inf
+                for k in range(L):
+                    top = max(top, _placement_bound(kind, consts, n, t, lengths[k], levels[k], max_perf))
+                if top <= best_v + EPS:
+                    stop = True
+                    break
+            for k in range(L):
+                T = lengths[k]
+                if best_k >= 0 and _placement_bound(kind, consts, n, t, T, levels[k], max_perf) < best_v - EPS:
+                    continue
+                m = 0
+                started = False
+                exact = False
+                for x in cols:
+                    g = holder[x]
+                    if g < 0 or lvl[x] > k or (gend[g] - t) + EPS < T:
+                        continue
+                    started |= ges[g] == t
+                    exact |= lvl[x] == k
+                    mz[m] = -_placement_z(kind, consts, t, T, perf[x], graw[g], gend[g])
+                    mu[m] = units[k, x]
+                    mx[m] = x
+                    m += 1
+                if m < n or not started or not exact:
+                    continue
+                # (larger z, fewer units, lower position): members come by position; two stable sorts.
+                by_units = np.argsort(mu[:m], kind="mergesort")
+                ranked = by_units[np.argsort(mz[:m][by_units], kind="mergesort")]
+                top_n = ranked[:n]
+                swap = -1
+                if not (lvl[mx[top_n]] == k).any():
+                    for q in ranked[n:]:
+                        if lvl[mx[q]] == k:
+                            swap = q
+                            break
+                # numpy sums the choice in column (price, position) order, the level's item in
+                # the place of the member it replaced.
+                chosen = top_n[np.argsort(rank[mx[top_n]], kind="mergesort")]
+                if swap >= 0:
+                    for q in range(n):
+                        if chosen[q] == top_n[n - 1]:
+                            chosen[q] = swap
+                for q in range(n):
+                    picked[q] = -mz[chosen[q]]
+                value = _pairwise_sum(picked)
+                for q in range(n):
+                    picked[q] = price[mx[chosen[q]]]
+                cost = T * _pairwise_sum(picked)
+                if best_k < 0 or _beats(value, (t, T, cost, k), best_v, (best_t, best_T, best_c, best_k)):
+                    best_k, best_t, best_v, best_T, best_c = k, t, value, T, cost
+                    best_nodes = np.sort(mx[chosen])
+        if stop or reach == math.inf:
+            break
+        done_to = reach
+        if best_k < 0:
+            reach = math.inf
+            continue
+        # The first time from which no level's bound reaches the incumbent: every candidate is
+        # read once the rows are read that far.
+        beyond = -math.inf
+        for k in range(L):
+            slack = (best_v + EPS) / n
+            beyond = max(beyond, _placement_bound(kind, consts, 1, 0.0, lengths[k], levels[k], max_perf) - slack)
+        beyond += EPS * (1.0 + abs(beyond)) + 1e-6
+        if beyond <= reach:
+            break
+        reach = beyond
+    return best_k, best_t, best_nodes, best_v

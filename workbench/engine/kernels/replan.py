@@ -1,0 +1,193 @@
+"""A whole pass of dynamic conservative backfilling (``flow.backfill._Replanner._pass``) in one
+call: every re-check in queue order, and the moves FirstFit's, PAST's or CoP's search decides."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from workbench.engine.kernels.placement import PLACE_NONE, placement_in_rows
+from workbench.engine.kernels.rows import EPS, _holding_gap, delete_rows, earliest_in_rows, insert_rows, unverify
+
+PASS_DONE, PASS_SELECTOR, PASS_WIDEN, PASS_PYTHON = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def replan_pass(
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    nodes: tuple[np.ndarray, np.ndarray, np.ndarray],
+    shapes: tuple[np.ndarray, ...],
+    queue: tuple[np.ndarray, ...],
+    moves: tuple[np.ndarray, ...],
+    scratch: tuple[np.ndarray, np.ndarray],
+    istart: float,
+    iend: float,
+    factor: float,
+    resolution: float,
+    now: float,
+    cursor: int,
+    move: np.ndarray,
+    place: np.ndarray,
+    consts: np.ndarray,
+    explain: bool,
+    stop_at: int,
+) -> tuple[int, int, int, int, int, int, int, int, float, np.ndarray]:
+    """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
+    certificate is cleared is searched again (FirstFit, its own intervals given back, before its
+    reservation); one with no earlier window gets its certificate. A job j that has one moves there
+    at once when ``move[j]`` (FirstFit's window is the selector's), as ``_move`` does, and the move
+    is written to ``moves``. A job whose selector is PAST's or CoP's exact search with no budget
+    (``place[j]``, their constants ``consts``) gets that search here (``placement_in_rows``), and
+    moves if its window starts earlier, as ``_choose`` decides; for any other, the pass stops at
+    it for the selector.
+
+    ``rows``: the profile's (bs, be, owner, count); ``nodes``: (perf, price, rank);
+    ``shapes``: per job (n, budget units or -1, column offset, column count, the columns,
+    level offset, level count, the levels, length offset, the lengths, node offset, the nodes
+    of its window, its part length); ``queue``: (live, active, verified, arrival, volume,
+    min_perf, start); ``moves``: (job, level, start, the nodes of each move in turn, and with
+    ``explain`` each part's L_left and L_right, as ``slots.window_distances`` measures them on
+    the gaps the search saw). The pass stops before job ``stop_at`` (-1: none).
+
+    Returns (what it stopped at, moves written, nodes written, checks, certificates cleared,
+    PAST and CoP searches, the job, its level index, its start, its nodes).
+    """
+    bs, be, owner, count = rows
+    perf, price, rank = nodes
+    n_of, budget, col_off, col_cnt, cols, lvl_off, lvl_cnt, levels, len_off, lengths, jn_off, jnodes, jlen = shapes
+    live, active, verified, arrival, volume, min_perf, start = queue
+    mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = moves
+    scratch_i, scratch_f = scratch
+    none = np.empty(0, dtype=np.int64)
+    written = 0
+    nodes_written = 0
+    checks = 0
+    cleared = 0
+    placed = 0
+    width = bs.shape[1]
+    for idx in range(live.size):
+        j = live[idx]
+        if j <= cursor or not active[j] or verified[j]:
+            continue
+        if j == stop_at:
+            return PASS_PYTHON, written, nodes_written, checks, cleared, placed, j, -1, 0.0, none
+        checks += 1
+        n = n_of[j]
+        earliest = max(arrival[j], now)
+        before = start[j]
+        if col_cnt[j] < n:
+            verified[j] = True
+            continue
+        my_levels = levels[lvl_off[j] : lvl_off[j] + lvl_cnt[j]]
+        my_lengths = lengths[len_off[j] : len_off[j] + lvl_cnt[j]]
+        k, t, chosen = earliest_in_rows(
+            bs,
+            be,
+            owner,
+            count,
+            istart,
+            iend,
+            perf,
+            price,
+            rank,
+            cols[col_off[j] : col_off[j] + col_cnt[j]],
+            my_levels,
+            my_lengths,
+            n,
+            budget[j],
+            resolution,
+            earliest,
+            before,
+            j,
+            scratch_i,
+            scratch_f,
+        )
+        if k < 0 or t >= before - EPS:
+            verified[j] = True  # no feasible window starts earlier
+            continue
+        # FirstFit's window is the earliest there is: a move there is checked for good.
+        settled = True
+        if not move[j]:
+            if place[j] == PLACE_NONE:
+                return PASS_SELECTOR, written, nodes_written, checks, cleared, placed, j, k, t, chosen
+            first = t
+            placed += 1
+            k, t, chosen, _ = placement_in_rows(
+                bs,
+                be,
+                owner,
+                count,
+                istart,
+                iend,
+                perf,
+                price,
+                rank,
+                cols[col_off[j] : col_off[j] + col_cnt[j]],
+                my_levels,
+                my_lengths,
+                n,
+                place[j],
+                consts,
+                resolution,
+                earliest,
+                first,
+                j,
+                scratch_i,
+                scratch_f,
+            )
+            if k < 0 or t >= before - EPS:
+                verified[j] = False  # an earlier window exists but the criterion prefers this one
+                continue
+            settled = t <= first + EPS
+        new = np.sort(chosen)
+        for x in new:
+            if count[x] + 1 >= width:
+                return PASS_WIDEN, written, nodes_written, checks - 1, cleared, placed - (not move[j]), j, k, t, none
+        length = my_lengths[k]
+        if explain:
+            for q in range(n):
+                gs, ge = _holding_gap(bs, be, owner, count, istart, iend, new[q], t, t + length, j)
+                mv_left[nodes_written + q] = t - gs
+                mv_right[nodes_written + q] = 0.0 if ge == math.inf else ge - (t + length)
+        if before < math.inf:  # give back the old window; test its gaps before the new one takes any
+            old = jnodes[jn_off[j] : jn_off[j] + n].copy()
+            ends = np.full(n, before + jlen[j])
+            if delete_rows(bs, be, owner, count, old, before, ends) >= 0:
+                raise ValueError("a moved window is not in the profile")
+            cleared += unverify(
+                bs,
+                be,
+                owner,
+                count,
+                istart,
+                iend,
+                perf,
+                old,
+                np.full(n, before),
+                ends,
+                live,
+                active,
+                verified,
+                arrival,
+                volume,
+                min_perf,
+                start,
+                factor,
+                now,
+                j,
+            )
+        insert_rows(bs, be, owner, count, new, t, np.full(n, t + length), j)
+        jnodes[jn_off[j] : jn_off[j] + n] = new
+        jlen[j] = length
+        start[j] = t
+        active[j] = t > earliest + EPS
+        verified[j] = settled
+        mv_job[written] = j
+        mv_level[written] = k
+        mv_start[written] = t
+        mv_nodes[nodes_written : nodes_written + n] = new
+        written += 1
+        nodes_written += n
+    return PASS_DONE, written, nodes_written, checks, cleared, placed, -1, -1, 0.0, none

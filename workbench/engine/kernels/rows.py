@@ -1,0 +1,417 @@
+"""A ``Profile``'s rows in compiled code: the gaps of some rows, FirstFit's earliest window on them,
+the row edits of a move, and the certificate test of freed gaps (``unverify``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+EPS = 1e-9
+UNITS_CAP = 2**43  # search.UNITS_CAP: a cost this dear never fits a budget
+
+
+@njit(cache=True, nogil=True)
+def _row_gaps(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    cols: np.ndarray,
+    earliest: float,
+    before: float,
+    shortest: float,
+    without: int,
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+    gstart: np.ndarray,
+) -> int:
+    """The gaps of ``cols``' rows as ``Profile.gaps(earliest, before, without)`` gives them, cut to
+    those that could hold a window of length ``shortest`` starting in [earliest, before), written
+    to (node ``gn``, clipped start ``ges`` = max(start, earliest), end ``gend``, start ``gstart``);
+    how many."""
+    m = 0
+    for c in cols:
+        gs = istart
+        for k in range(count[c] + 1):
+            if k < count[c]:
+                if without >= 0 and owner[c, k] == without:
+                    continue  # given back: the gap before it runs on to the next interval
+                ge = min(bs[c, k], iend)
+            else:
+                ge = iend
+            if gs >= before:
+                break  # every later gap starts later still
+            if ge - gs > EPS and ge > earliest:
+                es = max(gs, earliest)
+                if es < before and ge - es >= shortest - EPS:
+                    gn[m] = c
+                    ges[m] = es
+                    gend[m] = ge
+                    gstart[m] = gs
+                    m += 1
+            if k < count[c]:
+                gs = max(be[c, k], istart)
+    return m
+
+
+@njit(cache=True, nogil=True)
+def earliest_in_rows(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    perf: np.ndarray,
+    price: np.ndarray,
+    rank: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    budget: int,
+    resolution: float,
+    earliest: float,
+    before: float,
+    without: int,
+    scratch_i: np.ndarray,
+    scratch_f: np.ndarray,
+) -> tuple[int, float, np.ndarray]:
+    """FirstFit's window on the profile rows (``firstfit.first_fit`` on ``Profile.gaps``).
+
+    ``cols``: the nodes of performance >= the job's minimum; ``rank``: each node's place in
+    (price, position) order; ``levels`` highest first with their window ``lengths``;
+    ``budget`` in cost units, -1 for none. Returns (level index, start, the n chosen node
+    positions), level index -1 when no window starts before ``before``. ``scratch_i`` and
+    ``scratch_f`` (one int and three floats per row entry and row, at least) hold the gaps.
+    """
+    none = np.empty(0, dtype=np.int64)
+    third = scratch_f.size // 3
+    gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
+    size = _row_gaps(
+        bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without, gn, ges, gend, graw
+    )
+    if size < n:
+        return -1, 0.0, none
+    gn, ges, gend = gn[:size], ges[:size], gend[:size]
+    by_rank = none  # lite takes members in (price, position) order: sorted when first needed
+    es_min = ges.min()
+    best_k = -1
+    best_t = math.inf
+    best_value = 0.0
+    best_length = 0.0
+    best_cost = 0.0
+    best_chosen = none
+    member = np.empty(size, dtype=np.bool_)
+    last = np.empty(size)
+    # Each node's longest gap: a level whose window fits in fewer than n nodes' longest gaps, or in
+    # none of its own performance, has no candidate (on many levels most have none).
+    longest = np.zeros(perf.size)
+    for g in range(size):
+        longest[gn[g]] = max(longest[gn[g]], gend[g] - ges[g])
+    for k in range(levels.size):
+        if best_k >= 0 and best_t < es_min - EPS:
+            break  # no later level can start earlier than the incumbent
+        level = levels[k]
+        length = lengths[k]
+        fit = 0
+        fit_exact = 0
+        for x in cols:
+            if perf[x] >= level and longest[x] >= length - EPS:
+                fit += 1
+                if perf[x] == level:
+                    fit_exact += 1
+        if fit < n or fit_exact == 0:
+            continue
+        members = 0
+        exacts = 0
+        for g in range(size):
+            p = perf[gn[g]]
+            member[g] = p >= level and gend[g] - ges[g] >= length - EPS
+            last[g] = gend[g] - length + EPS
+            if member[g]:
+                members += 1
+                if p == level:
+                    exacts += 1
+        if members < n or exacts == 0:
+            continue
+        a = np.empty(members)
+        b = np.empty(members)
+        ax = np.empty(exacts)
+        bx = np.empty(exacts)
+        i = 0
+        j = 0
+        for g in range(size):
+            if member[g]:
+                a[i] = ges[g]
+                b[i] = last[g]
+                i += 1
+                if perf[gn[g]] == level:
+                    ax[j] = ges[g]
+                    bx[j] = last[g]
+                    j += 1
+        a.sort()
+        b.sort()
+        ax.sort()
+        bx.sort()
+        cut = best_t + EPS if best_k >= 0 else before
+        ia = 0
+        ib = 0
+        jx = 0
+        jb = 0
+        prev = -math.inf
+        for i in range(members):
+            t = a[i]
+            if t == prev:
+                continue
+            prev = t
+            if t >= cut:
+                break
+            while ia < members and a[ia] <= t:
+                ia += 1
+            while ib < members and b[ib] < t:
+                ib += 1
+            while jx < exacts and ax[jx] <= t:
+                jx += 1
+            while jb < exacts and bx[jb] < t:
+                jb += 1
+            if ia - ib < n or jx - jb < 1:
+                continue
+            if by_rank.size == 0:
+                by_rank = np.argsort(rank[gn], kind="mergesort")
+            chosen = _lite(gn, ges, last, member, perf, by_rank, level, n, t)
+            if budget >= 0:
+                units = 0
+                for c in chosen:
+                    units += min(math.ceil(price[c] * length / resolution - 1e-9), UNITS_CAP)
+                if units > budget:
+                    continue  # the cheapest choice is over budget: the next time
+            value = 0.0
+            for _ in range(n):
+                value += -t
+            ordered = np.sort(chosen)
+            total = 0.0
+            for c in ordered:
+                total += price[c]
+            cost = length * total
+            # FirstFit's order: the value within EPS, then earlier t, shorter T, lower cost.
+            if best_k < 0 or value > best_value + EPS:
+                better = True
+            elif value < best_value - EPS:
+                better = False
+            elif t != best_t:
+                better = t < best_t
+            elif length != best_length:
+                better = length < best_length
+            else:
+                better = cost < best_cost
+            if better:
+                best_k, best_t, best_value, best_length, best_cost, best_chosen = k, t, value, length, cost, chosen
+            break  # the first affordable time decides this level
+    return best_k, best_t, best_chosen
+
+
+@njit(cache=True, nogil=True)
+def _lite(
+    gn: np.ndarray,
+    ges: np.ndarray,
+    last: np.ndarray,
+    member: np.ndarray,
+    perf: np.ndarray,
+    by_rank: np.ndarray,
+    P: float,
+    n: int,
+    t: float,
+) -> np.ndarray:
+    """The n cheapest members that hold t; if none has performance exactly P, the dearest of
+    them gives way to the cheapest that has (``firstfit._lite_choice``)."""
+    chosen = np.empty(n, dtype=np.int64)
+    m = 0
+    exact = False
+    first_exact = -1
+    for g in by_rank:
+        if not member[g] or ges[g] > t or last[g] < t:
+            continue
+        if m < n:
+            chosen[m] = gn[g]
+            m += 1
+            if perf[gn[g]] == P:
+                exact = True
+        elif exact:
+            break
+        if perf[gn[g]] == P and first_exact < 0:
+            first_exact = gn[g]
+            if m >= n:
+                break
+    if not exact:
+        chosen[n - 1] = first_exact
+    return chosen
+
+
+@njit(cache=True, nogil=True)
+def insert_rows(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    xs: np.ndarray,
+    start: float,
+    ends: np.ndarray,
+    who: int,
+) -> None:
+    """Put [start, ends[i]) into row xs[i] in its sorted place (after any that start at ``start``).
+    The caller makes sure every row has a spare column."""
+    for i in range(xs.size):
+        x = xs[i]
+        c = count[x]
+        at = 0
+        while at < c and bs[x, at] <= start:
+            at += 1
+        for k in range(c, at, -1):
+            bs[x, k] = bs[x, k - 1]
+            be[x, k] = be[x, k - 1]
+            owner[x, k] = owner[x, k - 1]
+        bs[x, at] = start
+        be[x, at] = ends[i]
+        owner[x, at] = who
+        count[x] = c + 1
+
+
+@njit(cache=True, nogil=True)
+def delete_rows(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    xs: np.ndarray,
+    start: float,
+    ends: np.ndarray,
+) -> int:
+    """Take [start, ends[i]) out of row xs[i] (the first that matches within EPS); -1 when done,
+    else the position in ``xs`` of the first row that does not hold its interval (nothing changed)."""
+    found = np.empty(xs.size, dtype=np.int64)
+    for i in range(xs.size):
+        x = xs[i]
+        found[i] = -1
+        for k in range(count[x]):
+            if abs(bs[x, k] - start) <= EPS and abs(be[x, k] - ends[i]) <= EPS:
+                found[i] = k
+                break
+        if found[i] < 0:
+            return i
+    for i in range(xs.size):
+        x = xs[i]
+        c = count[x]
+        for k in range(found[i], c - 1):
+            bs[x, k] = bs[x, k + 1]
+            be[x, k] = be[x, k + 1]
+            owner[x, k] = owner[x, k + 1]
+        bs[x, c - 1] = math.inf
+        be[x, c - 1] = math.inf
+        owner[x, c - 1] = -1
+        count[x] = c - 1
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def unverify(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    perf: np.ndarray,
+    fx: np.ndarray,
+    fa: np.ndarray,
+    fb: np.ndarray,
+    jobs: np.ndarray,
+    active: np.ndarray,
+    verified: np.ndarray,
+    arrival: np.ndarray,
+    volume: np.ndarray,
+    min_perf: np.ndarray,
+    start: np.ndarray,
+    factor: float,
+    now: float,
+    mover: int,
+) -> int:
+    """Clear the certificate of every active, verified job in ``jobs`` that a freed gap
+    [fa, fb) on node fx could help (``backfill._Replanner._unverify``); how many were cleared.
+
+    A new feasible window must overlap a freed gap and fit in it merged with its free
+    neighbours: start s >= max(A, e_j), s < min(S_j, b), s + T <= B, with T >= V_j / p_x. A
+    job whose own interval bounds the gap may also use that part.
+    """
+    F = fx.size
+    A = np.empty(F)
+    B = np.empty(F)
+    lo_owner = np.empty(F, dtype=np.int64)
+    hi_owner = np.empty(F, dtype=np.int64)
+    A2 = np.empty(F)
+    B2 = np.empty(F)
+    for f in range(F):  # Profile.gaps_around
+        x = fx[f]
+        c = count[x]
+        left = -1  # the last busy interval that ends by fa (rows are sorted)
+        right = 0  # the first that starts from fb
+        for k in range(c):
+            if be[x, k] <= fa[f] + EPS:
+                left += 1
+            if bs[x, k] < fb[f] - EPS:
+                right += 1
+        A[f] = max(be[x, left], istart) if left >= 0 else istart
+        lo_owner[f] = owner[x, left] if left >= 0 else -1
+        A2[f] = max(be[x, left - 1], istart) if left >= 1 else istart
+        B[f] = min(bs[x, right], iend) if right < c else iend
+        hi_owner[f] = owner[x, right] if right < c else -1
+        B2[f] = min(bs[x, right + 1], iend) if right + 1 < c else iend
+    cleared = 0
+    for j in jobs:
+        if j == mover or not active[j] or not verified[j]:
+            continue
+        for f in range(F):
+            px = perf[fx[f]]
+            if min_perf[j] > px + EPS:
+                continue
+            lo = A2[f] if lo_owner[f] == j else A[f]
+            hi = B2[f] if hi_owner[f] == j else B[f]
+            s0 = max(lo, max(arrival[j], now))
+            if s0 >= min(start[j], fb[f]) + EPS:
+                continue
+            if s0 + volume[j] / px * factor <= hi + EPS:
+                verified[j] = False
+                cleared += 1
+                break
+    return cleared
+
+
+@njit(cache=True, nogil=True)
+def _holding_gap(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    x: int,
+    t: float,
+    end: float,
+    without: int,
+) -> tuple[float, float]:
+    """(start, end) of the gap of row x that holds [t, end], ``without``'s interval given back."""
+    gs = istart
+    for k in range(count[x] + 1):
+        if k < count[x] and without >= 0 and owner[x, k] == without:
+            continue
+        ge = min(bs[x, k], iend) if k < count[x] else iend
+        if gs <= t + EPS and ge >= end - EPS:
+            return gs, ge
+        if k < count[x]:
+            gs = max(be[x, k], istart)
+    raise ValueError("a window's part is not in a free gap")
