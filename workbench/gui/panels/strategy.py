@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from workbench.engine import registry
 from workbench.engine.errors import ValidationError
-from workbench.engine.registry import Param
+from workbench.engine.params import Param
 from workbench.gui import palette
 from workbench.gui.panels import scrolling
 from workbench.session import edits

@@ -1,0 +1,634 @@
+"""The catalogue of named strategies (docs/design.md "Named strategies"; STYLE.md point 7).
+
+Each entry is a ``StrategyInfo``: a name, a family (``selector``, ``flow`` or ``grid``), a
+one-line description with its paper, a parameter schema with defaults (``params.Param``),
+and the flow that runs it. Square-window selectors are keyword records (``_Selector``): a
+criterion, Lite or exact choice, their own parameters. ``registry`` looks strategies up by
+name; the CLI's ``strategies`` command, the GUI's strategy panel and the docs are built from
+``CATALOGUE``, in its order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.engine import criteria as cr
+from workbench.engine.errors import ParameterError
+from workbench.engine.flow import batching as bt
+from workbench.engine.flow.backfill import REPLAN_MODES, backfill_placer
+from workbench.engine.flow.bsf import RULES, bsf_placer, check_bsf_params
+from workbench.engine.flow.css import VO_CRITERIA, CssSpec, slicer_placer
+from workbench.engine.flow.cycles import DEFAULT_MAX_CYCLES, run_cycles
+from workbench.engine.flow.easy import easy
+from workbench.engine.model import Environment
+from workbench.engine.params import Param
+from workbench.engine.references import cite
+from workbench.engine.rough import ROUGH_CRITERIA, SHAPES, CommonStatsAMP, RoughSelector
+from workbench.engine.search import SearchSpec
+from workbench.engine.selectors import CRITERIA, MultipleBest, SearchSelector, Selector, make_criterion
+from workbench.engine.simulate import FlowRun, Recorder
+
+# Checks the parameters, then returns the run: a generator of snapshots (simulate.py).
+Flow = Callable[[Environment, dict[str, Any], Recorder], FlowRun]
+
+
+@dataclass(frozen=True)
+class StrategyInfo:
+    name: str
+    family: str
+    description: str
+    params: tuple[Param, ...]
+    flow: Flow = field(repr=False)
+
+    def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults overlaid with ``params``, each checked; unknown names are errors."""
+        known = {p.name: p for p in self.params}
+        out = {p.name: p.default for p in self.params}
+        for key, value in (params or {}).items():
+            if key not in known:
+                expected = ", ".join(known) or "none"
+                raise ParameterError(str(key), f"unknown parameter of {self.name}; it takes: {expected}")
+            out[key] = known[key].coerce(value)
+        return out
+
+
+RESOLUTION = Param(
+    "resolution",
+    float,
+    1.0,
+    "cost resolution of the exact choice (DESIGN.md cost units); a DP over 128 MiB stops with an error",
+    minimum=1e-6,  # finer steps drown in the 1e-9 rounding tolerance of the units
+)
+SHAPE = Param(
+    "shape",
+    str,
+    "square",
+    "square windows (every part V / P_min) or a rough right edge (each part V / p_i) " + cite("000", "§3"),
+    choices=SHAPES,
+)
+AEP_CRITERIA = {
+    "AMP": "start",
+    "MinFinish": "finish",
+    "MinCost": "cost",
+    "MinRunTime": "runtime",
+    "MinProcTime": "proc_time",
+}
+ATTRIBUTE = Param("attribute", str, "q", "node attribute to maximise")
+PAST_COP = tuple(
+    Param(key, float, value, f"CoP/PAST rule weight {key} " + cite("001", "Table 1"))
+    for key, value in cr.PAST_COP_DEFAULTS.items()
+)
+
+
+CATALOGUE: list[StrategyInfo] = []  # every strategy, in the order the lists show them
+
+
+def _add(info: StrategyInfo) -> StrategyInfo:
+    CATALOGUE.append(info)
+    return info
+
+
+def selector_named(name: str, params: dict[str, Any]) -> Selector:
+    """The selector of the catalogue's selector ``name`` (its exact name) with ``params`` resolved."""
+    info = next(info for info in CATALOGUE if info.name == name and info.family == "selector")
+    return SELECTOR_BUILDERS[name](info.resolve(params))
+
+
+def _selector_flow(build: Callable[[dict[str, Any]], Selector]) -> Flow:
+    """Any selector as conservative backfilling, cycle by cycle."""
+
+    def flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+        placer = backfill_placer(build(params), params["dynamic"], replan=params["replan"])
+        return run_cycles(env, rec, placer, bt.AllJobs(), params["max_cycles"])
+
+    return flow
+
+
+PICK = Param(
+    "pick",
+    str,
+    "cheapest",
+    "which n nodes at the earliest start: the cheapest, or the first found (the free slots that began "
+    "first, as the paper's scan meets them; rough windows only) " + cite("000", "§5"),
+    choices=("cheapest", "first"),
+)
+QUANTUM = Param(
+    "quantum",
+    float,
+    0.0,
+    "time quantum: every window's length rounded up to whole quanta (0: V / P exactly; the papers' "
+    "simulators count whole units of time)",
+    minimum=0.0,
+)
+ORDER = Param(
+    "order",
+    str,
+    "time",
+    "time: the earliest window; performance: the paper's literal scan, the first window of the fastest "
+    "group of nodes that has one " + cite("002", "§3.2"),
+    choices=("time", "performance"),
+)
+DYNAMIC = Param("dynamic", bool, True, "react to early completions (actual_fraction < 1) by planning again")
+REPLAN = Param(
+    "replan",
+    str,
+    "search",
+    "how a waiting job moves up after an early completion: search, its window found again on any nodes; "
+    "nodes, the same nodes at the earliest start they allow (the plan run on the chosen resources) "
+    + cite("000", "§7.2"),
+    choices=REPLAN_MODES,
+)
+MAX_CYCLES = Param(
+    "max_cycles",
+    int,
+    DEFAULT_MAX_CYCLES,
+    "most scheduling cycles when the horizon is unbounded",
+    minimum=1,
+    maximum=100_000,  # each cycle keeps a snapshot
+)
+
+
+SELECTOR_BUILDERS: dict[str, Callable[[dict[str, Any]], Selector]] = {}  # by strategy name
+
+
+@dataclass(frozen=True)
+class _Selector:
+    """A square-window selector of the catalogue: its criterion (made from the parameters), the
+    choice (exact: the largest sum of z; else Lite, the n cheapest), its own parameters besides
+    ``resolution`` and ``quantum``, and the share of V / P it reserves (BFshort: 0.99)."""
+
+    name: str
+    description: str
+    criterion: Callable[[dict[str, Any]], cr.Criterion]
+    exact: bool
+    params: tuple[Param, ...] = ()
+    length_factor: float = 1.0
+
+    def build(self, params: dict[str, Any]) -> Selector:
+        """The selector for resolved ``params``: the square-window search, or AEP's rough-edged one."""
+        pick = params.get("pick", "cheapest")
+        if params.get("shape") == "rough":
+            if params["quantum"] > 0:
+                raise ParameterError("quantum", "applies to square windows; a rough edge has no common length")
+            return RoughSelector(self.name, AEP_CRITERIA[self.name], params["resolution"], pick)
+        if pick != "cheapest":
+            raise ParameterError("pick", "first applies to rough-edged windows (shape=rough)")
+        spec = SearchSpec(
+            self.criterion(params), self.exact, self.length_factor, params["resolution"], params["quantum"]
+        )
+        return SearchSelector(self.name, spec)
+
+
+def _define_selectors() -> None:
+    def simple(make: Callable[[], cr.Criterion]) -> Callable[[dict[str, Any]], cr.Criterion]:
+        return lambda params: make()
+
+    def attribute(params: dict[str, Any]) -> cr.Criterion:
+        return cr.Attribute(params["attribute"])
+
+    def past(params: dict[str, Any]) -> cr.Criterion:
+        return cr.Past(**{key: params[key] for key in cr.PAST_COP_DEFAULTS})
+
+    def cop(params: dict[str, Any]) -> cr.Criterion:
+        return cr.CoordinatedPlacement(**{key: params[key] for key in cr.PAST_COP_DEFAULTS})
+
+    def start_or_scan(params: dict[str, Any]) -> cr.Criterion:
+        # The paper's literal scan returns the first window of the fastest group that has one:
+        # the shortest T first, then (the search's tie rule) the earliest start, i.e. -T.
+        return cr.StartTime() if params["order"] == "time" else cr.RunTime()
+
+    table = [
+        _Selector(
+            name="FirstFit",
+            description="the earliest window, on its cheapest free nodes " + cite("002", "§4.2"),
+            criterion=start_or_scan,
+            exact=False,
+            params=(ORDER,),
+        ),
+        _Selector(
+            name="AMP",
+            description="the earliest window the budget allows, without optimising anything else " + cite("000", "§5"),
+            criterion=simple(cr.StartTime),
+            exact=False,
+            params=(SHAPE, PICK),
+        ),
+        _Selector(
+            name="MinFinish",
+            description="the window that ends first (a user's own preference) " + cite("000", "§6.1"),
+            criterion=simple(cr.FinishTime),
+            exact=True,
+            params=(SHAPE,),
+        ),
+        _Selector(
+            name="MinCost",
+            description="the cheapest window (a user's own preference) " + cite("000", "§6.1"),
+            criterion=simple(cr.Cost),
+            exact=True,
+            params=(SHAPE,),
+        ),
+        _Selector(
+            name="MinRunTime",
+            description="the window on the fastest nodes, so the shortest run " + cite("000", "§6.1"),
+            criterion=simple(cr.RunTime),
+            exact=True,
+            params=(SHAPE,),
+        ),
+        _Selector(
+            name="MinProcTime",
+            description="the least processor time, the sum of the parts' own run times " + cite("000", "§5"),
+            criterion=simple(cr.ProcTime),
+            exact=True,
+            params=(SHAPE,),
+        ),
+        _Selector(
+            name="MaxQ",
+            description="the nodes with the most of an attribute (e.g. quality q), exactly within budget "
+            + cite("002", "§4.2"),
+            criterion=attribute,
+            exact=True,
+            params=(ATTRIBUTE,),
+        ),
+        _Selector(
+            name="MaxQ Lite",
+            description="the most of an attribute among the cheapest nodes (fast) " + cite("002", "§4.2"),
+            criterion=attribute,
+            exact=False,
+            params=(ATTRIBUTE,),
+        ),
+        _Selector(
+            name="DEP",
+            description="dependable: the most room around the window, so a late task does not hurt it "
+            + cite("002", "§4.3"),
+            criterion=simple(cr.Dependable),
+            exact=True,
+        ),
+        _Selector(
+            name="DEP Lite",
+            description="dependable among the cheapest nodes (fast) " + cite("002", "§4.3"),
+            criterion=simple(cr.Dependable),
+            exact=False,
+        ),
+        _Selector(
+            name="COORD",
+            description="coordinated: the window that fits its gaps most snugly, leaving little idle time "
+            + cite("002", "§4.3"),
+            criterion=simple(cr.Coordinated),
+            exact=True,
+        ),
+        _Selector(
+            name="COORD Lite",
+            description="coordinated among the cheapest nodes (fast) " + cite("002", "§4.3"),
+            criterion=simple(cr.Coordinated),
+            exact=False,
+        ),
+        _Selector(
+            name="BFstart",
+            description="backfilling: each job in queue order at its earliest start " + cite("001", "§4.1"),
+            criterion=start_or_scan,
+            exact=True,
+            params=(ORDER,),
+        ),
+        _Selector(
+            name="BFfinish",
+            description="backfilling: each job in queue order at its earliest finish " + cite("001", "§4.1"),
+            criterion=simple(cr.FinishTime),
+            exact=True,
+        ),
+        _Selector(
+            name="BFshort",
+            description="BFfinish with every run 1 % shorter, a reference point " + cite("001", "§4.1"),
+            criterion=simple(cr.FinishTime),
+            exact=True,
+            length_factor=0.99,
+        ),
+        _Selector(
+            name="MinLSum",
+            description="the window that leaves the least idle time beside it, L_Σ = Σ (L_left + L_right) "
+            + cite("001", "§3"),
+            criterion=simple(cr.GapSum),
+            exact=True,
+        ),
+        _Selector(
+            name="MinLMinSum",
+            description="the window nearest its neighbours, L_minΣ = Σ min(L_left, L_right) → min (the preliminary "
+            "experiment of " + cite("001", "§3") + ")",
+            criterion=simple(cr.NearestGap),
+            exact=True,
+        ),
+        _Selector(
+            name="PAST",
+            description="earliest finish, preferring windows that touch their neighbours (PAST rules) "
+            + cite("001", "§4.1"),
+            criterion=past,
+            exact=True,
+            params=PAST_COP,
+        ),
+        _Selector(
+            name="CoP",
+            description="earliest finish, preferring snug windows and slower nodes (CoP rules) "
+            + cite("001", "§3.2, §4.1"),
+            criterion=cop,
+            exact=True,
+            params=PAST_COP,
+        ),
+    ]
+    for entry in table:
+        _register_selector(entry.name, entry.description, (*entry.params, RESOLUTION, QUANTUM), entry.build)
+
+    mb_params = (
+        Param(
+            "by",
+            str,
+            "q",
+            "criterion that picks the best alternative (the paper's: the most Q) " + cite("002", "§4.2"),
+            choices=tuple(CRITERIA),
+        ),
+        Param("max_alternatives", int, 50, "most FirstFit alternatives to collect", minimum=1, maximum=10_000),
+        RESOLUTION,
+    )
+
+    def build_mb(params: dict[str, Any]) -> Selector:
+        return MultipleBest(
+            "MultipleBest", make_criterion(params["by"]), params["max_alternatives"], params["resolution"]
+        )
+
+    _register_selector(
+        "MultipleBest",
+        "collects many earliest windows that do not overlap, then keeps the best by a criterion " + cite("002", "§4.2"),
+        mb_params,
+        build_mb,
+    )
+
+    csa_params = (
+        Param("by", str, "cost", "criterion that picks the extreme alternative", choices=ROUGH_CRITERIA),
+        Param("max_alternatives", int, 50, "most AMP alternatives to collect", minimum=1, maximum=10_000),
+        SHAPE,
+        RESOLUTION,
+    )
+
+    def build_csa(params: dict[str, Any]) -> Selector:
+        return CommonStatsAMP("CSA", params["by"], params["shape"], params["max_alternatives"], params["resolution"])
+
+    _register_selector(
+        "CSA",
+        "collects disjoint AMP windows, then keeps the extreme one by a criterion " + cite("000", "§5"),
+        csa_params,
+        build_csa,
+    )
+
+
+def _register_selector(
+    name: str, description: str, params: tuple[Param, ...], build: Callable[[dict[str, Any]], Selector]
+) -> None:
+    full = (*params, DYNAMIC, REPLAN, MAX_CYCLES)
+    _add(StrategyInfo(name, "selector", description, full, _selector_flow(build)))
+    SELECTOR_BUILDERS[name] = build
+
+
+_define_selectors()
+
+
+BATCHING = (
+    Param(
+        "batching",
+        str,
+        "all",
+        "how each cycle's batch is chosen from the queue " + cite("003"),
+        choices=bt.METHODS,
+    ),
+    Param("batch_size", int, 10, "jobs per batch for random batching", minimum=1, maximum=1_000_000),
+    Param("seed", int, 0, "random batching seed"),
+    Param(
+        "limit_coefficient",
+        float,
+        0.5,
+        "Knapsack and MDq limit: fraction of the cycle's slot time or cost",
+        minimum=0.0,
+        maximum=1.0,
+        exclusive_minimum=True,
+    ),
+    Param(
+        "mdq_limit",
+        str,
+        "hard",
+        "MDq: hard (the knapsack's cap) or soft (the paper's: C_v = limit_coefficient, no cap) " + cite("003", "§1.3"),
+        choices=bt.MDQ_LIMITS,
+    ),
+    *(
+        Param(
+            key,
+            float,
+            value,
+            f"weight {key} of the compatibility score Dq " + cite("003", "eqs. 1-5"),
+            minimum=0.0 if key.startswith("c_") else None,
+            exclusive_minimum=key.startswith("c_"),
+        )
+        for key, value in bt.DQ_DEFAULTS.items()
+    ),
+)
+CSS_PARAMS = (
+    Param(
+        "vo_criterion",
+        str,
+        "cpu_time",
+        "what the virtual organisation optimises when it picks one window per job " + cite("000", "eqs. 6-9"),
+        choices=VO_CRITERIA,
+    ),
+    # An unbounded horizon offers endless alternatives: each one is a window held in memory.
+    Param("max_alternatives", int, 20, "most alternatives per job and cycle", minimum=1, maximum=10_000),
+    RESOLUTION,
+    SHAPE,
+)
+
+
+def css_spec(params: dict[str, Any]) -> CssSpec:
+    return CssSpec(params["vo_criterion"], params["max_alternatives"], params["resolution"], params["shape"])
+
+
+def _css_flow(slices_param: bool) -> Flow:
+    def flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+        slices = params["slices"] if slices_param else 1
+        placer = slicer_placer(css_spec(params), slices)
+        return run_cycles(env, rec, placer, bt.make_batch_former(params), params["max_cycles"])
+
+    return flow
+
+
+def _bsf_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+    check_bsf_params(params["rule"], params["n_high"], params["high_fraction"], params["slices"], len(env.jobs))
+    chosen = selector_named(params["selector"], {"resolution": params["resolution"]})
+    placer = bsf_placer(
+        chosen,
+        params["rule"],
+        params["n_high"],
+        params["high_fraction"],
+        params["slices"],
+        css_spec(params),
+        params["dynamic"],
+        params["replan"],
+    )
+    return run_cycles(env, rec, placer, bt.make_batch_former(params), params["max_cycles"])
+
+
+def _easy_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
+    return easy(env, params, rec)
+
+
+def _define_flows() -> None:
+    selector_names = tuple(info.name for info in CATALOGUE if info.family == "selector")
+    _add(
+        StrategyInfo(
+            "EASY",
+            "flow",
+            "EASY backfilling: start what fits now without delaying the first job in the queue " + cite("004", "§3"),
+            (Param("fast_path", bool, True, "host-level fast path when all nodes are identical"),),
+            _easy_flow,
+        )
+    )
+    _add(
+        StrategyInfo(
+            "CSS",
+            "flow",
+            "cyclic scheme: several windows per job by its own preference, then the best combination " + cite("000"),
+            (*CSS_PARAMS, *BATCHING, MAX_CYCLES),
+            _css_flow(False),
+        )
+    )
+    _add(
+        StrategyInfo(
+            "Batch-slicer",
+            "flow",
+            "the cyclic scheme on k slices of the batch in turn " + cite("000", "§3"),
+            (
+                Param("slices", int, 5, "number of sub-batches k", minimum=1, maximum=1_000_000),
+                *CSS_PARAMS,
+                *BATCHING,
+                MAX_CYCLES,
+            ),
+            _css_flow(True),
+        )
+    )
+    _add(
+        StrategyInfo(
+            "BSF",
+            "flow",
+            "batch-slicer for the high-priority jobs, backfilling for the rest " + cite("000", "§4"),
+            (
+                Param("rule", str, "order", "how high-priority jobs are chosen", choices=RULES),
+                Param(
+                    "n_high",
+                    int,
+                    -1,
+                    "how many jobs get high priority; -1 means use the high_fraction share instead",
+                    minimum=-1,
+                ),
+                Param(
+                    "high_fraction", float, 0.5, "fraction of the batch that is high-priority", minimum=0.0, maximum=1.0
+                ),
+                Param("slices", int, 1, "sub-batches of the sliced part", minimum=1, maximum=1_000_000),
+                Param("selector", str, "FirstFit", "selector of the backfilled part", choices=selector_names),
+                DYNAMIC,
+                REPLAN,
+                *CSS_PARAMS,
+                *BATCHING,
+                MAX_CYCLES,
+            ),
+            _bsf_flow,
+        )
+    )
+
+
+_define_flows()
+
+OVERHEAD = Param(
+    "overhead",
+    float,
+    0.25,
+    "multi-site overhead p: a job split over machines runs (1 + p)·T; 0.25 is 25 % " + cite("004", "§3.1"),
+    minimum=0.0,
+    maximum=3.0,  # the paper's range, 0 … 300 %
+)
+
+
+def _define_grid() -> None:
+    from workbench.engine.grid.sim import grid_flow
+
+    entries = (
+        ("Local", "local", "each site runs EASY on its own jobs, on its own machine", (), "§3 (1)"),
+        (
+            "Job sharing",
+            "share",
+            "one grid queue; each job on the machine it leaves fewest idle nodes on (BestFit), then EASY",
+            (),
+            "§3 (2)",
+        ),
+        (
+            "Multi-site",
+            "multi",
+            "job sharing, and a job that fits no machine now runs over several, stretched by the overhead",
+            (OVERHEAD,),
+            "§3 (3)",
+        ),
+        (
+            "Adaptive multi-site",
+            "adaptive",
+            "multi-site only when that completes sooner than the job's earliest single-machine run",
+            (OVERHEAD,),
+            "§3.1, Fig. 4",
+        ),
+    )
+    for name, mode, text, params, where in entries:
+        _add(StrategyInfo(name, "grid", f"{text} {cite('004', where)}", params, grid_flow(mode)))
+
+    from workbench.engine.grid.economic import MACHINE_FUNCTIONS, USER_FUNCTIONS, economic_flow
+
+    _add(
+        StrategyInfo(
+            "Economic",
+            "grid",
+            "each machine offers its idle intervals, the job books the offer of highest user utility "
+            "UV = UF(MF); co-allocated over machines when none is wide enough " + cite("004", "§4"),
+            (
+                Param(
+                    "machine_function",
+                    str,
+                    "MF1",
+                    "the machines' value MF1–MF6 of an offer (its price) " + cite("004", "§4.5"),
+                    choices=tuple(MACHINE_FUNCTIONS),
+                ),
+                Param(
+                    "user_function",
+                    str,
+                    "UF1",
+                    "the users' utility: UF1 −start, UF2 −cost, UF3 −(start + cost), UF4 −(start + 2·cost), "
+                    "UF5 −(2·start + cost) " + cite("004", "§4.5"),
+                    choices=tuple(USER_FUNCTIONS),
+                ),
+                Param(
+                    "starts",
+                    int,
+                    4,
+                    "feasible start times each machine offers (the fine selection's steps; UF1 needs only the first)",
+                    minimum=1,
+                    maximum=64,
+                ),
+                Param(
+                    "ties",
+                    str,
+                    "value",
+                    "how offers of equal user utility are decided (under UF1 every offer at one start; the paper "
+                    "names no rule): value, the lowest machine value; fit, the least idle node-time left beside "
+                    "the job (before + after + parallel), with the best-fitting nodes when UF1 leaves their choice "
+                    "open " + cite("004", "§4.3"),
+                    choices=("value", "fit"),
+                ),
+                OVERHEAD,
+            ),
+            economic_flow,
+        )
+    )
+
+
+_define_grid()
