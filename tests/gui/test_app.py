@@ -31,7 +31,7 @@ def wait_result(qtbot, win):
 
 def drawn_windows(win):
     layer = win.chart.windows
-    return sorted(zip(layer._x.tolist(), layer._y.tolist(), layer._w.tolist(), strict=True))
+    return sorted(zip(layer.x.tolist(), layer.y.tolist(), layer.w.tolist(), strict=True))
 
 
 def expected_windows(env, schedule):
@@ -193,7 +193,7 @@ def test_compare_three_strategies(qtbot, window):
 
 def drawn_windows_of(chart):
     layer = chart.windows
-    return sorted(zip(layer._x.tolist(), layer._y.tolist(), layer._w.tolist(), strict=True))
+    return sorted(zip(layer.x.tolist(), layer.y.tolist(), layer.w.tolist(), strict=True))
 
 
 def test_exports(qtbot, window, tmp_path):
@@ -417,7 +417,7 @@ def test_drawn_solid_rectangles_never_overlap_on_a_node(chart, env, name):
 def _assert_no_overlap(chart):
     layer = chart.windows
     by_row = {}
-    for x, y, w in zip(layer._x.tolist(), layer._y.tolist(), layer._w.tolist(), strict=True):
+    for x, y, w in zip(layer.x.tolist(), layer.y.tolist(), layer.w.tolist(), strict=True):
         by_row.setdefault(y, []).append((x, x + w))
     for spans in by_row.values():
         spans.sort()
@@ -815,7 +815,7 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
     w = multi[0]
     k = win.chart._window_list.index(w)
     mine = win.chart._window_rect_job == k
-    site_rows = {env.nodes[int(rows.node_at[int(y)])].site for y in win.chart.windows._y[mine]}
+    site_rows = {env.nodes[int(rows.node_at[int(y)])].site for y in win.chart.windows.y[mine]}
     assert len(site_rows) == 2 and len(set(win.chart.windows._group[mine].tolist())) == 1
     tip = win.chart._window_tip(env, w)
     assert "multi-site over 2 machines" in tip and "overhead 25 %" in tip
@@ -927,3 +927,39 @@ def test_reset_cancels_a_step_being_computed(qtbot):
     qtbot.wait(50)
     assert cycles.sim is None and cycles.position == -1
     assert "Press Step" in cycles.info.text()
+
+
+def test_compare_reports_a_strategy_that_fails_unexpectedly_and_keeps_the_others(qtbot, window, monkeypatch):
+    """Any exception in one compared strategy (not only the engine's own errors) becomes an error line
+    naming it; the other strategies' results arrive and Compare stops saying it is running."""
+    from workbench.engine import registry
+    from workbench.gui.panels.compare import CompareDialog
+
+    real_run = registry.run
+
+    def run(env, name, *args, **kwargs):
+        if name == "MinCost":
+            raise RuntimeError("a bug in a plug-in")
+        return real_run(env, name, *args, **kwargs)
+
+    monkeypatch.setattr(registry, "run", run)
+    win = window()
+    dialog = CompareDialog(win.document, win)
+    qtbot.addWidget(dialog)
+    dialog.set_chosen(["FirstFit", "MinCost", "CoP"])
+    dialog.compare()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert list(dialog.results) == ["FirstFit", "CoP"]
+    assert "MinCost: internal error: RuntimeError('a bug in a plug-in')" in dialog.note.text()
+
+
+def test_a_live_run_that_fails_outside_the_strategy_is_reported_not_lost(qtbot, window, monkeypatch):
+    """An exception after the strategy ran (preparing its measures) reaches the status as an error and
+    the runner is no longer busy; the next edit runs again."""
+    from workbench.gui import workers
+
+    win = window()
+    monkeypatch.setattr(workers, "prepare", lambda env, schedule: (_ for _ in ()).throw(ValueError("boom")))
+    win.run_now()
+    qtbot.waitUntil(lambda: not win.runner.busy, timeout=30_000)
+    assert win.document.result is None and "internal error: ValueError('boom')" in (win.document.error or "")

@@ -197,7 +197,7 @@ def test_selecting_or_hovering_a_job_highlights_all_its_parts(qtbot):
     wide = max(schedule.windows, key=lambda w: len(w.nodes))
     chart.set_selected(wide.job)
     assert chart.veil.count == 1
-    assert sorted(chart.focus._y.tolist()) == sorted(float(env.node_index[n]) for n in wide.nodes)
+    assert sorted(chart.focus.y.tolist()) == sorted(float(env.node_index[n]) for n in wide.nodes)
     other = next(w for w in schedule.windows if w.job != wide.job)
     chart.set_hovered(other.job)  # hovering wins while it lasts
     assert chart.focus.count == len(other.nodes)
@@ -206,9 +206,9 @@ def test_selecting_or_hovering_a_job_highlights_all_its_parts(qtbot):
     chart.set_selected(None)
     assert chart.veil.count == 0 and chart.focus.count == 0
     # Colouring by criterion regroups the windows without changing where they are.
-    before = (chart.windows._x.copy(), chart.windows._w.copy())
+    before = (chart.windows.x.copy(), chart.windows.w.copy())
     chart.set_colour_by("criterion")
-    assert np.array_equal(chart.windows._x, before[0]) and np.array_equal(chart.windows._w, before[1])
+    assert np.array_equal(chart.windows.x, before[0]) and np.array_equal(chart.windows.w, before[1])
     assert "criterion" in chart.getPlotItem().titleLabel.text
 
 
@@ -385,7 +385,7 @@ def test_node_rows_sort_by_performance_or_price(qtbot, tmp_path):
     # The parts of a window sit on the rows of its nodes.
     w = schedule.windows[0]
     rows = {float(by_row.index(env.node_index[n])) for n in w.nodes}
-    drawn = {y for x, y in zip(chart.windows._x, chart.windows._y, strict=True) if x == w.start}
+    drawn = {y for x, y in zip(chart.windows.x, chart.windows.y, strict=True) if x == w.start}
     assert rows <= drawn
     # A double-click adds a task to the node on that row, not to the node at that list position.
     added = []
@@ -437,7 +437,7 @@ def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
     chart.set_snapshot(env, snap)
     _job, start, length, nodes = snap.hold
     assert chart.hold.count == len(nodes) and chart.hold.scene() is chart.scene()
-    assert set(chart.hold._x.tolist()) == {start} and set(chart.hold._w.tolist()) == {length}
+    assert set(chart.hold.x.tolist()) == {start} and set(chart.hold.w.tolist()) == {length}
     assert "head's reservation" in chart.getPlotItem().titleLabel.text
     assert chart.hold_label.isVisible() and env.job(_job).name in chart.hold_label.textItem.toPlainText()
     later = next(s for s in sim.snapshots if s.hold is None and s.step > snap.step)

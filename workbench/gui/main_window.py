@@ -241,8 +241,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ runs
 
     def run_now(self) -> None:
-        self.runner.timer.stop()
-        self.runner._launch()
+        self.runner.run_now()
 
     def wait_for_result(self, timeout_ms: int = 60_000) -> None:
         """Block (processing events) until the pending run has delivered (screenshots, scripts)."""
@@ -301,7 +300,7 @@ class MainWindow(QMainWindow):
         self.cycles.on_environment_changed()
         # Keep the old windows on screen until the new result arrives.
         kept = [
-            w for w in self.chart._window_list if w.job in env.job_index and all(n in env.node_index for n in w.nodes)
+            w for w in self.chart.shown_windows if w.job in env.job_index and all(n in env.node_index for n in w.nodes)
         ]
         self.chart.set_data(env, None, windows=kept)
         self.refresh_tables()
@@ -314,7 +313,6 @@ class MainWindow(QMainWindow):
     def refresh_tables(self) -> None:
         for dock in (self.nodes, self.tasks, self.jobs):
             dock.model.refresh()
-        self.strategy._on_environment_changed()
 
     def _update_undo(self) -> None:
         doc = self.document

@@ -35,9 +35,15 @@ class Token:
     work hands the GIL over for certain (it costs the run under 5 %).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, report: Callable[[int, int], None] | None = None) -> None:
         self.cancelled = False
         self._yielded = time.perf_counter()
+        self._report = report
+
+    def report(self, done: int, total: int) -> None:
+        """Progress of the call (done of total), shown only while the call is still wanted."""
+        if self._report is not None and not self.cancelled:
+            self._report(done, total)
 
     def __call__(self) -> bool:
         now = time.perf_counter()
@@ -67,129 +73,18 @@ def run_strategy(
         return None, f"internal error in {env.strategy.name}: {exc!r}"
 
 
-class LiveRunner(QObject):
-    """Runs the document's strategy after edits, in the background."""
-
-    started = Signal()
-    finished = Signal(int, object, object, float)  # version, schedule, error, wall-clock ms
-    progress = Signal(int, int)  # done, total (from the worker thread; queued to the GUI thread)
-    stopped = Signal()  # the user cancelled the run; the last result stays
-
-    def __init__(self, document: Document, delay_ms: int = 10) -> None:
-        super().__init__()
-        self.document = document
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(delay_ms)
-        self.timer.timeout.connect(self._launch)
-        self._token: Token | None = None
-        self.thread: threading.Thread | None = None
-        self.busy = False
-        self.finished.connect(self._deliver)
-
-    def request(self) -> None:
-        """Run soon (edits within the delay are folded into one run)."""
-        self.timer.start()
-
-    def cancel(self) -> None:
-        """Stop the pending and the running run (a newer run is about to start)."""
-        self.timer.stop()
-        if self._token is not None:
-            self._token.cancelled = True
-
-    def stop(self) -> None:
-        """The user's Cancel: stop the run and keep the last result on screen."""
-        was_running = self.busy or self.timer.isActive()
-        self.cancel()
-        self._token = None
-        self.busy = False
-        if was_running:
-            self.stopped.emit()
-
-    def _launch(self) -> None:
-        self.cancel()
-        token = Token()
-        self._token = token
-        env, version = self.document.env, self.document.version
-        self.busy = True
-        self.started.emit()
-        self.thread = threading.Thread(target=self._work, args=(env, version, token), daemon=True)
-        self.thread.start()
-
-    def _work(self, env: Environment, version: int, token: Token) -> None:
-        began = time.perf_counter()
-
-        def progress(done: int, total: int) -> None:
-            if not token.cancelled:
-                self.progress.emit(done, total)
-
-        try:
-            schedule, error = run_strategy(env, token, progress)
-        except Cancelled:
-            return
-        if schedule is not None and not token.cancelled:
-            prepare(env, schedule)  # the free slots and the measures, here rather than on the GUI thread
-        if not token.cancelled:
-            self.finished.emit(version, schedule, error, (time.perf_counter() - began) * 1000.0)
-
-    def _deliver(self, version: int, schedule: Any, error: Any, _ms: float) -> None:
-        if self._token is None:
-            return  # stopped by the user after the worker had finished
-        self.busy = False
-        self.document.set_result(version, schedule, error)
-
-
-class CompareRunner(QObject):
-    """Runs several strategies on one environment in the background, one after another."""
-
-    progress = Signal(int, int)  # strategies done, strategies in all
-    finished = Signal(object, object, object)  # results {name: Schedule}, metrics {name: FlowMetrics}, errors
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._token: Token | None = None
-        self.thread: threading.Thread | None = None
-        self.busy = False
-
-    def start(self, env: Environment, runs: list[tuple[str, dict[str, Any]]]) -> None:
-        self.stop()
-        token = Token()
-        self._token = token
-        self.busy = True
-        self.thread = threading.Thread(target=self._work, args=(env, runs, token), daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        if self._token is not None:
-            self._token.cancelled = True
-        self._token = None
-        self.busy = False
-
-    def _work(self, env: Environment, runs: list[tuple[str, dict[str, Any]]], token: Token) -> None:
-        results: dict[str, Schedule] = {}
-        metrics: dict[str, Any] = {}
-        errors: list[str] = []
-        for done, (name, params) in enumerate(runs):
-            if token.cancelled:
-                return
-            self.progress.emit(done, len(runs))
-            try:
-                result = registry.run(env, name, params, should_stop=token, explain=True)
-            except Cancelled:
-                return
-            except WorkbenchError as exc:
-                errors.append(f"{name}: {exc}")
-                continue
-            results[name] = result
-            metrics[name] = prepare(env, result).metrics
-        if not token.cancelled:
-            self.finished.emit(results, metrics, errors)
-
-
 class BackgroundCall(QObject):
-    """One cancellable call at a time in a worker thread; only the latest call's answer is delivered."""
+    """The one way the GUI runs long work: one cancellable call at a time in a worker thread.
+
+    ``start(call)`` runs ``call(token)``: the token is the engine's ``should_stop`` and carries
+    ``report(done, total)`` for progress. Every exception is caught and reported: ``Cancelled``
+    ends the call quietly, a ``WorkbenchError`` gives its message and anything else an "internal
+    error" line, so no failure leaves a panel saying "running". Only the latest call's answer
+    and progress are delivered (``finished`` and ``progress``, on the GUI thread).
+    """
 
     finished = Signal(int, object, object)  # ticket, result, error text (None when it worked)
+    progress = Signal(int, int)  # done, total of the latest call
 
     def __init__(self) -> None:
         super().__init__()
@@ -203,9 +98,9 @@ class BackgroundCall(QObject):
         return self._token is not None
 
     def start(self, call: Callable[[Token], Any]) -> int:
-        """Run ``call(should_stop)``; a later ``start`` or ``stop`` makes this one's answer void."""
+        """Run ``call(token)``; a later ``start`` or ``stop`` makes this one's answer void."""
         self.stop()
-        token = Token()
+        token = Token(self.progress.emit)
         self._token = token
         self.ticket += 1
         ticket = self.ticket
@@ -217,7 +112,7 @@ class BackgroundCall(QObject):
                 return
             except WorkbenchError as exc:
                 result, error = None, str(exc)
-            except Exception as exc:
+            except Exception as exc:  # reported to the user, never lost with the thread
                 result, error = None, f"internal error: {exc!r}"
             if not token.cancelled:
                 self.finished.emit(ticket, result, error)
@@ -231,6 +126,145 @@ class BackgroundCall(QObject):
             self._token.cancelled = True
         self._token = None
 
+    def current(self, ticket: int) -> bool:
+        """Is ``ticket`` the latest call's (its answer is the one to show)?"""
+        return ticket == self.ticket
+
     def _check(self, ticket: int, *_: object) -> None:
         if ticket == self.ticket:
             self._token = None
+
+
+class LiveRunner(QObject):
+    """Runs the document's strategy after edits, in the background (a ``BackgroundCall``)."""
+
+    started = Signal()
+    finished = Signal(int, object, object, float)  # version, schedule, error, wall-clock ms
+    progress = Signal(int, int)  # done, total
+    stopped = Signal()  # the user cancelled the run; the last result stays
+
+    def __init__(self, document: Document, delay_ms: int = 10) -> None:
+        super().__init__()
+        self.document = document
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(delay_ms)
+        self.timer.timeout.connect(self._launch)
+        self.call = BackgroundCall()
+        self.call.progress.connect(self.progress.emit)
+        self.call.finished.connect(self._on_answer)
+        self.busy = False
+        self.finished.connect(self._deliver)
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self.call.thread
+
+    def request(self) -> None:
+        """Run soon (edits within the delay are folded into one run)."""
+        self.timer.start()
+
+    def run_now(self) -> None:
+        """Run at once (F5): a pending or running run gives way."""
+        self.timer.stop()
+        self._launch()
+
+    def cancel(self) -> None:
+        """Stop the pending and the running run (a newer run is about to start)."""
+        self.timer.stop()
+        self.call.stop()
+
+    def stop(self) -> None:
+        """The user's Cancel: stop the run and keep the last result on screen."""
+        was_running = self.busy or self.timer.isActive()
+        self.cancel()
+        self.busy = False
+        if was_running:
+            self.stopped.emit()
+
+    def _launch(self) -> None:
+        env, version = self.document.env, self.document.version
+        self.busy = True
+        self.started.emit()
+        self.call.start(lambda token: _live_run(env, version, token))
+
+    def _on_answer(self, ticket: int, answer: Any, error: Any) -> None:
+        if not self.call.current(ticket):
+            return
+        if error is not None:  # the run itself failed outside the strategy (e.g. drawing its measures)
+            self.finished.emit(self.document.version, None, error, 0.0)
+            return
+        self.finished.emit(*answer)
+
+    def _deliver(self, version: int, schedule: Any, error: Any, _ms: float) -> None:
+        if not self.busy:
+            return  # stopped by the user after the worker had finished
+        self.busy = False
+        self.document.set_result(version, schedule, error)
+
+
+def _live_run(env: Environment, version: int, token: Token) -> tuple[int, Schedule | None, str | None, float]:
+    """The live run of ``env``'s strategy, with its free slots and measures prepared off the GUI thread."""
+    began = time.perf_counter()
+    schedule, error = run_strategy(env, token, token.report)
+    if schedule is not None and not token.cancelled:
+        prepare(env, schedule)
+    return version, schedule, error, (time.perf_counter() - began) * 1000.0
+
+
+class CompareRunner(QObject):
+    """Runs several strategies on one environment in the background, one after another."""
+
+    progress = Signal(int, int)  # strategies done, strategies in all
+    finished = Signal(object, object, object)  # results {name: Schedule}, metrics {name: FlowMetrics}, errors
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.call = BackgroundCall()
+        self.call.progress.connect(self.progress.emit)
+        self.call.finished.connect(self._on_answer)
+        self.busy = False
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self.call.thread
+
+    def start(self, env: Environment, runs: list[tuple[str, dict[str, Any]]]) -> None:
+        self.busy = True
+        self.call.start(lambda token: _compare(env, runs, token))
+
+    def stop(self) -> None:
+        self.call.stop()
+        self.busy = False
+
+    def _on_answer(self, ticket: int, answer: Any, error: Any) -> None:
+        if not self.call.current(ticket):
+            return
+        if error is not None:
+            self.finished.emit({}, {}, [error])
+            return
+        self.finished.emit(*answer)
+
+
+def _compare(
+    env: Environment, runs: list[tuple[str, dict[str, Any]]], token: Token
+) -> tuple[dict[str, Schedule], dict[str, Any], list[str]]:
+    """Each strategy of ``runs`` on ``env`` in turn; one that fails is an error line, the rest go on."""
+    results: dict[str, Schedule] = {}
+    metrics: dict[str, Any] = {}
+    errors: list[str] = []
+    for done, (name, params) in enumerate(runs):
+        token.report(done, len(runs))
+        try:
+            result = registry.run(env, name, params, should_stop=token, explain=True)
+            metrics[name] = prepare(env, result).metrics
+        except Cancelled:
+            raise
+        except WorkbenchError as exc:
+            errors.append(f"{name}: {exc}")
+            continue
+        except Exception as exc:  # one strategy's fault must not lose the others' results
+            errors.append(f"{name}: internal error: {exc!r}")
+            continue
+        results[name] = result
+    return results, metrics, errors

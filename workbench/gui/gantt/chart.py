@@ -240,6 +240,11 @@ class GanttChart(pg.PlotWidget):
         self.view.sigRangeChanged.connect(self._update_label_visibility)
         self.view.sigResized.connect(self._update_label_visibility)  # rows grow or shrink with the widget
 
+    @property
+    def shown_windows(self) -> list[Window]:
+        """The windows the chart draws now (the last ``set_data``'s)."""
+        return self._window_list
+
     # ------------------------------------------------------------ drawing
 
     def set_data(

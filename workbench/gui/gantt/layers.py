@@ -37,6 +37,23 @@ class RectLayer(pg.GraphicsObject):
         self._bounds = QRectF()
         self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption)
 
+    @property
+    def x(self) -> np.ndarray:
+        """Left edges of the rectangles drawn (read-only views; ``set_rects`` replaces them)."""
+        return _read_only(self._x)
+
+    @property
+    def y(self) -> np.ndarray:
+        return _read_only(self._y)
+
+    @property
+    def w(self) -> np.ndarray:
+        return _read_only(self._w)
+
+    @property
+    def h(self) -> np.ndarray:
+        return _read_only(self._h)
+
     def set_rects(
         self,
         x: np.ndarray,
@@ -129,3 +146,9 @@ class RectLayer(pg.GraphicsObject):
         x, y = point.x(), point.y()
         hit = np.nonzero((self._x <= x) & (x <= self._x + self._w) & (self._y <= y) & (y <= self._y + self._h))[0]
         return int(hit[-1]) if hit.size else None
+
+
+def _read_only(values: np.ndarray) -> np.ndarray:
+    view = values.view()
+    view.setflags(write=False)
+    return view
