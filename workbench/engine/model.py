@@ -8,7 +8,7 @@ Time and cost are plain floats in abstract units; compare them with ``EPS``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -183,9 +183,17 @@ class Environment:
         return self.jobs[self.job_index[job_id]]
 
     def queue(self) -> list[Job]:
-        """Jobs in queue order: priority, then arrival, then position in the job list."""
-        order = sorted(
-            range(len(self.jobs)),
-            key=lambda i: (self.jobs[i].priority, self.jobs[i].arrival, i),
-        )
-        return [self.jobs[i] for i in order]
+        """Jobs in queue order (``queue_key``)."""
+        return in_queue_order(self, self.jobs)
+
+
+def queue_key(job: Job, position: int) -> tuple[float, float, int]:
+    """The queue order (DESIGN.md "Job-flow schedulers"): priority, then arrival, then the job's
+    position in the environment's job list."""
+    return (job.priority, job.arrival, position)
+
+
+def in_queue_order(env: Environment, jobs: Iterable[Job]) -> list[Job]:
+    """``jobs`` (of ``env``) in queue order."""
+    index = env.job_index
+    return sorted(jobs, key=lambda job: queue_key(job, index[job.id]))

@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator
 from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.batching import AllJobs, BatchFormer
-from workbench.engine.model import EPS, Environment, Job
+from workbench.engine.model import EPS, Environment, Job, in_queue_order
 from workbench.engine.search import SearchSpec, find_window
 from workbench.engine.simulate import FlowRun, Recorder, Snapshot
 from workbench.engine.slots import SlotTable
@@ -66,7 +66,7 @@ def run_cycles(
         ce = t.end if single else min(cs + length, t.end)
         arrived = pending if single else [j for j in pending if j.arrival < ce - EPS]
         pending = [] if single else [j for j in pending if j.arrival >= ce - EPS]
-        waiting = _in_queue_order(env, waiting + arrived)
+        waiting = in_queue_order(env, waiting + arrived)
         if not waiting:
             if not pending:
                 break
@@ -98,11 +98,6 @@ def run_cycles(
     rec.queue = ()
     placed = len(rec.windows)
     yield rec.snap(end, f"end: {placed} placed, {len(env.jobs) - placed} failed")
-
-
-def _in_queue_order(env: Environment, jobs: list[Job]) -> list[Job]:
-    index = env.job_index
-    return sorted(jobs, key=lambda j: (j.priority, j.arrival, index[j.id]))
 
 
 def _left_out_reason(env: Environment, rec: Recorder, job: Job, out_of_cycles: bool, max_cycles: int) -> str:

@@ -34,6 +34,7 @@ from workbench.engine import kernels
 from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.cycles import capable
+from workbench.engine.flow.events import WaitingQueue, arrivals_in_order, step_label
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window, sorted_unique
 from workbench.engine.search.firstfit import Best, first_affordable, first_fit
@@ -59,41 +60,11 @@ def easy(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
         yield from _easy_general(env, rec)
 
 
-class _Queue:
-    """Waiting jobs in queue order (priority, arrival, list position)."""
-
-    def __init__(self, env: Environment) -> None:
-        self.index = env.job_index
-        self.keys: list[tuple[float, float, int]] = []
-        self.jobs: list[Job] = []
-
-    def add(self, job: Job) -> None:
-        key = (job.priority, job.arrival, self.index[job.id])
-        at = bisect.bisect(self.keys, key)
-        self.keys.insert(at, key)
-        self.jobs.insert(at, job)
-
-    def remove_at(self, at: int) -> Job:
-        del self.keys[at]
-        return self.jobs.pop(at)
-
-    def ids(self) -> tuple[str, ...]:
-        return tuple(j.id for j in self.jobs)
-
-    def __len__(self) -> int:
-        return len(self.jobs)
-
-
-def _arrivals(env: Environment) -> list[Job]:
-    index = env.job_index
-    return sorted(env.jobs, key=lambda j: (j.arrival, j.priority, index[j.id]))
-
-
 def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
     t0, horizon = env.time.start, env.time.end
     base = SlotTable.from_environment(env)
-    arrivals = _arrivals(env)
-    queue = _Queue(env)
+    arrivals = arrivals_in_order(env)
+    queue = WaitingQueue(env)
     running: dict[str, Window] = {}
     ends: list[tuple[float, int, str]] = []  # (actual end, order, job)
     # Wake-ups: a local task's end can let a waiting job start, and so can the
@@ -128,7 +99,7 @@ def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
         if reserved_at is not None and reserved_at > now + EPS:
             bisect.insort(wakeups, reserved_at)
         rec.queue = queue.ids()
-        yield rec.snap(now, _label(now, done, came, started))
+        yield rec.snap(now, step_label(now, done, came, started))
     for job in queue.jobs:
         table = SlotTable.from_environment(env, rec.windows.values())
         rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
@@ -139,7 +110,7 @@ def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
 def _general_pass(
     rec: Recorder,
     base: SlotTable,
-    queue: _Queue,
+    queue: WaitingQueue,
     running: dict[str, Window],
     ends: list[tuple[float, int, str]],
     now: float,
@@ -200,16 +171,6 @@ def _starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
     return found.window
 
 
-def _label(now: float, done: list[str], came: list[str], started: list[str]) -> str:
-    parts = []
-    if done:
-        parts.append(f"{', '.join(done)} finished")
-    if came:
-        parts.append(f"{', '.join(came)} arrived")
-    parts.append(f"started {', '.join(started)}" if started else "nothing started")
-    return f"t={now:g}: " + "; ".join(parts)
-
-
 def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
     """Host-level EASY on identical nodes: the same schedule as the general path, faster.
 
@@ -223,10 +184,10 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
     free = np.ones(hosts, dtype=bool)
     n_free = hosts
     predicted = np.full(hosts, -math.inf)  # requested end of the job on each busy host
-    arrivals = _arrivals(env)
+    arrivals = arrivals_in_order(env)
     length = {job.id: job.volume / perf for job in env.jobs}
     price_sum: dict[int, float] = {}  # n -> the price of n hosts, summed as the general path sums it
-    queue = _Queue(env)
+    queue = WaitingQueue(env)
     ends: list[tuple[float, int, str, np.ndarray]] = []
     nxt = 0
     order = 0
@@ -298,7 +259,7 @@ def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
                 open_free -= n - held
         if history:
             rec.queue = queue.ids()
-            yield rec.snap(now, _label(now, done, came, started))
+            yield rec.snap(now, step_label(now, done, came, started))
         else:
             yield rec.snap(now, "")
     rec.queue = ()
@@ -406,7 +367,7 @@ def _compiled_run(
         table = table or SlotTable.from_environment(env)
         rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
     width = np.array([j.node_count for j in env.jobs], dtype=np.int64)
-    order = np.array([env.job_index[j.id] for j in _arrivals(env)], dtype=np.int64)
+    order = np.array([env.job_index[j.id] for j in arrivals_in_order(env)], dtype=np.int64)
     order = order[np.array(runs, dtype=bool)[order]] if m else order
     offset = np.zeros(m, dtype=np.int64)
     np.cumsum(width[:-1], out=offset[1:])
@@ -479,8 +440,8 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
     free = np.ones(n_nodes, dtype=bool)  # by column
     until = np.full(n_nodes, -math.inf)  # requested end of the running job, by column
     everywhere = np.full(n_nodes, horizon)
-    arrivals = _arrivals(env)
-    queue = _Queue(env)
+    arrivals = arrivals_in_order(env)
+    queue = WaitingQueue(env)
     ends: list[tuple[float, int, str, np.ndarray]] = []
     plans: dict[str, tuple[np.ndarray, np.ndarray, int | None]] = {}
 
@@ -604,7 +565,7 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
                 n_free -= len(rec.windows[started[-1]].nodes)
         if rec.history:
             rec.queue = queue.ids()
-            yield rec.snap(now, _label(now, done, came, started))
+            yield rec.snap(now, step_label(now, done, came, started))
         else:
             yield rec.snap(now, "")
     for job in queue.jobs:

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from workbench.engine.errors import ParameterError, show
-from workbench.engine.flow.easy import _arrivals
+from workbench.engine.flow.events import arrivals_in_order
 from workbench.engine.grid.sim import GridRules, grid_of
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.simulate import FlowRun, Recorder
@@ -388,7 +388,7 @@ def economic_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> Fl
     """The flow of the registry's ``Economic``: every job booked on arrival."""
     run = EconomicRun(env, params, rec)
     t0 = env.time.start
-    arrivals = _arrivals(env)
+    arrivals = arrivals_in_order(env)
     yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes on {len(run.grid.sites)} machine(s)")
     ends: list[tuple[float, str]] = []
     for i, job in enumerate(arrivals):

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from workbench.engine.errors import ParameterError, show
-from workbench.engine.flow.easy import _arrivals, _label, _Queue
+from workbench.engine.flow.events import WaitingQueue, arrivals_in_order, step_label
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.simulate import FlowRun, Recorder
 
@@ -306,7 +306,7 @@ class GridRun(GridRules):
             self.rec.hold = (job.id, shadow, length, tuple(self.ids[i] for i in np.flatnonzero(reserved)))
         return _Hold(shadow, reserved, held)
 
-    def easy_step(self, queue: _Queue, sites: list[int], now: float, started: list[str]) -> None:
+    def easy_step(self, queue: WaitingQueue, sites: list[int], now: float, started: list[str]) -> None:
         """One EASY pass over ``queue`` on the machines ``sites``."""
         jobs = queue.jobs
         while jobs and self.try_start(jobs[0], sites, now, None):
@@ -352,10 +352,10 @@ def _run(env: Environment, params: dict[str, Any], rec: Recorder, mode: str) -> 
     everywhere = list(range(len(grid.sites)))
     site_index = {site: k for k, site in enumerate(grid.sites)}
     if mode == "local":
-        queues = [([k], _Queue(env)) for k in everywhere]
+        queues = [([k], WaitingQueue(env)) for k in everywhere]
     else:
-        queues = [(everywhere, _Queue(env))]
-    arrivals = _arrivals(env)
+        queues = [(everywhere, WaitingQueue(env))]
+    arrivals = arrivals_in_order(env)
     nxt = 0
     yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes on {len(grid.sites)} machine(s)")
     while nxt < len(arrivals) or run.ends:
@@ -389,7 +389,7 @@ def _run(env: Environment, params: dict[str, Any], rec: Recorder, mode: str) -> 
             run.easy_step(queue, sites, now, started)
         if rec.history:
             rec.queue = tuple(j for _, q in queues for j in q.ids())
-            yield rec.snap(now, _label(now, done, came, started))
+            yield rec.snap(now, step_label(now, done, came, started))
         else:
             yield rec.snap(now, "")
     rec.queue = ()
