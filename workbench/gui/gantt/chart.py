@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import html
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -28,127 +27,11 @@ from workbench.gui import palette, prepared
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.gantt.layers import RectLayer
+from workbench.gui.gantt.parts import EditViewBox, NodeAxis, _Drag, site_lines
 from workbench.gui.numbers import number
 
 MAX_LABELS = 400
 EDGE_PIXELS = 6
-MIN_LABEL_PIXELS = 13
-
-
-def site_lines(env: Environment, window: Window) -> list[str]:
-    """A grid window's machines and, when it runs on several, the overhead it carries (seed 004)."""
-    if not env.site_ids:
-        return []
-    site = {n.id: n.site for n in env.nodes}
-    counts: dict[str, int] = {}
-    for node in window.nodes:
-        counts[site[node]] = counts.get(site[node], 0) + 1
-    names = ", ".join(f"{html.escape(env.site_name(s) or 'no site')} ({n})" for s, n in counts.items())
-    if len(counts) == 1:
-        return [f"on {names}"]
-    base = window.length / (1.0 + window.overhead)
-    return [
-        f"multi-site over {len(counts)} machines: {names}",
-        f"overhead {number(100 * window.overhead)} %: runs {number(window.length)} instead of {number(base)}",
-    ]
-
-
-class NodeAxis(pg.AxisItem):
-    """Left axis: node rows labelled with name, performance and price, thinned to stay legible."""
-
-    def __init__(self) -> None:
-        super().__init__("left")
-        self._labels: list[str] = []
-        # Panning along time leaves this axis as it was: let Qt keep it as a pixmap.
-        self.setCacheMode(self.CacheMode.DeviceCoordinateCache)
-
-    def set_labels(self, labels: list[str], headers: set[int] | None = None) -> None:
-        """One label per row; ``headers``: rows (site headers) labelled at every zoom."""
-        self._labels = labels
-        self._headers = sorted(headers or ())
-        width = max((len(t) for t in labels), default=4)
-        self.setWidth(min(24 + 7.4 * width, 300))
-        self.picture = None
-        self.update()
-
-    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
-        count = len(self._labels)
-        if count == 0 or size <= 0:
-            return []
-        minVal, maxVal = min(minVal, maxVal), max(minVal, maxVal)  # the chart's Y axis is inverted
-        lo, hi = max(0, math.floor(minVal)), min(count - 1, math.ceil(maxVal))
-        pixels_per_row = size / max(maxVal - minVal, 1e-9)
-        step = max(1, math.ceil(MIN_LABEL_PIXELS / max(pixels_per_row, 1e-9)))
-        headers = [h for h in getattr(self, "_headers", ()) if lo <= h <= hi]
-        rows = [
-            r + ROW_HEIGHT / 2
-            for r in range(lo - lo % step, hi + 1, step)
-            if 0 <= r < count and all(abs(r - h) >= step for h in headers)
-        ] + [h + ROW_HEIGHT / 2 for h in headers]
-        if not any(minVal <= r <= maxVal for r in rows):
-            # Zoomed inside one row, off its centre: label the row in the middle of the view.
-            middle = (minVal + maxVal) / 2
-            rows = [middle] if 0 <= math.floor(middle) < count else []
-        return [(float(step), rows)]
-
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        out = []
-        for v in values:
-            row = math.floor(v)  # row r spans [r, r + 1)
-            out.append(self._labels[row] if 0 <= row < len(self._labels) else "")
-        return out
-
-
-@dataclass
-class _Drag:
-    task: int
-    mode: str  # "move", "left", "right"
-    origin: QPointF
-    start: float
-    end: float
-    row: int
-
-
-class EditViewBox(pg.ViewBox):
-    """Pans and zooms as usual, except that a drag starting on a local task edits it."""
-
-    def __init__(self, chart: GanttChart) -> None:
-        super().__init__()
-        self.chart = chart
-
-    def mouseDragEvent(self, ev, axis=None):  # type: ignore[no-untyped-def]
-        chart = self.chart
-        if ev.button() == Qt.MouseButton.LeftButton and chart.editable:
-            if ev.isStart():
-                point = self.mapToView(ev.buttonDownPos())
-                if chart.begin_drag(point):
-                    ev.accept()
-                    return
-            if chart.dragging:
-                ev.accept()
-                point = self.mapToView(ev.pos())
-                if ev.isFinish():
-                    chart.finish_drag(point)
-                else:
-                    chart.update_drag(point)
-                return
-        super().mouseDragEvent(ev, axis)
-
-    def wheelEvent(self, ev, axis=None):  # type: ignore[no-untyped-def]
-        """The wheel zooms time; with Ctrl it zooms the rows."""
-        rows = bool(ev.modifiers() & Qt.KeyboardModifier.ControlModifier)
-        super().wheelEvent(ev, axis=1 if rows else 0)
-
-    def mouseClickEvent(self, ev):  # type: ignore[no-untyped-def]
-        if ev.button() == Qt.MouseButton.LeftButton:
-            point = self.mapToView(ev.pos())
-            if ev.double():
-                self.chart.double_clicked(point)
-            else:
-                self.chart.clicked(point)
-            ev.accept()
-            return
-        super().mouseClickEvent(ev)
 
 
 class GanttChart(pg.PlotWidget):
