@@ -19,7 +19,7 @@ from workbench.engine import registry
 from workbench.engine.generate import generate
 from workbench.engine.model import Environment
 from workbench.engine.simulate import Snapshot
-from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, RunSpec, Study, checked
+from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, RunSpec, Study, Sweep, checked
 
 # series -> (Random's batch size, limitCoefficient of the other four), seed 003's table
 SERIES = {1: (6, 0.1), 2: (20, 0.3), 3: (30, 0.5), 4: (40, 0.7), 5: (50, 0.9)}
@@ -243,7 +243,10 @@ BATCH_STUDY = checked(
             Factor("jobs", (JOBS,), "jobs in the flow", extra=(20, 50, 200)),
         ),
         # Random and Knapsack have no MDq limit: they run once, under "soft".
-        cells=lambda f: f["mdq_limit"] == "soft" or str(f.get("strategy", "")).startswith("MDq"),
+        sweeps=(
+            Sweep(at={"mdq_limit": ("soft",)}),
+            Sweep(tuple(label for label in SCHEMES if label.startswith("MDq"))),
+        ),
         reps=20,
         measures={
             "runtime": "mean runtime of the placed jobs",

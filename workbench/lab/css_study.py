@@ -36,7 +36,7 @@ from workbench.engine.generate import generate
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
-from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, checked
+from workbench.lab.study import TOLERANCE, Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, Sweep, checked
 
 # level -> (budget scale, max local load) of the vo24 preset
 LEVELS = {"high": (2.0, 0.6), "medium": (2.0, 0.2), "low": (3.0, 0.0)}
@@ -246,12 +246,27 @@ def _claims() -> tuple[Claim, ...]:
     )
 
 
-def _table_1_only(f: dict[str, object]) -> bool:
-    """Table 1's variants run at its cell only, for its strategies: single-node jobs (the N_A
-    experiment, square windows) and rough-edged windows (jobs of up to five nodes)."""
-    at_cell = all(f[k] == v for k, v in TABLE_1_AT.items() if k not in ("n_max", "shape"))
-    one_variant = f["n_max"] == TABLE_1_AT["n_max"] or f["shape"] == TABLE_1_AT["shape"]
-    return at_cell and one_variant and f.get("strategy") in (FIRST_FIT, FIRST_FIT_SLICED, "Batch-slicer")
+def _css_sweeps() -> tuple[Sweep, ...]:
+    """Fig. 7 sweeps k at the default BSF share, Fig. 9 the share at k = 5 (BSF; batch-slicer has no
+    share: it runs at 0.5); CSS has neither and runs at k = 5, share 0.5. Table 1's variants
+    (single-node jobs with square windows, rough-edged windows with jobs of up to five nodes) run
+    at Table 1's cell only, for its strategies."""
+    square = {"n_max": (5,), "shape": ("square",)}
+    table_1 = {key: (value,) for key, value in TABLE_1_AT.items() if key not in ("n_max", "shape")}
+    variants = ({"n_max": (TABLE_1_AT["n_max"],)}, {"shape": (TABLE_1_AT["shape"],)})
+    first_fit = (FIRST_FIT, FIRST_FIT_SLICED)
+    at_k5_half = {"slices": (5,), "high_fraction": (0.5,)}
+    return (
+        Sweep(first_fit, at={**square, **at_k5_half}),
+        *(Sweep(first_fit, at={**table_1, **v}) for v in variants),
+        Sweep(("Batch-slicer",), at={**square, "high_fraction": (0.5,)}),
+        *(Sweep(("Batch-slicer",), at={**table_1, **v}) for v in variants),
+        Sweep(("BSF",), at={**square, "slices": (5,)}),
+        Sweep(("BSF",), at={**square, "high_fraction": (0.5,)}),
+    )
+
+
+CSS_SWEEPS = _css_sweeps()
 
 
 CSS_STUDY = checked(
@@ -330,14 +345,6 @@ CSS_STUDY = checked(
         # Fig. 7 sweeps k at the default BSF share; Fig. 9 sweeps the share at k = 5. CSS has neither: both
         # readings run at k = 5, share 0.5 only; batch-slicer has no share: it runs at share 0.5 only. Single-node
         # jobs (n_max = 1) and rough-edged windows run at Table 1's cell only.
-        cells=lambda f: (
-            ((f["n_max"] == 5 and f["shape"] == "square") or _table_1_only(f))
-            and (f["slices"] == 5 or f["high_fraction"] == 0.5)
-            and (
-                f.get("strategy") not in (FIRST_FIT, FIRST_FIT_SLICED)
-                or (f["slices"] == 5 and f["high_fraction"] == 0.5)
-            )
-            and (f.get("strategy") != "Batch-slicer" or f["high_fraction"] == 0.5)
-        ),
+        sweeps=CSS_SWEEPS,
     )
 )

@@ -17,7 +17,7 @@ from workbench.engine import registry
 from workbench.engine.grid.configs import CONFIGS
 from workbench.engine.grid.economic import MACHINE_FUNCTIONS, USER_FUNCTIONS
 from workbench.lab.grid_study import MEASURES, grid_measures, grid_workload
-from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, checked
+from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, Sweep, checked
 
 MODIFICATION = 3  # parts of at most 64 nodes: every Table 1 configuration can run every part
 FIT = "Economic (fit ties)"  # MF1–UF1 with the ties UF1 leaves open decided by fit
@@ -181,10 +181,12 @@ ECONOMIC_STUDY = checked(
             ("awrt", "machine_function", FIG_19),
             ("awrt", "user_function", {"config": "m128-4", "machine_function": "MF2"}),
         ),
-        cells=lambda f: (
-            (f["machine_function"] == "MF1" and f["user_function"] == "UF1")
-            if f["strategy"] == FIT
-            else f["config"] == "m128-4" or (f["user_function"] == "UF1" and f["machine_function"] in ("MF1", "MF2"))
+        # The fit ties only where UF1 leaves ties open (MF1–UF1); the others over the configurations
+        # at MF1/MF2–UF1 (Fig. 18), and over every function at m128-4 (Figs. 19, 20).
+        sweeps=(
+            Sweep((FIT,), at={"machine_function": ("MF1",), "user_function": ("UF1",)}),
+            Sweep(("Job sharing", "Economic"), at={"config": ("m128-4",)}),
+            Sweep(("Job sharing", "Economic"), at={"user_function": ("UF1",), "machine_function": ("MF1", "MF2")}),
         ),
     )
 )

@@ -16,7 +16,7 @@ from workbench.engine.grid.lublin import generate_workload, workload_environment
 from workbench.engine.grid.metrics import grid_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
-from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, checked
+from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, Sweep, checked
 
 OVERHEADS = tuple(round(0.05 * k, 2) for k in range(13))  # p = 0 … 60 % (Fig. 5, Table 3)
 MODEL_NODES = 256  # the workload model's machine size (README "Design decisions")
@@ -224,6 +224,6 @@ GRID_STUDY = checked(
         ),
         # Fig. 5 and Table 3: m128-4 and its m512-1 reference under modification 2; Figs. 6-7: every
         # configuration under modification 3.
-        cells=lambda f: f["modification"] == 3 or f["config"] in ("m128-4", "m512-1"),
+        sweeps=(Sweep(at={"modification": (3,)}), Sweep(at={"config": ("m128-4", "m512-1")})),
     )
 )

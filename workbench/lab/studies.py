@@ -7,10 +7,8 @@ the report prints it beside the results.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -20,7 +18,7 @@ from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import Environment
 from workbench.engine.selectors import BestOfAlternatives
 from workbench.engine.slots import SlotTable, window_distances
-from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, checked
+from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, Sweep, checked
 
 # ------------------------------------------------------------------ window-search (seed 002)
 
@@ -283,15 +281,16 @@ PRESET_LOAD = 0.1  # the backfill32 preset's local load (up to 10 % per node); t
 P_MAX = 12.0  # jobs' performance requirement p ~ U[2, 12] (capped so every job can run): fits Table 2 best
 
 
-def _backfill_cell(cell: Mapping[str, Any]) -> bool:
-    """The paper's five strategies run without local load (its set-up), with and without performance
-    requirements, and with the preset's load, with and without whole quanta; the others (the scan-order
-    BFstart, the L_Σ planners) at the preset's load."""
-    if cell["strategy"] not in BACKFILL_LABELS:
-        return cell["quantum"] == 0.0 and cell["local_load"] == PRESET_LOAD and cell["job_perf_max"] == 0.0
-    if cell["job_perf_max"] > 0:
-        return cell["quantum"] == 0.0 and cell["local_load"] == 0.0
-    return cell["quantum"] == 0.0 or cell["local_load"] == PRESET_LOAD
+# The paper's five strategies run without local load (its set-up) with and without performance
+# requirements, and with the preset's load with and without whole quanta; the others (the scan-order
+# BFstart, the L_Σ planners) at the preset's load only.
+_OTHERS = ("BFstart (scan)", "MinLSum", "MinLMinSum")
+BACKFILL_SWEEPS = (
+    Sweep(BACKFILL_LABELS, at={"quantum": (0.0,), "local_load": (0.0,)}, besides={"job_perf_max": (0.0,)}),
+    Sweep(BACKFILL_LABELS, at={"job_perf_max": (0.0,), "quantum": (0.0,)}),
+    Sweep(BACKFILL_LABELS, at={"job_perf_max": (0.0,), "local_load": (PRESET_LOAD,)}),
+    Sweep(_OTHERS, at={"quantum": (0.0,), "local_load": (PRESET_LOAD,), "job_perf_max": (0.0,)}),
+)
 
 
 BACKFILLING = checked(
@@ -330,7 +329,7 @@ BACKFILLING = checked(
             Factor("local_load", (0.0, PRESET_LOAD), "local load per node up to: 0 (the paper's set-up), 0.1 (preset)"),
             Factor("job_perf_max", (P_MAX, 0.0), "jobs' performance requirement p ~ U[2, job_perf_max]; 0: none"),
         ),
-        cells=_backfill_cell,
+        sweeps=BACKFILL_SWEEPS,
         reps=10,
         measures={
             "mean_finish": "mean job finish time",
@@ -467,7 +466,8 @@ AEP = checked(
             ("ms", "nodes", {"interval": 600}),
             ("ms", "interval", {"nodes": 100}),
         ),
-        cells=lambda f: f["nodes"] == 100 or f["interval"] == 600,  # one factor at a time, as Fig. 6
+        # One factor at a time, as Fig. 6: the nodes at interval 600, the interval at 100 nodes.
+        sweeps=(Sweep(at={"interval": (600,)}), Sweep(at={"nodes": (100,)})),
     )
 )
 

@@ -101,6 +101,25 @@ class RunSpec:
 
 
 @dataclass(frozen=True)
+class Sweep:
+    """One part of a study's plan: the cells where each factor named in ``at`` takes one of the
+    listed values and none named in ``besides`` takes a listed one, for the strategies named
+    (every one when None). The papers' figures vary one factor at a time: a study declares one
+    sweep per figure, and its plan is every cell of the factors' product some sweep covers."""
+
+    strategies: tuple[str, ...] | None = None
+    at: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    besides: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+    def covers(self, label: str, cell: Mapping[str, Any]) -> bool:
+        if self.strategies is not None and label not in self.strategies:
+            return False
+        if any(cell[name] not in values for name, values in self.at.items()):
+            return False
+        return not any(cell[name] in values for name, values in self.besides.items())
+
+
+@dataclass(frozen=True)
 class Study:
     name: str
     title: str
@@ -115,9 +134,9 @@ class Study:
     orderings: tuple[Ordering, ...] = ()
     # (measure, x factor or "strategy"[, {factor: value} the figure is drawn at]) drawn in the report
     figures: tuple[tuple[Any, ...], ...] = ()
-    # Which combinations of factor values (and "strategy", its label) are run (None: all of them),
-    # for sweeps that vary one factor at a time, as the papers' figures do.
-    cells: Callable[[Mapping[str, Any]], bool] | None = None
+    # The parts of the factors' product that are run (none: all of it), for studies that vary one
+    # factor at a time, as the papers' figures do.
+    sweeps: tuple[Sweep, ...] = ()
     claims: tuple[Claim, ...] = ()
 
     def strategy(self, label: str) -> tuple[str, Mapping[str, Any]]:
@@ -153,7 +172,7 @@ class Study:
         for values in itertools.product(*(chosen[n] for n in names)):
             cell = dict(zip(names, values, strict=True))
             for label in labels:
-                if self.cells is not None and not self.cells({**cell, "strategy": label}):
+                if self.sweeps and not any(sweep.covers(label, cell) for sweep in self.sweeps):
                     continue
                 for seed in range(1, reps + 1):
                     runs.append(RunSpec(self.name, label, tuple(zip(names, values, strict=True)), seed))
@@ -166,4 +185,10 @@ def checked(study: Study) -> Study:
     names = [*study.labels, *(str(v) for f in study.factors for v in (*f.values, *f.extra))]
     if any("," in name for name in names):
         raise ValueError(f"study {study.name}: a strategy label or factor value holds a comma: {names}")
+    factors = {f.name for f in study.factors}
+    for sweep in study.sweeps:
+        unknown = [n for n in (*sweep.at, *sweep.besides) if n not in factors]
+        unknown += [label for label in sweep.strategies or () if label not in study.labels]
+        if unknown:
+            raise ValueError(f"study {study.name}: a sweep names what the study does not have: {unknown}")
     return study

@@ -426,14 +426,17 @@ class _Replanner:
         self.active[i] = window.start > earliest + EPS
 
 
-def _placements(selector: Selector, jobs: list[Job]) -> tuple[np.ndarray, np.ndarray]:
+def _placements(selector: Selector, jobs: list[Job], profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     """Per job, the compiled pass's kind of its selector's search (``placement.placement_kind``:
     PAST's or CoP's exact search with no budget, else none), and the criterion's constants."""
     kinds = np.zeros(len(jobs), dtype=np.int64)
     if not isinstance(selector, SearchSelector):
         return kinds, np.zeros(7)
     kind, consts = placement_kind(selector.spec)
-    kinds[:] = [kind if compiled_for(selector.spec, job) else PLACE_NONE for job in jobs]
+    levels = [node_facts(profile, job.min_performance).levels.size for job in jobs]
+    kinds[:] = [
+        kind if compiled_for(selector.spec, job, n) else PLACE_NONE for job, n in zip(jobs, levels, strict=True)
+    ]
     return kinds, consts
 
 
@@ -531,7 +534,9 @@ class _CompiledPass:
             np.zeros(int(n_of.sum()), dtype=np.int64),
             np.zeros(m),
         )
-        return cls(rp, shapes, node_facts(profile, 0.0).col_of.astype(np.int64), _placements(rp.selector, jobs))
+        return cls(
+            rp, shapes, node_facts(profile, 0.0).col_of.astype(np.int64), _placements(rp.selector, jobs, profile)
+        )
 
     def track(self, window: Window) -> None:
         """Keep the kernel's copy of a job's window (its nodes and part length) up to date."""
