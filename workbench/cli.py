@@ -1,4 +1,4 @@
-"""The ``workbench`` command (DESIGN.md "Command line").
+"""The ``workbench`` command (docs/design.md "Command line").
 
 ``workbench [ENV] [--strategy NAME] [--screenshot PNG]`` opens the GUI; the
 sub-commands run the same engine headless. Errors are one line on stderr with

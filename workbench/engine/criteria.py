@@ -1,7 +1,7 @@
 """Per-slot criteria z(s, t, T), vectorised over candidate windows and nodes.
 
 A window's value is the sum of z over its slots and is maximised
-(DESIGN.md, "Per-slot criteria"; seed 002 §3.3 eq. 1; seed 001 §4.1).
+(docs/design.md, "Per-slot criteria"; seed 002 §3.3 eq. 1; seed 001 §4.1).
 
 Each criterion also gives a per-slot *upper bound* that depends only on the
 window (t, T) and its performance level P. The search uses it to visit the

@@ -48,7 +48,7 @@ DETAIL_CELLS = 2_000_000  # (times x nodes) beyond which a failure gets the shor
 def closest_level(table: SlotTable, job: Job, earliest: float) -> tuple[float, float, float, float] | None:
     """The level that comes closest to holding a window, from the search's own candidate space.
 
-    For each performance level P >= p (T = V / P, DESIGN.md "Window length"), the longest time
+    For each performance level P >= p (T = V / P, docs/design.md "Window length"), the longest time
     n nodes of performance >= P, one of them exactly P, are free together from a slot start;
     returns (P, T, that time, where it starts) for the level whose time is the largest share of
     its T, or None when n such nodes are never free at once (or the table is too large to say).

@@ -3,7 +3,7 @@
 ``explain_job`` runs the strategy again with the job *watched*: the flow hands the
 recorder the slots the job's search saw when it was placed (or last tried), and,
 for CSS, the job's alternatives and the combination's choice. On those slots
-``candidates`` enumerates the normative search of DESIGN.md ("Window search"):
+``candidates`` enumerates the normative search of docs/design.md ("Window search"):
 at every performance level P and every eligible slot start t, the subset the
 strategy's choice (lite or exact) would take, with its criterion value. The best
 of them is the window the strategy chose (a test checks this against the engine

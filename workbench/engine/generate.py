@@ -182,7 +182,7 @@ def _coerce(key: str, value: Any, kind: type) -> Any:
     return out
 
 
-# The most each count may be: what an environment file may hold (README "Environment file").
+# The most each count may be: what an environment file may hold (docs/formats.md, "Environment file").
 COUNT_LIMITS = {
     "tasks_per_node": 100,
     "nodes": MAX_NODES,

@@ -1,4 +1,4 @@
-"""Per-job and per-flow measures of a schedule (DESIGN.md; seed 004 §3 for AWRT)."""
+"""Per-job and per-flow measures of a schedule (docs/design.md; seed 004 §3 for AWRT)."""
 
 from __future__ import annotations
 

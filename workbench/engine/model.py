@@ -188,7 +188,7 @@ class Environment:
 
 
 def queue_key(job: Job, position: int) -> tuple[float, float, int]:
-    """The queue order (DESIGN.md "Job-flow schedulers"): priority, then arrival, then the job's
+    """The queue order (docs/design.md "Job-flow schedulers"): priority, then arrival, then the job's
     position in the environment's job list."""
     return (job.priority, job.arrival, position)
 

@@ -4,14 +4,14 @@ In seed 000 each part of a window is reserved on its own node for as long as
 that node needs, L_i = V / p_i. A window on nodes of different performance
 then has a rough right edge. Its runtime is its longest part, its CPU time is
 the sum of the parts, and its cost is Σ c_i·L_i. The square windows of
-DESIGN.md (every part V / P_min long) stay the default. This shape is the
+docs/design.md (every part V / P_min long) stay the default. This shape is the
 ``shape="rough"`` option of the AEP family: AMP, MinFinish, MinCost,
 MinRunTime, MinProcTime and CSA.
 
 The search is exact for each criterion. A candidate start t is the start of a
 usable slot, or ``earliest``. A node can take part at t when one of its free
 slots holds [t, t + L_i]. Among those nodes the search picks n within the
-budget, in cost units as DESIGN.md defines them:
+budget, in cost units as docs/design.md defines them:
 
 * ``start`` (AMP): the n cheapest. The earliest t where they fit wins. With
   ``pick="first"``, the n found first instead: the nodes whose free slot began

@@ -13,7 +13,7 @@ class Schedule:
     """Windows placed, jobs left out with a reason a person understands, and the compute time.
 
     ``actual_ends`` maps a job id to the time its nodes are really released
-    (start + actual_fraction * length; DESIGN.md "Command line").
+    (start + actual_fraction * length; docs/design.md "Command line").
     """
 
     strategy: str

@@ -1,4 +1,4 @@
-"""Stepping through a strategy's run: immutable snapshots (DESIGN.md "Cycles").
+"""Stepping through a strategy's run: immutable snapshots (docs/design.md "Cycles").
 
 Every flow strategy is a generator that yields after each step (one cycle, or
 one event of a dynamic strategy). It records what it does in a ``Recorder``;

@@ -3,8 +3,8 @@
 A slot is a maximal free interval of one node inside the scheduling interval
 [istart, iend]. Its bounds are the neighbouring tasks (or the interval's own
 boundary), so L_left and L_right of a window part are measured to them
-(DESIGN.md, "Window search"). The table is built once from parallel arrays and
-then only queried with vectorised numpy operations (STYLE.md point 2).
+(docs/design.md, "Window search"). The table is built once from parallel arrays and
+then only queried with vectorised numpy operations (docs/style.md point 2).
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def node_attributes(env: Environment) -> dict[str, FloatArray]:
 
 
 def window_lengths(volume: float, levels: np.ndarray | float, factor: float = 1.0, quantum: float = 0.0) -> np.ndarray:
-    """DESIGN.md "Window length": V / P times the length factor for each level P; with a time
+    """docs/design.md "Window length": V / P times the length factor for each level P; with a time
     quantum, rounded up to whole quanta (the papers' simulators count time in whole units)."""
     T = np.asarray(volume / levels * factor)
     if quantum > 0:

@@ -1,4 +1,4 @@
-"""The catalogue of named strategies (docs/design.md "Named strategies"; STYLE.md point 7).
+"""The catalogue of named strategies (docs/design.md "Named strategies"; docs/style.md point 7).
 
 Each entry is a ``StrategyInfo``: a name, a family (``selector``, ``flow`` or ``grid``), a
 one-line description with its paper, a parameter schema with defaults (``params.Param``),

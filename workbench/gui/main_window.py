@@ -1,6 +1,6 @@
 """The main window: the Gantt chart in the centre, docks around it, the document behind it all.
 
-Data flows one way (DESIGN.md "Layout"): a gesture becomes an edit, the
+Data flows one way (docs/design.md "Layout"): a gesture becomes an edit, the
 document applies it, the live runner computes the result in the background,
 and the views draw it. Nothing here owns the environment.
 """

@@ -3,7 +3,7 @@ load levels) and Fig. 9 (the BSF ratio), one vo24 scheduling cycle per run.
 
 The paper sets its load levels by the failure rate Y (0.3, 0.03, below 0.0002); the vo24
 preset's own budgets fail about 17 % of the jobs on price alone (Y near 1). A level here is
-a budget scale and a local load (README "Design decisions"). Budgets do not set Y (× 2, 2.5
+a budget scale and a local load (docs/design.md, "Design decisions"). Budgets do not set Y (× 2, 2.5
 and 3 give the same); local load does. Over k = 1 … 20 with budgets × 2, Y is about 0.01 / 0.014 /
 0.033 / 0.05 at loads up to 1 / 10 / 20 / 30 % (100 cycles), so medium is "up to 20 %" and high
 "up to 60 %": over 300 cycles they give 0.027 and 0.28 (the paper's 0.03 and 0.3); low, budgets
@@ -55,7 +55,7 @@ TABLE_1 = {  # criterion -> (N_A, start, runtime, finish, cost); "css": the init
 WIDTHS = (5, 1)  # the widest job: the vo24 preset's n <= 5, or single-node jobs (N_A's capacity bound)
 TABLE_1_AT = {"level": "medium", "slices": 5, "high_fraction": 0.5, "n_max": 5, "shape": "square"}
 # Seed 000 §3 draws its windows with a rough right edge (each part V / p_i on its own node); the
-# study's default is DESIGN.md's square window, and Table 1's cell runs both.
+# study's default is docs/design.md's square window, and Table 1's cell runs both.
 SHAPES = ("square", "rough")
 # A rough part costs c_i·V/p_i, less than a square one's c_i·V/P_min: on the prices that meet Table 1's
 # CSS cost with square windows, rough costs are 16–20 % low. The paper gives no price level; × 1.2,
@@ -287,7 +287,7 @@ CSS_STUDY = checked(
             "price). Job volumes V ~ U[75, 600]: the paper gives none, and this range meets Table 1's CSS "
             "runtime at medium load (U[100, 800] gave +42 %). "
             "Table 1 is read at medium load and k = 5 (the paper's best k); Y is judged per run (1 if any job "
-            "of the cycle failed). Windows are square (DESIGN.md); Table 1's cell also runs seed 000's "
+            "of the cycle failed). Windows are square (docs/design.md); Table 1's cell also runs seed 000's "
             "rough-edged ones (shape = rough: each part V / p_i on its own node, CPU time the sum of the parts; "
             "prices × 1.2, chosen by the CSS row's cost, since a rough part costs c_i·V/p_i, less than a square "
             "one). "

@@ -19,7 +19,7 @@ from workbench.engine.schedule import Schedule
 from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, Sweep, checked
 
 OVERHEADS = tuple(round(0.05 * k, 2) for k in range(13))  # p = 0 … 60 % (Fig. 5, Table 3)
-MODEL_NODES = 256  # the workload model's machine size (README "Design decisions")
+MODEL_NODES = 256  # the workload model's machine size (docs/design.md, "Design decisions")
 MOD2_PART = 128  # modification 2 as on m128-4: parts of at most its largest machine, for every config
 GRID_TOTAL = 512
 # Table 3, workload W4 (the synthetic one), m128-4: multi-site jobs for p = 0 … 60 %.

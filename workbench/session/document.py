@@ -1,6 +1,6 @@
 """The open document: environment history, undo/redo, the current result, plain-callback events.
 
-Undo and redo move along a list of immutable environments (STYLE.md point 4):
+Undo and redo move along a list of immutable environments (docs/style.md point 4):
 an edit appends, undo steps back. The strategy and its parameters live in the
 environment, so choosing a strategy is an undoable edit too. Views subscribe
 to ``events`` and never own the data.

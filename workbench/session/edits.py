@@ -1,4 +1,4 @@
-"""Edits: pure functions Environment -> Environment (STYLE.md point 4).
+"""Edits: pure functions Environment -> Environment (docs/style.md point 4).
 
 Every change a user makes is an ``Edit``: a name for the Undo menu and a pure
 function. ``apply`` validates what it builds and raises ``ValidationError``

@@ -1,4 +1,4 @@
-"""Conservative backfilling with any selector (seed 001 §2.2, §4.1; DESIGN.md "Backfilling").
+"""Conservative backfilling with any selector (seed 001 §2.2, §4.1; docs/design.md "Backfilling").
 
 Reservations are made upon arrival (seed 001 §2.2: conservative backfilling "either
 immediately starts a job or makes an appropriate reservation upon the arrival"): the

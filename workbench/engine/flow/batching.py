@@ -1,4 +1,4 @@
-"""Batch formation for cyclic scheduling (seed 003 §1; DESIGN.md "Batch formation").
+"""Batch formation for cyclic scheduling (seed 003 §1; docs/design.md "Batch formation").
 
 Dq, the "compatibility" of a job with the resource domain in this cycle, is the
 sum of four terms (seed 003 eqs. 1-4):

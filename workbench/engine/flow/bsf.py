@@ -1,4 +1,4 @@
-"""BSF, batch-slice-filling (seed 000 §4; DESIGN.md "BSF").
+"""BSF, batch-slice-filling (seed 000 §4; docs/design.md "BSF").
 
 In each cycle a high-priority sub-batch is chosen by a rule (``order``: the
 first jobs; ``cost``: the largest budgets; ``size``: the largest n·V), of size

@@ -1,10 +1,10 @@
-"""The cyclic scheduling scheme, CSS (seed 000 §2.3, eqs. 1-9; DESIGN.md "CSS").
+"""The cyclic scheduling scheme, CSS (seed 000 §2.3, eqs. 1-9; docs/design.md "CSS").
 
 First, alternatives: passes over the batch in queue order; in each pass every
 job gets at most one new window by its own criterion (AEP) on the slots still
 free, and those slots are held, so alternatives never intersect. Passes stop
 when one adds nothing, or at ``max_alternatives`` per job. Windows are square
-(DESIGN.md) or, with ``shape="rough"``, rough-edged as in seed 000 §3 (each part
+(docs/design.md) or, with ``shape="rough"``, rough-edged as in seed 000 §3 (each part
 V / p_i long on its own node; ``engine/rough.py``).
 
 Second, the combination: one alternative per job, chosen by the backward

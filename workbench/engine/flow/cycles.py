@@ -1,4 +1,4 @@
-"""The cycle driver (DESIGN.md "Cycles"): queue, batch, placement, return to the queue.
+"""The cycle driver (docs/design.md "Cycles"): queue, batch, placement, return to the queue.
 
 Cycle k covers [start + k·L, start + (k+1)·L], cut at the horizon; with no
 cycle length there is one cycle over the whole horizon. In each cycle the

@@ -1,4 +1,4 @@
-"""EASY backfilling (seed 004 §3, Lifka; DESIGN.md "EASY").
+"""EASY backfilling (seed 004 §3, Lifka; docs/design.md "EASY").
 
 Event-driven over the whole horizon (cycle lengths do not apply). At each event
 time, every completion is applied before the arrivals at that time; then

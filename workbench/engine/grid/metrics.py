@@ -1,7 +1,7 @@
 """The measures of seed 004 §3.3 for a grid schedule: AWRT, AWWT, slowdown, multi-site shares, per-site use.
 
 Every weight is the job's own work n·p, p its actual runtime on one machine (without a
-multi-site overhead), so every strategy weighs a job alike (README "Design decisions").
+multi-site overhead), so every strategy weighs a job alike (docs/design.md, "Design decisions").
 """
 
 from __future__ import annotations

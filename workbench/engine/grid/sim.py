@@ -1,7 +1,7 @@
 """Conventional grid scheduling of seed 004 §3: local, job sharing, multi-site, adaptive multi-site.
 
 The grid is the environment's sites (``Node.site``); every node is identical, so a job
-of volume V runs for T = V / p on any machine. All four strategies are EASY (DESIGN.md
+of volume V runs for T = V / p on any machine. All four strategies are EASY (docs/design.md
 "EASY"): event by event, completions before arrivals, queue heads start while they
 can, the blocked head gets a reservation, and later jobs start now when that does not
 touch the reservation. They differ in the queues and in where a job may start:
@@ -17,7 +17,7 @@ touch the reservation. They differ in the queues and in where a job may start:
 * ``Adaptive multi-site``: a job goes multi-site only when that completes sooner than
   its earliest single-machine start + T, estimated from the requested ends (Fig. 4).
 
-Decisions where the paper is silent (README "Design decisions"): nodes are taken lowest
+Decisions where the paper is silent (docs/design.md, "Design decisions"): nodes are taken lowest
 index first on each machine; ties between machines go to the earlier site; the
 reservation of a blocked head is its earliest start, single-machine or (when allowed)
 multi-site, the single machine winning a tie; a multi-site start that would touch the

@@ -1,4 +1,4 @@
-"""Environment files: JSON version 1 (DESIGN.md "Environment file").
+"""Environment files: JSON version 1 (docs/design.md "Environment file").
 
 Loading validates everything and names the JSON path of the first mistake and
 what was expected there. Saving is atomic: a temporary file in the same folder,
@@ -37,7 +37,7 @@ from workbench.engine.model import (
 FORMAT = "workbench.environment"
 VERSION = 1
 
-# Limits of what a file may ask for (README "Environment file"): beyond them the loader
+# Limits of what a file may ask for (docs/formats.md, "Environment file"): beyond them the loader
 # refuses with the limit named, before anything is allocated or run.
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_DEPTH = 32  # JSON nesting; the format itself needs 4

@@ -1,4 +1,4 @@
-"""The schedule as JSON (`workbench schedule`, DESIGN.md "Command line") and as CSV."""
+"""The schedule as JSON (`workbench schedule`, docs/design.md "Command line") and as CSV."""
 
 from __future__ import annotations
 

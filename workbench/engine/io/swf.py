@@ -1,4 +1,4 @@
-"""Standard Workload Format import (DESIGN.md "Environment file", SWF mapping).
+"""Standard Workload Format import (docs/design.md "Environment file", SWF mapping).
 
 Each SWF job becomes a Job on N identical nodes (performance P, price C;
 node ids n1..nN; unbounded horizon):

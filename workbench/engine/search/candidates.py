@@ -248,7 +248,7 @@ class _Prepared:
         cell, kr = cell[keep], kr[keep]
         picked = [x[keep] for x in picked]
         sel = _lowest_bits(picked, n)
-        # DESIGN.md "Window length": with no node of level P among the n cheapest, the dearest
+        # docs/design.md "Window length": with no node of level P among the n cheapest, the dearest
         # gives way to the cheapest member of level P (a later column).
         at_level = _lowest_bit([x & exact_level[w][kr] for w, x in enumerate(picked)])
         np.copyto(sel[:, -1], at_level, where=at_level > sel[:, -1])
@@ -339,7 +339,7 @@ class _Prepared:
         members: Callable[[np.ndarray], np.ndarray],
         lacking: np.ndarray | None = None,
     ) -> np.ndarray:
-        """The n cheapest ``cols`` with the rule of DESIGN.md "Window length": with no slot of
+        """The n cheapest ``cols`` with the rule of docs/design.md "Window length": with no slot of
         performance exactly P among them, the dearest gives way to the cheapest of level P (a
         later column, as columns are in price order). ``lvl``: each column's level; ``members(rows)``
         gives those rows' S_W."""

@@ -57,7 +57,7 @@ def _break_ties(neg: np.ndarray, kth: np.ndarray, units: np.ndarray, positions: 
 def _with_level_item(
     top: np.ndarray, zm: np.ndarray, units: np.ndarray, positions: np.ndarray, level: np.ndarray
 ) -> np.ndarray:
-    """The n best with at least one item of level P (DESIGN.md "Window length"), budget aside.
+    """The n best with at least one item of level P (docs/design.md "Window length"), budget aside.
 
     Where the n best hold none, the best such subset is the n - 1 best of them plus
     the best item of level P, all in the order (larger z, fewer units, lower position).
@@ -141,7 +141,7 @@ def knapsack_count(
 
     f_i(c, k) = max(f_{i-1}(c, k), f_{i-1}(c - u_i, k - 1) + z_i), then backward
     induction. With ``required`` the subset must hold at least one of those items
-    (DESIGN.md "Window length": a node of performance exactly P), a flag carried as
+    (docs/design.md "Window length": a node of performance exactly P), a flag carried as
     one more axis of f. Among optimal subsets it returns the cheapest, and among
     those the one whose node positions come first lexicographically. Returns the
     indices into ``z`` of the chosen items, or None when no n items fit.

@@ -170,7 +170,7 @@ def first_affordable(
 
 def _lite_choice(nodes: np.ndarray, exact: np.ndarray, price: np.ndarray, n: int) -> np.ndarray:
     """The n cheapest nodes (price, then position); if none has performance exactly P,
-    the dearest of them gives way to the cheapest that has (DESIGN.md "Window length")."""
+    the dearest of them gives way to the cheapest that has (docs/design.md "Window length")."""
     order = np.lexsort((nodes, price[nodes]))
     chosen = nodes[order[:n]]
     if not exact[order[:n]].any():

@@ -1,7 +1,7 @@
 """What a window search is asked and what it answers: the spec (criterion, lite or exact, cost
 resolution, length factor, time quantum), the window found with its value, and cost units.
 
-Costs and budgets are compared in whole units (DESIGN.md: cost units = ceil(c_i T / res),
+Costs and budgets are compared in whole units (docs/design.md: cost units = ceil(c_i T / res),
 budget units = floor(C / res)), so the knapsack of the exact choice is over integers and
 sums of prices never flip a comparison by rounding.
 """
@@ -48,12 +48,12 @@ UNITS_CAP = 2**43
 
 
 def cost_units(price: np.ndarray, length: np.ndarray | float, res: float) -> np.ndarray:
-    """DESIGN.md: cost units = ceil(c_i * T / res - 1e-9) (saturating at ``UNITS_CAP``)."""
+    """docs/design.md: cost units = ceil(c_i * T / res - 1e-9) (saturating at ``UNITS_CAP``)."""
     return np.minimum(np.ceil(np.asarray(price) * length / res - 1e-9), UNITS_CAP).astype(np.int64)
 
 
 def budget_units(budget: float, res: float) -> int | None:
-    """DESIGN.md: budget units = floor(C / res + 1e-9); None for an infinite budget."""
+    """docs/design.md: budget units = floor(C / res + 1e-9); None for an infinite budget."""
     if math.isinf(budget):
         return None
     return min(math.floor(budget / res + 1e-9), UNITS_CAP - 1)  # a saturated cost never fits

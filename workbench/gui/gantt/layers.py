@@ -1,4 +1,4 @@
-"""One graphics item per layer of rectangles (STYLE.md point 6).
+"""One graphics item per layer of rectangles (docs/style.md point 6).
 
 A ``RectLayer`` keeps parallel numpy arrays (x, y, width, height, colour group).
 Painting fills a QRectF buffer backed by numpy memory (pyqtgraph's

@@ -58,7 +58,7 @@ class StrategyPanel(QWidget):
         self._fields: dict[str, QWidget] = {}
         self.family.currentTextChanged.connect(self._on_family_changed)
         self.name.currentTextChanged.connect(self._on_name_changed)
-        # The panel follows the document itself (STYLE.md point 5): an edit, undo or open shows its strategy.
+        # The panel follows the document itself (docs/style.md point 5): an edit, undo or open shows its strategy.
         follow = self._on_environment_changed
         document.events.environment.connect(follow)
         self.destroyed.connect(lambda *_: document.events.environment.disconnect(follow))
