@@ -256,7 +256,7 @@ def test_with_fit_ties_every_machine_function_gives_uf1_one_schedule(config):
     """UF1's utility ignores MV: with ties=fit the MF cannot change a choice, so MF1-MF6 book every job
     alike, as MF2 does by its own value (its MV orders offers as the idle time they leave); by the lowest
     MV (the default) they differ."""
-    from workbench.lab.grid_study import grid_workload
+    from workbench.lab.studies.grid import grid_workload
 
     env = grid_workload(config, 3, False, 400, 1, 0.8)
 

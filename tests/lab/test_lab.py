@@ -399,8 +399,8 @@ def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     Fig. 7 (k at three load levels), Fig. 9 (the BSF share); each strategy runs only where its factors mean
     something."""
     from workbench.engine.generate import generate
-    from workbench.lab.css_study import first_fit
     from workbench.lab.report import write_report
+    from workbench.lab.studies.css import first_fit
 
     study = get_study("css")
     plan = study.plan(1)
@@ -447,7 +447,7 @@ def test_css_alternatives_hold_the_room_they_take():
     node free over [0, 100] but for a local task on [90, 95]; a one-node job of 30 units finds [0, 30) and
     [30, 60), then [60, 90) (the task ends the slot at 90), so 90 of the 95 free units are held."""
     from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
-    from workbench.lab.css_study import free_node_time, held_share
+    from workbench.lab.studies.css import free_node_time, held_share
 
     env = Environment(
         nodes=(Node("n0", "n0", 2.0, 1.0),),
@@ -468,8 +468,8 @@ def test_css_owner_study_measures_the_owner_node_as_table_2(tmp_path):
     its reserved time in the interval (its own part's, on a rough right edge), U = L_c / 600, P = c * L_c, and
     only the price differs between cells."""
     from workbench.engine import registry
-    from workbench.lab.css_tables import owner_environment
     from workbench.lab.report import write_report
+    from workbench.lab.studies.css_owner import owner_environment
 
     cheap, dear = owner_environment("medium", 3, 2.0), owner_environment("medium", 3, 10.0)
     assert (cheap.nodes[0].performance, cheap.nodes[0].price, dear.nodes[0].price) == (6.0, 2.0, 10.0)
@@ -511,8 +511,8 @@ def test_css_real_study_keeps_plans_and_lets_backfilling_move_up(tmp_path):
     """Issue 10's css Table 3: jobs really run U[0.2, 1] of their reservation; CSS and batch-slicer keep their
     starts, backfilling's jobs only move earlier, and every real execution time is below the scheduled one."""
     from workbench.engine.generate import generate
-    from workbench.lab.css_tables import real_environment
     from workbench.lab.report import write_report
+    from workbench.lab.studies.css_real import real_environment
 
     env = generate("vo24", 4)
     real = real_environment(env, 4)
@@ -540,8 +540,8 @@ def test_batch_formation_study_runs_the_five_series_and_fig_2_cycle_by_cycle(tmp
     paper's soft limit and the knapsack's hard one; the flow returns what a cycle could not place, and the
     per-cycle counts add up to what was placed."""
     from workbench.engine import registry
-    from workbench.lab.batch_study import SERIES, cycle_rows, flow
     from workbench.lab.report import write_report
+    from workbench.lab.studies.batch_formation import SERIES, cycle_rows, flow
 
     study = get_study("batch-formation")
     plan = study.plan(1)
@@ -574,7 +574,7 @@ def test_batch_formation_study_runs_the_five_series_and_fig_2_cycle_by_cycle(tmp
 def test_curves_are_compared_at_equal_load_as_fig_1_draws_them():
     """Seed 003's Fig. 1 draws each scheme over the node load: MDq's gain is read against Knapsack's curve
     interpolated at MDq's loads (hand-computed), only where the two load ranges overlap."""
-    from workbench.lab.batch_study import SERIES, gain_at_equal_load
+    from workbench.lab.studies.batch_formation import SERIES, gain_at_equal_load
 
     curves = {  # label -> series -> (utilisation, t_cpu)
         "MDqT": {1: (0.3, 90.0), 2: (0.5, 110.0), 3: (0.9, 50.0)},  # the last point lies beyond Knapsack's loads

@@ -11,12 +11,16 @@ import contextlib
 from collections.abc import Iterator
 
 from workbench.engine.errors import ParameterError
-from workbench.lab.batch_study import BATCH_STUDY
-from workbench.lab.css_study import CSS_STUDY
-from workbench.lab.css_tables import CSS_OWNER_STUDY, CSS_REAL_STUDY
-from workbench.lab.economic_study import ECONOMIC_STUDY
-from workbench.lab.grid_study import GRID_STUDY
-from workbench.lab.studies import AEP, BACKFILLING, TRACES_STUDY, WINDOW_SEARCH
+from workbench.lab.studies.aep import AEP
+from workbench.lab.studies.backfilling import BACKFILLING
+from workbench.lab.studies.batch_formation import BATCH_STUDY
+from workbench.lab.studies.css import CSS_STUDY
+from workbench.lab.studies.css_owner import CSS_OWNER_STUDY
+from workbench.lab.studies.css_real import CSS_REAL_STUDY
+from workbench.lab.studies.economic import ECONOMIC_STUDY
+from workbench.lab.studies.grid import GRID_STUDY
+from workbench.lab.studies.traces import TRACES_STUDY
+from workbench.lab.studies.window_search import WINDOW_SEARCH
 from workbench.lab.study import Study, checked
 
 SHIPPED = (

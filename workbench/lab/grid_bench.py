@@ -67,7 +67,7 @@ def workload(key: str, config: str, local: bool, traces: Path) -> Any:
     from workbench.engine.grid.configs import grid_environment
     from workbench.engine.grid.lublin import generate_workload, workload_environment
     from workbench.engine.io.swf import import_swf
-    from workbench.lab.grid_study import grid_workload
+    from workbench.lab.studies.grid import grid_workload
 
     if key == "kth_all":
         env = import_swf(traces / KTH, 512).env
