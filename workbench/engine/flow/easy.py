@@ -24,7 +24,6 @@ at every event; whatever is still queued when the events run out fails.
 from __future__ import annotations
 
 import bisect
-import heapq
 import math
 from typing import Any
 
@@ -34,7 +33,13 @@ from workbench.engine import kernels
 from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.cycles import capable
-from workbench.engine.flow.events import WaitingQueue, arrivals_in_order, step_label
+from workbench.engine.flow.events import (
+    Completions,
+    EventPolicy,
+    WaitingQueue,
+    arrivals_in_order,
+    run_events,
+)
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window, sorted_unique
 from workbench.engine.search.firstfit import Best, first_affordable, first_fit
@@ -61,50 +66,50 @@ def easy(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
 
 
 def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
-    t0, horizon = env.time.start, env.time.end
-    base = SlotTable.from_environment(env)
-    arrivals = arrivals_in_order(env)
-    queue = WaitingQueue(env)
-    running: dict[str, Window] = {}
-    ends: list[tuple[float, int, str]] = []  # (actual end, order, job)
-    # Wake-ups: a local task's end can let a waiting job start, and so can the
-    # moment the head's reservation begins, with no arrival or completion then.
-    wakeups = sorted({task.end for task in env.local_tasks if t0 < task.end < horizon})
-    nxt = 0
-    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
-    while nxt < len(arrivals) or ends or (wakeups and len(queue)):
-        now = min(
-            ends[0][0] if ends else math.inf,
-            max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf,
-            wakeups[0] if wakeups and len(queue) else math.inf,
+    yield from run_events(env, rec, _General(env, rec), f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
+
+
+class _General(EventPolicy):
+    """EASY through the window search: any nodes, local tasks, budgets, a bounded horizon."""
+
+    def __init__(self, env: Environment, rec: Recorder) -> None:
+        super().__init__(env)
+        self.env, self.rec = env, rec
+        self.t0, self.horizon = env.time.start, env.time.end
+        self.base = SlotTable.from_environment(env)
+        self.running: dict[str, Window] = {}
+        # Wake-ups: a local task's end can let a waiting job start, and so can the
+        # moment the head's reservation begins, with no arrival or completion then.
+        self.wakeups = sorted({task.end for task in env.local_tasks if self.t0 < task.end < self.horizon})
+
+    def wakeup(self) -> float:
+        return self.wakeups[0] if self.wakeups and len(self.queue) else math.inf
+
+    def woken(self, now: float) -> None:
+        while self.wakeups and self.wakeups[0] <= now + EPS:
+            self.wakeups.pop(0)
+
+    def admit(self, job: Job, earliest: float) -> str | None:
+        if not capable(self.env, job) or find_window(self.base, job, FIRST_FIT, earliest) is None:
+            return explain_failure(self.base, job, earliest)
+        self.queue.add(job)
+        return None
+
+    def release(self, job_id: str, payload: Any) -> None:
+        self.running.pop(job_id)
+
+    def schedule(self, now: float) -> list[str]:
+        started, reserved_at = _general_pass(
+            self.rec, self.base, self.queue, self.running, self.completions, now, self.horizon
         )
-        while wakeups and wakeups[0] <= now + EPS:
-            wakeups.pop(0)
-        rec.report(nxt + len(rec.windows) - len(running), 2 * len(arrivals))
-        done = []
-        while ends and ends[0][0] <= now + EPS:
-            _, _, job_id = heapq.heappop(ends)
-            running.pop(job_id)
-            done.append(job_id)
-        came = []
-        while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
-            job = arrivals[nxt]
-            nxt += 1
-            if not capable(env, job) or find_window(base, job, FIRST_FIT, max(job.arrival, t0)) is None:
-                rec.fail(job.id, explain_failure(base, job, max(job.arrival, t0)))
-                continue
-            queue.add(job)
-            came.append(job.id)
-        started, reserved_at = _general_pass(rec, base, queue, running, ends, now, horizon)
         if reserved_at is not None and reserved_at > now + EPS:
-            bisect.insort(wakeups, reserved_at)
-        rec.queue = queue.ids()
-        yield rec.snap(now, step_label(now, done, came, started))
-    for job in queue.jobs:
-        table = SlotTable.from_environment(env, rec.windows.values())
-        rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
-    rec.queue = ()
-    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+            bisect.insort(self.wakeups, reserved_at)
+        return started
+
+    def finish(self) -> None:
+        for job in self.queue.jobs:
+            table = SlotTable.from_environment(self.env, self.rec.windows.values())
+            self.rec.fail(job.id, explain_failure(table, job, max(job.arrival, self.t0)))
 
 
 def _general_pass(
@@ -112,7 +117,7 @@ def _general_pass(
     base: SlotTable,
     queue: WaitingQueue,
     running: dict[str, Window],
-    ends: list[tuple[float, int, str]],
+    ends: Completions,
     now: float,
     horizon: float,
 ) -> tuple[list[str], float | None]:
@@ -128,7 +133,7 @@ def _general_pass(
         job = queue.remove_at(at)
         rec.place(window)
         running[job.id] = window
-        heapq.heappush(ends, (rec.actual[job.id], len(rec.windows), job.id))
+        ends.add(rec.actual[job.id], job.id)
         table = table.reserve([window])
         started.append(job.id)
 
@@ -172,98 +177,85 @@ def _starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
 
 
 def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
+    opening = f"start: {len(env.jobs)} jobs, {len(env.nodes)} identical nodes"
+    yield from run_events(env, rec, _Hosts(env, rec), opening)
+
+
+class _Hosts(EventPolicy):
     """Host-level EASY on identical nodes: the same schedule as the general path, faster.
 
     Free hosts are counted, not summed: ``open_free`` outside the head's reservation,
     ``held_free`` inside it (usable only by jobs that end before it begins).
     """
-    t0 = env.time.start
-    hosts = len(env.nodes)
-    perf, price = env.nodes[0].performance, env.nodes[0].price
-    ids = [n.id for n in env.nodes]
-    free = np.ones(hosts, dtype=bool)
-    n_free = hosts
-    predicted = np.full(hosts, -math.inf)  # requested end of the job on each busy host
-    arrivals = arrivals_in_order(env)
-    length = {job.id: job.volume / perf for job in env.jobs}
-    price_sum: dict[int, float] = {}  # n -> the price of n hosts, summed as the general path sums it
-    queue = WaitingQueue(env)
-    ends: list[tuple[float, int, str, np.ndarray]] = []
-    nxt = 0
-    order = 0
-    history = rec.history
-    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {hosts} identical nodes")
 
-    def start(at: int, chosen: np.ndarray, now: float) -> str:
-        nonlocal order, n_free
-        job = queue.remove_at(at)
-        T = length[job.id]
+    def __init__(self, env: Environment, rec: Recorder) -> None:
+        super().__init__(env)
+        self.env, self.rec = env, rec
+        self.hosts = len(env.nodes)
+        self.perf, self.price = env.nodes[0].performance, env.nodes[0].price
+        self.ids = [n.id for n in env.nodes]
+        self.free = np.ones(self.hosts, dtype=bool)
+        self.n_free = self.hosts
+        self.predicted = np.full(self.hosts, -math.inf)  # requested end of the job on each busy host
+        self.length = {job.id: job.volume / self.perf for job in env.jobs}
+        self.price_sum: dict[int, float] = {}  # n -> the price of n hosts, summed as the general path sums it
+
+    def admit(self, job: Job, earliest: float) -> str | None:
+        if not _runs_on_hosts(job, self.hosts, self.perf, self.price):
+            return explain_failure(SlotTable.from_environment(self.env), job, earliest)
+        self.queue.add(job)
+        return None
+
+    def release(self, job_id: str, chosen: Any) -> None:
+        self.free[chosen] = True
+        self.n_free += chosen.size
+        self.predicted[chosen] = -math.inf
+
+    def start(self, at: int, chosen: np.ndarray, now: float) -> str:
+        job = self.queue.remove_at(at)
+        T = self.length[job.id]
         n = job.node_count
-        if n not in price_sum:
-            price_sum[n] = float(np.full(n, price).sum())
-        rec.place(Window(job.id, now, T, tuple([ids[h] for h in chosen]), T * price_sum[n]))
-        free[chosen] = False
-        n_free -= n
-        predicted[chosen] = now + T
-        order += 1
-        heapq.heappush(ends, (rec.actual[job.id], order, job.id, chosen))
+        if n not in self.price_sum:
+            self.price_sum[n] = float(np.full(n, self.price).sum())
+        self.rec.place(Window(job.id, now, T, tuple([self.ids[h] for h in chosen]), T * self.price_sum[n]))
+        self.free[chosen] = False
+        self.n_free -= n
+        self.predicted[chosen] = now + T
+        self.completions.add(self.rec.actual[job.id], job.id, chosen)
         return job.id
 
-    while nxt < len(arrivals) or ends:
-        now = min(ends[0][0] if ends else math.inf, max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf)
-        rec.report(nxt + len(rec.windows) - len(ends), 2 * len(arrivals))  # arrivals + completions
-        done = []
-        while ends and ends[0][0] <= now + EPS:
-            _, _, job_id, chosen = heapq.heappop(ends)
-            free[chosen] = True
-            n_free += chosen.size
-            predicted[chosen] = -math.inf
-            done.append(job_id)
-        came = []
-        while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
-            job = arrivals[nxt]
-            nxt += 1
-            if not _runs_on_hosts(job, hosts, perf, price):
-                rec.fail(job.id, explain_failure(SlotTable.from_environment(env), job, max(job.arrival, t0)))
-                continue
-            queue.add(job)
-            came.append(job.id)
+    def schedule(self, now: float) -> list[str]:
+        rec, free = self.rec, self.free
         started = []
-        jobs = queue.jobs
-        while jobs and jobs[0].node_count <= n_free:
-            started.append(start(0, np.flatnonzero(free)[: jobs[0].node_count], now))
+        jobs = self.queue.jobs
+        while jobs and jobs[0].node_count <= self.n_free:
+            started.append(self.start(0, np.flatnonzero(free)[: jobs[0].node_count], now))
         rec.hold = None
-        if jobs and n_free:
+        if jobs and self.n_free:
             head = jobs[0]
-            available = np.where(free, now, predicted)
+            available = np.where(free, now, self.predicted)
             shadow = float(np.partition(available, head.node_count - 1)[head.node_count - 1])
-            reserved = np.zeros(hosts, dtype=bool)
+            reserved = np.zeros(self.hosts, dtype=bool)
             reserved[np.flatnonzero(available <= shadow + EPS)[: head.node_count]] = True
-            if history:
-                held_nodes = tuple(env.nodes[int(i)].id for i in np.flatnonzero(reserved))
-                rec.hold = (head.id, shadow, length[head.id], held_nodes)
+            if rec.history:
+                held_nodes = tuple(self.env.nodes[int(i)].id for i in np.flatnonzero(reserved))
+                rec.hold = (head.id, shadow, self.length[head.id], held_nodes)
             held_free = int(np.count_nonzero(free & reserved))
-            open_free = n_free - held_free
+            open_free = self.n_free - held_free
             at = 1
-            while at < len(jobs) and n_free:
+            while at < len(jobs) and self.n_free:
                 job = jobs[at]
                 n = job.node_count
-                short = now + length[job.id] <= shadow + EPS
+                short = now + self.length[job.id] <= shadow + EPS
                 if n > open_free + (held_free if short else 0):
                     at += 1
                     continue
                 chosen = np.flatnonzero(free & ~reserved if not short else free)[:n]
                 held = int(np.count_nonzero(reserved[chosen]))
-                started.append(start(at, chosen, now))
+                started.append(self.start(at, chosen, now))
                 held_free -= held
                 open_free -= n - held
-        if history:
-            rec.queue = queue.ids()
-            yield rec.snap(now, step_label(now, done, came, started))
-        else:
-            yield rec.snap(now, "")
-    rec.queue = ()
-    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+        return started
 
 
 def _runs_on_hosts(job: Job, hosts: int, perf: float, price: float) -> bool:
@@ -416,6 +408,10 @@ def _compiled_run(
 
 
 def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
+    yield from run_events(env, rec, _Nodes(env, rec), f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
+
+
+class _Nodes(EventPolicy):
     """EASY on nodes of any performance and price, without local tasks: the general path's schedule.
 
     Every node then has one free gap at any moment: from now (when free) or from its
@@ -426,75 +422,77 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
     level that has one wins (the shortest T), as in ``first_fit``. Without local tasks
     the wake-ups of the general path never start anything, so there are none here.
     """
-    t0, horizon = env.time.start, env.time.end
-    n_nodes = len(env.nodes)
-    perf = np.array([n.performance for n in env.nodes])
-    price = np.array([n.price for n in env.nodes])
-    ids = tuple(n.id for n in env.nodes)
-    col = np.lexsort((np.arange(n_nodes), price))  # columns: nodes in (price, position) order
-    col_of = np.empty_like(col)
-    col_of[col] = np.arange(n_nodes)
-    perf_c, price_c = perf[col], price[col]
-    levels_all = np.unique(perf)[::-1]
-    base = SlotTable.from_environment(env)
-    free = np.ones(n_nodes, dtype=bool)  # by column
-    until = np.full(n_nodes, -math.inf)  # requested end of the running job, by column
-    everywhere = np.full(n_nodes, horizon)
-    arrivals = arrivals_in_order(env)
-    queue = WaitingQueue(env)
-    ends: list[tuple[float, int, str, np.ndarray]] = []
-    plans: dict[str, tuple[np.ndarray, np.ndarray, int | None]] = {}
 
-    def plan_of(job: Job) -> tuple[np.ndarray, np.ndarray, int | None]:
+    def __init__(self, env: Environment, rec: Recorder) -> None:
+        super().__init__(env)
+        self.env, self.rec = env, rec
+        self.t0, self.horizon = env.time.start, env.time.end
+        n_nodes = len(env.nodes)
+        self.perf = np.array([n.performance for n in env.nodes])
+        self.price = np.array([n.price for n in env.nodes])
+        self.ids = tuple(n.id for n in env.nodes)
+        self.col = np.lexsort((np.arange(n_nodes), self.price))  # columns: nodes in (price, position) order
+        self.col_of = np.empty_like(self.col)
+        self.col_of[self.col] = np.arange(n_nodes)
+        self.perf_c, self.price_c = self.perf[self.col], self.price[self.col]
+        self.levels_all = np.unique(self.perf)[::-1]
+        self.base = SlotTable.from_environment(env)
+        self.free = np.ones(n_nodes, dtype=bool)  # by column
+        self.until = np.full(n_nodes, -math.inf)  # requested end of the running job, by column
+        self.everywhere = np.full(n_nodes, self.horizon)
+        self.plans: dict[str, tuple[np.ndarray, np.ndarray, int | None]] = {}
+
+    def plan_of(self, job: Job) -> tuple[np.ndarray, np.ndarray, int | None]:
         """The job's levels (highest first), their lengths T, and its budget in cost units."""
-        plan = plans.get(job.id)
+        plan = self.plans.get(job.id)
         if plan is None:
-            levels = levels_all[levels_all >= job.min_performance - EPS]
-            plan = plans[job.id] = (levels, job.volume / levels, budget_units(job.budget, 1.0))
+            levels = self.levels_all[self.levels_all >= job.min_performance - EPS]
+            plan = self.plans[job.id] = (levels, job.volume / levels, budget_units(job.budget, 1.0))
         return plan
 
-    def window_now(job: Job, now: float, limit: np.ndarray) -> tuple[float, np.ndarray] | None:
+    def window_now(self, job: Job, now: float, limit: np.ndarray) -> tuple[float, np.ndarray] | None:
         """(T, columns) of the FirstFit window starting now; ``limit``: until when each column is free."""
-        levels, lengths, bu = plan_of(job)
+        levels, lengths, bu = self.plan_of(job)
         n = job.node_count
         room = limit - now
         for P, T in zip(levels, lengths, strict=True):
-            idx = np.flatnonzero(free & (perf_c >= P) & (room >= T - EPS))
+            idx = np.flatnonzero(self.free & (self.perf_c >= P) & (room >= T - EPS))
             if idx.size < n:
                 continue
-            exact = perf_c[idx] == P
+            exact = self.perf_c[idx] == P
             if not exact.any():
                 continue
             chosen = idx[:n].copy()
             if not exact[:n].any():
                 chosen[-1] = idx[np.argmax(exact)]
-            if bu is not None and int(cost_units(price_c[chosen], T, 1.0).sum()) > bu:
+            if bu is not None and int(cost_units(self.price_c[chosen], T, 1.0).sum()) > bu:
                 continue
             return float(T), chosen
         return None
 
-    def start(at: int, T: float, chosen: np.ndarray, now: float) -> str:
-        job = queue.remove_at(at)
-        positions = np.sort(col[chosen])
-        rec.place(Window(job.id, now, T, tuple(ids[p] for p in positions), T * float(price[positions].sum())))
-        free[chosen] = False
-        until[chosen] = now + T
-        heapq.heappush(ends, (rec.actual[job.id], len(rec.windows), job.id, chosen))
+    def start(self, at: int, T: float, chosen: np.ndarray, now: float) -> str:
+        job = self.queue.remove_at(at)
+        positions = np.sort(self.col[chosen])
+        window = Window(job.id, now, T, tuple(self.ids[p] for p in positions), T * float(self.price[positions].sum()))
+        self.rec.place(window)
+        self.free[chosen] = False
+        self.until[chosen] = now + T
+        self.completions.add(self.rec.actual[job.id], job.id, chosen)
         return job.id
 
-    def reservation(job: Job, now: float) -> Window | None:
+    def reservation(self, job: Job, now: float) -> Window | None:
         """The head's earliest window, running jobs ending at their requested end (``first_fit``'s
         choice, where each node has the one gap [begin, horizon))."""
-        levels, lengths, bu = plan_of(job)
+        levels, lengths, bu = self.plan_of(job)
         n = job.node_count
-        begin = np.where(free, now, until)
+        begin = np.where(self.free, now, self.until)
         best: Best | None = None
         for P, T in zip(levels, lengths, strict=True):
-            cols = np.flatnonzero((perf_c >= P) & (horizon - begin >= T - EPS))
+            cols = np.flatnonzero((self.perf_c >= P) & (self.horizon - begin >= T - EPS))
             if cols.size < n:
                 continue
             b = begin[cols]
-            exact = perf_c[cols] == P
+            exact = self.perf_c[cols] == P
             sb = np.sort(b)
             times = sorted_unique(sb)
             count = np.searchsorted(sb, times, "right")
@@ -503,73 +501,60 @@ def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:
             if best is not None:
                 times = times[times < best[1] + EPS]  # a later level wins only by starting earlier
             forever = np.full(b.size, math.inf)  # one gap per node, to the horizon
-            best = first_affordable(times, col[cols], b, forever, exact, price, n, float(T), bu, 1.0, best)
+            best = first_affordable(times, self.col[cols], b, forever, exact, self.price, n, float(T), bu, 1.0, best)
         if best is None:
             return None
         _, t, T, _, positions = best
         positions = np.sort(positions)
-        return Window(job.id, t, T, tuple(ids[p] for p in positions), T * float(price[positions].sum()))
+        return Window(job.id, t, T, tuple(self.ids[p] for p in positions), T * float(self.price[positions].sum()))
 
-    nxt = 0
-    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {n_nodes} nodes")
-    while nxt < len(arrivals) or ends:
-        now = min(ends[0][0] if ends else math.inf, max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf)
-        rec.report(nxt + len(rec.windows) - len(ends), 2 * len(arrivals))  # arrivals + completions
-        done = []
-        while ends and ends[0][0] <= now + EPS:
-            _, _, job_id, chosen = heapq.heappop(ends)
-            free[chosen] = True
-            until[chosen] = -math.inf
-            done.append(job_id)
-        came = []
-        while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
-            job = arrivals[nxt]
-            nxt += 1
-            earliest = max(job.arrival, t0)
-            # Not even on an empty system? With no budget or horizon, enough capable nodes suffice.
-            plain = math.isinf(job.budget) and math.isinf(horizon)
-            runs = capable(env, job) if plain else first_fit(base, job, earliest) is not None
-            if not runs:
-                rec.fail(job.id, explain_failure(base, job, earliest))
-                continue
-            queue.add(job)
-            came.append(job.id)
+    def admit(self, job: Job, earliest: float) -> str | None:
+        # Not even on an empty system? With no budget or horizon, enough capable nodes suffice.
+        plain = math.isinf(job.budget) and math.isinf(self.horizon)
+        runs = capable(self.env, job) if plain else first_fit(self.base, job, earliest) is not None
+        if not runs:
+            return explain_failure(self.base, job, earliest)
+        self.queue.add(job)
+        return None
+
+    def release(self, job_id: str, chosen: Any) -> None:
+        self.free[chosen] = True
+        self.until[chosen] = -math.inf
+
+    def schedule(self, now: float) -> list[str]:
+        rec, horizon = self.rec, self.horizon
         started = []
-        jobs = queue.jobs
+        jobs = self.queue.jobs
         while jobs and now < horizon - EPS:
-            hit = window_now(jobs[0], now, everywhere)
+            hit = self.window_now(jobs[0], now, self.everywhere)
             if hit is None:
                 break
-            started.append(start(0, *hit, now))
+            started.append(self.start(0, *hit, now))
         rec.hold = None
-        if jobs and now < horizon - EPS and free.any():
-            held = reservation(jobs[0], now)
-            limit = everywhere
+        if jobs and now < horizon - EPS and self.free.any():
+            held = self.reservation(jobs[0], now)
+            limit = self.everywhere
             if held is not None:
                 rec.note_reservation(jobs[0].id, held.start)
                 rec.hold = (jobs[0].id, held.start, held.length, held.nodes)
-                limit = everywhere.copy()
-                limit[col_of[[base.index[node] for node in held.nodes]]] = held.start
+                limit = self.everywhere.copy()
+                limit[self.col_of[[self.base.index[node] for node in held.nodes]]] = held.start
             at = 1
-            n_free = int(free.sum())
+            n_free = int(self.free.sum())
             while at < len(jobs) and n_free:
                 rec.check_stop()
                 if jobs[at].node_count > n_free:
                     at += 1
                     continue
-                hit = window_now(jobs[at], now, limit)
+                hit = self.window_now(jobs[at], now, limit)
                 if hit is None:
                     at += 1
                     continue
-                started.append(start(at, *hit, now))
+                started.append(self.start(at, *hit, now))
                 n_free -= len(rec.windows[started[-1]].nodes)
-        if rec.history:
-            rec.queue = queue.ids()
-            yield rec.snap(now, step_label(now, done, came, started))
-        else:
-            yield rec.snap(now, "")
-    for job in queue.jobs:
-        table = SlotTable.from_environment(env, rec.windows.values())
-        rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
-    rec.queue = ()
-    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+        return started
+
+    def finish(self) -> None:
+        for job in self.queue.jobs:
+            table = SlotTable.from_environment(self.env, self.rec.windows.values())
+            self.rec.fail(job.id, explain_failure(table, job, max(job.arrival, self.t0)))

@@ -27,7 +27,6 @@ fails on arrival unless multi-site execution may run it.
 
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from workbench.engine.errors import ParameterError, show
-from workbench.engine.flow.events import WaitingQueue, arrivals_in_order, step_label
+from workbench.engine.flow.events import EventPolicy, WaitingQueue, run_events
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.simulate import FlowRun, Recorder
 
@@ -125,10 +124,13 @@ class GridRules:
         return None
 
 
-class GridRun(GridRules):
-    """The shared state and rules of the four conventional grid strategies."""
+class GridRun(GridRules, EventPolicy):
+    """The shared state and rules of the four conventional grid strategies, and their policy in
+    the event loop (``flow.events.run_events``): Local keeps one queue per machine, the others
+    one grid queue."""
 
     def __init__(self, env: Environment, params: dict[str, Any], rec: Recorder, mode: str) -> None:
+        EventPolicy.__init__(self, env)
         self.env, self.rec, self.mode = env, rec, mode
         self.grid = grid = grid_of(env)
         self.overhead = float(params.get("overhead", 0.0))
@@ -139,9 +141,13 @@ class GridRun(GridRules):
         self.free_n = grid.sizes  # per site
         self.sizes = grid.sizes
         self.widest = max(self.sizes)
-        self.ends: list[tuple[float, int, str, np.ndarray]] = []
-        self.order = 0
         self.multi_allowed = mode in ("multi", "adaptive")
+        self.everywhere = list(range(len(grid.sites)))
+        self.site_index = {site: k for k, site in enumerate(grid.sites)}
+        if mode == "local":
+            self.queues = [([k], WaitingQueue(env)) for k in self.everywhere]
+        else:
+            self.queues = [(self.everywhere, self.queue)]
 
     # ---------------------------------------------------------------- rules
 
@@ -260,8 +266,7 @@ class GridRun(GridRules):
             overhead=self.overhead if multi else 0.0,
         )  # fmt: skip
         self.rec.place(window)
-        self.order += 1
-        heapq.heappush(self.ends, (self.rec.actual[job.id], self.order, job.id, chosen))
+        self.completions.add(self.rec.actual[job.id], job.id, chosen)
 
     def try_start(self, job: Job, sites: list[int], now: float, hold: _Hold | None) -> bool:
         s = self.single_choice(job, sites, now, hold)
@@ -324,16 +329,36 @@ class GridRun(GridRules):
             started.append(queue.remove_at(at).id)
             idle -= job.node_count
 
-    def release(self, now: float) -> list[str]:
-        done = []
-        while self.ends and self.ends[0][0] <= now + EPS:
-            _, _, job_id, chosen = heapq.heappop(self.ends)
-            self.free[chosen] = True
-            self.predicted[chosen] = -math.inf
-            for s in self.grid.site_of[chosen]:
-                self.free_n[int(s)] += 1
-            done.append(job_id)
-        return done
+    # ---------------------------------------------------------------- events
+
+    def admit(self, job: Job, earliest: float) -> str | None:
+        if self.mode == "local":
+            k = self.site_index.get(job.site) if job.site or len(self.grid.sites) > 1 else 0
+            if k is None:
+                return "has no submitting site; Local runs each job on its own site's machine"
+            sites, queue = self.queues[k]
+        else:
+            sites, queue = self.queues[0]
+        reason = self.cannot_run(job, sites)
+        if reason is None:
+            queue.add(job)
+        return reason
+
+    def release(self, job_id: str, chosen: Any) -> None:
+        self.free[chosen] = True
+        self.predicted[chosen] = -math.inf
+        for s in self.grid.site_of[chosen]:
+            self.free_n[int(s)] += 1
+
+    def schedule(self, now: float) -> list[str]:
+        started: list[str] = []
+        self.rec.hold = None
+        for sites, queue in self.queues:
+            self.easy_step(queue, sites, now, started)
+        return started
+
+    def queued(self) -> tuple[str, ...]:
+        return tuple(j for _, q in self.queues for j in q.ids())
 
 
 def grid_flow(mode: str) -> Any:
@@ -347,50 +372,5 @@ def grid_flow(mode: str) -> Any:
 
 def _run(env: Environment, params: dict[str, Any], rec: Recorder, mode: str) -> FlowRun:
     run = GridRun(env, params, rec, mode)
-    grid = run.grid
-    t0 = env.time.start
-    everywhere = list(range(len(grid.sites)))
-    site_index = {site: k for k, site in enumerate(grid.sites)}
-    if mode == "local":
-        queues = [([k], WaitingQueue(env)) for k in everywhere]
-    else:
-        queues = [(everywhere, WaitingQueue(env))]
-    arrivals = arrivals_in_order(env)
-    nxt = 0
-    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes on {len(grid.sites)} machine(s)")
-    while nxt < len(arrivals) or run.ends:
-        now = min(
-            run.ends[0][0] if run.ends else math.inf,
-            max(arrivals[nxt].arrival, t0) if nxt < len(arrivals) else math.inf,
-        )
-        rec.report(nxt + len(rec.windows) - len(run.ends), 2 * len(arrivals))
-        done = run.release(now)
-        came = []
-        while nxt < len(arrivals) and max(arrivals[nxt].arrival, t0) <= now + EPS:
-            job = arrivals[nxt]
-            nxt += 1
-            if mode == "local":
-                k = site_index.get(job.site) if job.site or len(grid.sites) > 1 else 0
-                if k is None:
-                    rec.fail(job.id, "has no submitting site; Local runs each job on its own site's machine")
-                    continue
-                sites, queue = queues[k]
-            else:
-                sites, queue = queues[0]
-            reason = run.cannot_run(job, sites)
-            if reason is not None:
-                rec.fail(job.id, reason)
-                continue
-            queue.add(job)
-            came.append(job.id)
-        started: list[str] = []
-        rec.hold = None
-        for sites, queue in queues:
-            run.easy_step(queue, sites, now, started)
-        if rec.history:
-            rec.queue = tuple(j for _, q in queues for j in q.ids())
-            yield rec.snap(now, step_label(now, done, came, started))
-        else:
-            yield rec.snap(now, "")
-    rec.queue = ()
-    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+    opening = f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes on {len(run.grid.sites)} machine(s)"
+    yield from run_events(env, rec, run, opening)
