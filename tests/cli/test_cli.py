@@ -236,7 +236,7 @@ def test_generate_refuses_absurd_settings_in_one_line(tmp_path, capsys, setting,
 
 
 def test_help_texts_speak_plainly_and_cite_authors(capsys):
-    """Item 14 of the GUI issue: descriptions in words a user understands, each citing its paper by
+    """Strategy descriptions are in words a user understands, each citing its paper by
     authors (the seed file stays named); n_high = -1 is explained."""
     from workbench.engine import registry
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -141,23 +142,49 @@ def _long_flow():
     return dataclasses.replace(env, jobs=jobs)
 
 
-def test_a_long_run_reports_progress_and_stops_within_a_second_of_cancel():
-    """On a saturated flow, progress(done, total) climbs towards its total; should_stop() ends the
-    run with Cancelled, quickly."""
-    import threading
-    import time
-
-    import pytest
-
+def test_a_long_run_reports_progress_and_asks_should_stop_for_every_job():
+    """On a saturated flow, progress(done, total) climbs towards its total; should_stop() is asked at
+    least once for every job planned (so a cancel waits for one search at most, not for the run), and
+    its first yes ends the run with Cancelled, with no progress after it. Counts, not seconds."""
     from workbench.engine.errors import Cancelled
 
     env = _long_flow()
     reports: list[tuple[int, int]] = []
-    stop = threading.Event()
-    stopped_at: list[float] = []
+    asked: list[bool] = []  # each answer of should_stop, in order
+
+    def progress(done: int, total: int) -> None:
+        reports.append((done, total))
 
     def should_stop() -> bool:
-        return stop.is_set()
+        # Stop once every job has arrived and been planned (and some have ended early since).
+        asked.append(bool(reports) and reports[-1][0] > len(env.jobs))
+        return asked[-1]
+
+    with pytest.raises(Cancelled):
+        registry.run(env, "FirstFit", progress=progress, should_stop=should_stop)
+    assert asked.count(True) == 1 and asked[-1]  # the first yes ended the run
+    assert reports[-1][0] > len(env.jobs)  # nothing was reported after the stop
+    assert len(asked) >= len(env.jobs)
+    assert len(reports) >= 2
+    totals = {t for _, t in reports}
+    assert len(totals) == 1 and totals.pop() >= len(env.jobs)
+    done = [d for d, _ in reports]
+    assert done == sorted(done) and done[-1] > 0
+
+
+@pytest.mark.timing
+def test_a_long_run_stops_within_a_second_of_cancel():
+    """Wall clock: should_stop() set one second into a saturated flow ends the run within a second."""
+    import dataclasses
+    import threading
+    import time
+
+    from workbench.engine.errors import Cancelled
+
+    env = _long_flow()
+    registry.run(dataclasses.replace(env, jobs=env.jobs[:100]), "FirstFit")  # compiled loops loaded first
+    stop = threading.Event()
+    stopped_at: list[float] = []
 
     def cancel_later() -> None:
         time.sleep(1.0)
@@ -166,13 +193,8 @@ def test_a_long_run_reports_progress_and_stops_within_a_second_of_cancel():
 
     threading.Thread(target=cancel_later, daemon=True).start()
     with pytest.raises(Cancelled):
-        registry.run(env, "FirstFit", progress=lambda d, t: reports.append((d, t)), should_stop=should_stop)
+        registry.run(env, "FirstFit", should_stop=stop.is_set)
     assert time.perf_counter() - stopped_at[0] < 1.0
-    assert len(reports) >= 2
-    totals = {t for _, t in reports}
-    assert len(totals) == 1 and totals.pop() >= len(env.jobs)
-    done = [d for d, _ in reports]
-    assert done == sorted(done) and done[-1] > 0
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -193,7 +193,8 @@ def _good_text() -> str:
     ],
 )
 def test_hostile_files_give_one_line_that_names_the_path(tmp_path, mutate, words):
-    """Each damaged file of the issue: a ValidationError of one short line, never a traceback."""
+    """Each damaged file (too deep, huge or overflowing numbers, bad Unicode, control characters, an
+    overlong id, an unknown field) gives a ValidationError of one short line, never a traceback."""
     from workbench.engine.files import environment_from_json
 
     text = mutate(_good_text())
@@ -237,6 +238,7 @@ def test_save_refuses_a_read_only_target_and_keeps_it(tmp_path):
     assert target.read_text() == "keep me"
 
 
+# Saves the two environments in turn and prints how many saves it has completed after each one.
 SAVER = """
 import sys
 from workbench.engine.generate import generate
@@ -246,30 +248,39 @@ k = 0
 while True:
     save_environment(envs[k % 2], sys.argv[1])
     k += 1
+    print(k, flush=True)
 """
 
 
 def test_a_killed_save_leaves_the_old_or_the_new_file_and_no_stale_temporary(tmp_path):
-    """Kill a saving process at random moments: the target always loads as one of the two
-    environments, and the next save removes the temporary file the kill left behind."""
+    """Kill a saving process at random moments after its first completed save: each time the file
+    holds what one of its saves wrote (no longer the third environment it started on), always one of
+    the two environments whole, and the next save removes the temporary file a kill left behind."""
     import random
+    import select
     import signal
     import subprocess
     import sys
     import time
 
-    from workbench.engine.io.envfile import save_environment
-
     target = tmp_path / "env.json"
     both = [generate("vo24", 1, jobs=400), generate("vo24", 2, jobs=400)]
-    save_environment(both[0], target)
+    before = generate("vo24", 3, jobs=10)
     rng = random.Random(7)
     for _ in range(6):
-        proc = subprocess.Popen([sys.executable, "-c", SAVER, str(target)])
-        time.sleep(0.6 + rng.random() * 0.4)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        assert load_environment(target) in both
+        save_environment(before, target)
+        with subprocess.Popen([sys.executable, "-c", SAVER, str(target)], stdout=subprocess.PIPE, text=True) as proc:
+            assert proc.stdout is not None
+            try:
+                ready, _, _ = select.select([proc.stdout], [], [], 120.0)  # a guard against a hang
+                assert ready and proc.stdout.readline().strip() == "1", "the saver never completed a save"
+                assert load_environment(target) in both  # its save replaced the file
+                time.sleep(rng.random() * 0.3)  # then the kill lands somewhere in a later save
+            finally:
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+            saves = 1 + len(proc.stdout.read().split())
+        assert load_environment(target) in both, f"killed after {saves} completed saves"
     save_environment(both[1], target)
     assert load_environment(target) == both[1]
     assert not list(tmp_path.glob(".env.json.*.tmp"))

@@ -441,17 +441,28 @@ def test_easy_node_path_equals_the_general_path(env):
 
 
 def test_huge_counts_do_not_allocate_per_count():
-    """slices=10^6 splits no finer than one job each: the same schedule as slices=#jobs, at once."""
-    import time
+    """slices=10^6 splits no finer than one job each: the same schedule as slices=#jobs, and no more
+    memory at its peak (traced allocations; one small array per slice would be some 100 MB)."""
+    import tracemalloc
     from pathlib import Path
 
     from workbench.engine.files import load_environment
 
     env = load_environment(Path(__file__).resolve().parents[2] / "sample_envs" / "tiny.json")
-    began = time.perf_counter()
-    huge = registry.run(env, "Batch-slicer", {"slices": 10**6})
-    assert time.perf_counter() - began < 5.0
-    assert huge.windows == registry.run(env, "Batch-slicer", {"slices": len(env.jobs)}).windows
+
+    def peak(slices: int):
+        tracemalloc.start()
+        try:
+            result = registry.run(env, "Batch-slicer", {"slices": slices})
+            return result, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak(len(env.jobs))  # the first run fills the caches
+    few, few_bytes = peak(len(env.jobs))
+    huge, huge_bytes = peak(10**6)
+    assert huge.windows == few.windows
+    assert huge_bytes < 2 * few_bytes + 64 * 1024, (huge_bytes, few_bytes)
 
 
 def test_bsf_performance_rule_takes_the_jobs_that_need_the_fastest_nodes():

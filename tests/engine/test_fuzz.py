@@ -2,7 +2,7 @@
 
 Bounded to a few seconds in the default run; WORKBENCH_TEST_SCALE=20 (or more) makes it a
 longer fuzzing session. The SWF side is fuzzed by the round-trip property in
-test_swf_batching_metrics.py; the cases the issue lists are explicit tests in test_envfile.py.
+test_swf_batching_metrics.py; known damaged files are explicit tests in test_envfile.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from workbench.engine.files import environment_from_json
 TINY = (Path(__file__).resolve().parents[2] / "sample_envs" / "tiny.json").read_text()
 DOC = json.loads(TINY)
 
-# Pieces that broke the loader before (the issue's list) and other edges.
+# Pieces that broke the loader before and other edges.
 NASTY = [
     "9" * 5000,
     "1e400",

@@ -281,7 +281,7 @@ def test_exact_choice_never_falls_back_to_a_subset_without_a_level_node():
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(env=environments(max_jobs=1, bounded=True), earliest=st.sampled_from([0.0, 5.0]))
 def test_a_failure_reason_names_the_level_that_came_closest_and_is_true(env, earliest):
-    """Defect 4 of the GUI issue: the reason comes from the search's own candidate space. When no
+    """A failure reason comes from the search's own candidate space. When no
     window exists, the level it names needs T = V / P, and n nodes of performance >= P, one of
     them exactly P, really are free together for the time it states, from the time it states."""
     from dataclasses import replace

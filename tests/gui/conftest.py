@@ -11,6 +11,25 @@ from workbench.engine.files import load_environment
 DEFAULT = Path(__file__).resolve().parents[2] / "sample_envs" / "default.json"
 
 
+@pytest.fixture(autouse=True)
+def fresh_settings(qapp):
+    """Each GUI test starts from, and leaves behind, empty Qt settings (recent files, window layout)
+    and no autosave, so that nothing one test does is seen by the next."""
+    from PySide6.QtCore import QSettings
+
+    from workbench.gui.main_window import autosave_path
+
+    def clear() -> None:
+        settings = QSettings("SlotWorkbench", "Slot Workbench")
+        settings.clear()
+        settings.sync()
+        autosave_path().unlink(missing_ok=True)
+
+    clear()
+    yield
+    clear()
+
+
 @pytest.fixture
 def window(qtbot):
     """Make a main window on an environment file, shown, with its first result in."""

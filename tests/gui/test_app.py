@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -302,9 +301,10 @@ def test_dragging_an_edge_resizes_and_tooltips_describe_what_is_under_the_mouse(
     assert free.startswith("free slot") or "task" in free
 
 
-def test_a_long_run_shows_progress_and_cancel_stops_it(qtbot):
-    """A run past half a second (a saturated flow: 1,500 jobs queued at once, most ending early)
-    shows a progress bar and Cancel; Cancel stops the worker within a second."""
+def _cancel_a_long_run(qtbot):
+    """A window running a saturated flow (1,500 jobs queued at once, most ending early: a run of
+    seconds), cancelled with its Cancel button once progress shows: (window, seconds from the click
+    until the worker thread ended)."""
     import time
 
     from workbench.gui.main_window import MainWindow
@@ -314,23 +314,37 @@ def test_a_long_run_shows_progress_and_cancel_stops_it(qtbot):
     win.show()
     win.run_now()
     status = win.run_status
-    qtbot.waitUntil(lambda: status.cancel.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: status.cancel.isVisible(), timeout=30_000)
     assert status.bar.isVisible()
-    qtbot.waitUntil(lambda: status.bar.maximum() > 0 and status.bar.value() > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: status.bar.maximum() > 0 and status.bar.value() > 0, timeout=30_000)
     worker = win.runner.thread
     began = time.perf_counter()
     qtbot.mouseClick(status.cancel, Qt.MouseButton.LeftButton)
-    worker.join(timeout=5.0)
+    worker.join(timeout=60.0)  # a guard against a hang, not a measure
     assert not worker.is_alive()
-    assert time.perf_counter() - began < 1.0
+    return win, time.perf_counter() - began
+
+
+def test_a_long_run_shows_progress_and_cancel_stops_it(qtbot):
+    """A long run shows a progress bar and Cancel; Cancel ends the worker, says no result is there
+    yet, hides itself and delivers nothing half-finished."""
+    win, _ = _cancel_a_long_run(qtbot)
+    status = win.run_status
     assert not win.runner.busy
     assert "cancelled — no result yet" in status.text()  # nothing earlier to show
     assert not status.cancel.isVisible()
     assert win.document.result is None  # nothing half-finished was delivered
 
 
+@pytest.mark.timing
+def test_cancel_stops_a_long_run_within_a_second(qtbot):
+    """Wall clock: the worker thread ends within a second of the Cancel click."""
+    _, seconds = _cancel_a_long_run(qtbot)
+    assert seconds < 1.0
+
+
 def test_jobs_up_and_down_move_the_selected_job(qtbot, window):
-    """Defect 1 of the GUI issue: the Up/Down buttons reorder the job list (one undoable edit)."""
+    """The Up/Down buttons reorder the job list (one undoable edit)."""
     from PySide6.QtWidgets import QPushButton
 
     win = window(TINY)
@@ -348,7 +362,7 @@ def test_jobs_up_and_down_move_the_selected_job(qtbot, window):
 
 
 def test_csv_export_gives_the_failure_reason_its_own_column(tmp_path, window):
-    """Defect 6 of the GUI issue: cost, start and end are numbers or empty; the reason has its column."""
+    """In the CSV export cost, start and end are numbers or empty; the failure reason has its own column."""
     import csv
 
     win = window(DEFAULT)  # CoP leaves one job without a window
@@ -366,7 +380,7 @@ def test_csv_export_gives_the_failure_reason_its_own_column(tmp_path, window):
 
 
 def test_imported_and_generated_environments_are_unsaved_and_quit_asks(qtbot, window, monkeypatch):
-    """Defect 10 of the GUI issue: after Import SWF or Generate the title has '*' and Quit asks first."""
+    """After Import SWF or Generate the title has '*' and Quit asks first."""
     from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
     import workbench.gui.main_window as main_window
@@ -402,7 +416,7 @@ def test_imported_and_generated_environments_are_unsaved_and_quit_asks(qtbot, wi
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 @given(env=flows(max_jobs=10, max_nodes=5), name=st.sampled_from(["FirstFit", "CoP", "EASY", "BSF"]))
 def test_drawn_solid_rectangles_never_overlap_on_a_node(chart, env, name):
-    """Defect 2 of the GUI issue: whatever ran early, solid rectangles never share a node at once,
+    """Whatever ran early, solid rectangles never share a node at once,
     in the final picture and at every step of the simulation."""
     sim = registry.simulator(env, name)
     while not sim.done:
@@ -433,7 +447,7 @@ def chart(qapp):
 
 
 def test_deep_zoom_keeps_the_node_label_and_the_wheel_zooms_time_only(qtbot, window):
-    """Defect 9 of the GUI issue: zoomed inside one row its label stays; the wheel zooms time,
+    """Zoomed inside one row, the row keeps its label; the wheel zooms time,
     Ctrl+wheel the rows."""
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QGraphicsSceneWheelEvent
@@ -464,7 +478,7 @@ def test_deep_zoom_keeps_the_node_label_and_the_wheel_zooms_time_only(qtbot, win
 
 
 def test_ctrl_y_redoes(window):
-    """Item 11 of the GUI issue: Ctrl+Y redoes, beside the platform's own Redo key."""
+    """Ctrl+Y redoes, beside the platform's own Redo key."""
     from PySide6.QtGui import QKeySequence
 
     win = window(TINY)
@@ -472,7 +486,7 @@ def test_ctrl_y_redoes(window):
 
 
 def test_cycles_mode_shows_the_step_in_the_table_and_busy_nodes_now(qtbot, window):
-    """Defect 8 of the GUI issue: the plot's utilisation is the share of nodes busy at that step
+    """In Cycles mode the plot's utilisation is the share of nodes busy at that step
     (not a running total), and the Jobs table shows the step's windows, not the final result."""
     from dataclasses import replace
 
@@ -497,7 +511,7 @@ def test_cycles_mode_shows_the_step_in_the_table_and_busy_nodes_now(qtbot, windo
 
 
 def test_numbers_read_the_same_everywhere_and_editing_keeps_every_digit(window):
-    """Defect 12 of the GUI issue: no scientific notation, four decimals at most, ∞ for no budget;
+    """Numbers show no scientific notation, four decimals at most, ∞ for no budget;
     the editor shows the full value, so an untouched cell changes nothing."""
     from workbench.gui.numbers import full, number
 
@@ -524,7 +538,7 @@ def test_numbers_read_the_same_everywhere_and_editing_keeps_every_digit(window):
 
 
 def test_the_recovery_prompt_says_whose_work_from_when_and_what_it_replaces():
-    """Defect 13 of the GUI issue: the autosave prompt names the environment, its file and the time,
+    """The autosave prompt names the environment, its file and the time,
     and says when restoring would take the place of the file asked for."""
     import datetime
 
@@ -539,8 +553,8 @@ def test_the_recovery_prompt_says_whose_work_from_when_and_what_it_replaces():
     assert "never saved" in recovery_question("", None, at, None)
 
 
-def test_small_things_of_item_11(qtbot, window):
-    """Item 11 of the GUI issue: stable Undo text in the toolbar, readable edit names, the title's
+def test_undo_text_edit_names_title_mark_and_step_controls(qtbot, window):
+    """Stable Undo text in the toolbar, readable edit names, the title's
     modified mark through Qt, a Pause label that renders, Step back pauses, an honest step count,
     and a task-time message that reads right whichever field was edited."""
     from workbench.engine.errors import ValidationError
@@ -572,17 +586,14 @@ def test_small_things_of_item_11(qtbot, window):
 
 
 def test_compare_runs_in_the_background_and_marks_stale_results(qtbot, window):
-    """Defect 7 of the GUI issue: Compare never blocks the window (a 50 ms heartbeat keeps beating on
-    a 2,000-job trace), can be cancelled, covers every schedule on its time axis, and says when its
-    results no longer match the environment."""
-    import time
+    """Compare never blocks the window (a 50 ms heartbeat beats at least half as often during a second
+    of Compare on a 2,000-job trace as in an idle second just before), can be cancelled, covers every
+    schedule on its time axis, and says when its results no longer match the environment."""
     from dataclasses import replace
 
-    from PySide6.QtCore import QTimer
-
+    from tests.traces import swf_environment
     from workbench.engine.model import StrategyRef
     from workbench.gui.panels.compare import CompareDialog
-    from workbench.lab.bench import swf_environment
     from workbench.session import edits
 
     win = window(TINY)
@@ -593,20 +604,18 @@ def test_compare_runs_in_the_background_and_marks_stale_results(qtbot, window):
     dialog = CompareDialog(win.document, win)
     qtbot.addWidget(dialog)
     dialog.set_chosen(["FirstFit", "CoP", "EASY"])
-    beats = []
-    heartbeat = QTimer()
-    heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
-    heartbeat.start(50)
-    dialog.compare()
-    assert dialog.running and not dialog.cancel_button.isHidden()
-    qtbot.wait(1000)
-    heartbeat.stop()
-    gaps = [b - a for a, b in itertools.pairwise(beats)]
-    # Measured here: every gap ~52 ms on a 50 ms timer. The bounds leave room for a loaded machine.
-    assert len(gaps) >= 10 and statistics.median(gaps) < 0.1 and max(gaps) < 0.25
+
+    def compare():
+        dialog.compare()
+        assert dialog.running and not dialog.cancel_button.isHidden()
+
+    idle = _beat_rate(qtbot, 50, lambda: None, 1000)
+    busy = _beat_rate(qtbot, 50, compare, 1000)
+    # A ratio of two rates taken in the same run, so a slow machine slows both.
+    assert idle > 0 and busy >= idle / 2, (idle, busy)
     worker = dialog.runner.thread
     dialog.cancel()
-    worker.join(timeout=2.0)
+    worker.join(timeout=60.0)  # a guard against a hang, not a measure
     assert not worker.is_alive() and not dialog.running and "Cancelled" in dialog.note.text()
     # A small comparison to the end: the shared time axis covers the longest schedule.
     win.document.replace_environment(load_environment(TINY), TINY)
@@ -620,9 +629,26 @@ def test_compare_runs_in_the_background_and_marks_stale_results(qtbot, window):
     assert dialog.stale and "Stale" in dialog.note.text() and dialog.run_button.text() == "Compare again"
 
 
+def _beat_rate(qtbot, period_ms, start, wait_ms):
+    """Beats per second of a ``period_ms`` timer from just before ``start()`` until ``wait_ms`` after it."""
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    beats = []
+    heartbeat = QTimer()
+    heartbeat.timeout.connect(lambda: beats.append(1))
+    heartbeat.start(period_ms)
+    began = time.perf_counter()
+    start()
+    qtbot.wait(wait_ms)
+    heartbeat.stop()
+    return len(beats) / (time.perf_counter() - began)
+
+
 def test_a_refusal_message_goes_once_a_valid_edit_is_made(window):
-    """Item 11 of the GUI issue: "n: is 30; the environment has only 6 nodes" must not stay after a
-    valid edit."""
+    """A refusal message ("n: is 30; the environment has only 6 nodes") goes away once a valid edit
+    is made."""
     win = window(TINY)
     model = win.jobs.model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
@@ -633,6 +659,7 @@ def test_a_refusal_message_goes_once_a_valid_edit_is_made(window):
     assert win.jobs.message.text() == ""
 
 
+@pytest.mark.timing
 def test_a_live_run_on_a_2000_job_trace_keeps_the_window_responsive(qtbot, window):
     """Opening a 2,000-job trace, running it and drawing the result never stalls the event loop for
     long (measured here: at most 0.12-0.18 s; before, sizing the Jobs table alone took 0.6 s)."""
@@ -642,8 +669,8 @@ def test_a_live_run_on_a_2000_job_trace_keeps_the_window_responsive(qtbot, windo
 
     from PySide6.QtCore import QTimer
 
+    from tests.traces import swf_environment
     from workbench.engine.model import StrategyRef
-    from workbench.lab.bench import swf_environment
 
     win = window(TINY)
     big = replace(swf_environment(seed=5, jobs=2000, nodes=64), strategy=StrategyRef("EASY"))
@@ -661,9 +688,9 @@ def test_a_live_run_on_a_2000_job_trace_keeps_the_window_responsive(qtbot, windo
 
 
 def test_tooltips_show_the_distances_the_strategy_saw(window):
-    """Defect 3 of the GUI issue: job 4 under CoP on default.json showed L_left 155 on node 08 while
-    the free slot to its left was [132.216, 155): the tooltip now gives the placement's own
-    distances, and, where a strategy keeps none, those of the picture."""
+    """A window's tooltip gives the distances its placement saw (for job 4 under CoP on default.json,
+    not L_left 155 on node 08, whose free slot to the left is [132.216, 155)), and, where a strategy
+    keeps none, those of the picture."""
     from workbench.engine.slots import SlotTable, window_distances
 
     win = window(DEFAULT)
@@ -722,6 +749,7 @@ def _worst_gap(qtbot, start, done, settle_ms=300):
     return max(b - a for a, b in itertools.pairwise(beats))
 
 
+@pytest.mark.timing
 def test_the_event_loop_never_stalls_past_100_ms_on_a_2000_job_trace(qtbot, window, request):
     """ "Responsive on real traces": a heartbeat timer during a live run and during a Compare of four
     strategies on a 2,000-job trace never waits more than 100 ms (measured here: live 58-64 ms, Compare
@@ -732,9 +760,9 @@ def test_the_event_loop_never_stalls_past_100_ms_on_a_2000_job_trace(qtbot, wind
     import gc
     from dataclasses import replace
 
+    from tests.traces import swf_environment
     from workbench.engine.model import StrategyRef
     from workbench.gui.panels.compare import CompareDialog
-    from workbench.lab.bench import swf_environment
     from workbench.session import edits
 
     big = swf_environment(seed=5, jobs=2000, nodes=64)
@@ -787,7 +815,7 @@ def grid_window(window, tmp_path, strategy):
 
 
 def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
-    """Issue 11's GUI: rows grouped by site under a header with a separator; a multi-site job keeps one colour
+    """On a grid, rows are grouped by site under a header with a separator; a multi-site job keeps one colour
     across machines and its tooltip names them and the overhead; strategy panel, Compare and Cycles work."""
     from workbench.gui.panels.compare import CompareDialog
 
@@ -835,7 +863,7 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
 
 
 def test_the_economic_scheduler_runs_in_the_panel_the_player_and_compare(qtbot, window, tmp_path):
-    """Issue 11: Economic is a grid strategy like the others; its MF/UF choices are in the panel, a job wider
+    """Economic is a grid strategy like the others: its MF/UF choices are in the panel, a job wider
     than every machine is co-allocated and drawn in one colour over the sites, the player steps its bookings."""
     from workbench.gui.panels.compare import CompareDialog
 

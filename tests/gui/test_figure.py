@@ -42,7 +42,8 @@ def _svg_geometry(path: Path):
 
 
 def test_svg_is_plain_vectors_on_the_screen_time_axis(app, tmp_path):
-    """Defect 5: every window is a rect where the time axis says it is, labels are text, no bitmap."""
+    """The SVG export draws every window as a rect where the time axis says it is, its labels as text,
+    and no bitmap."""
     from workbench.gui.figure import figure_of, save_figure
 
     env = load_environment(DEFAULT)
@@ -404,7 +405,8 @@ def test_node_rows_sort_by_performance_or_price(qtbot, tmp_path):
 
 
 def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog, window):
-    """Defect 11: "commitData called with an editor that does not belong to this view" on every edit."""
+    """Editing a Jobs cell and leaving it with Return or Tab changes the job and logs no Qt warning
+    ("commitData called with an editor that does not belong to this view")."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLineEdit
 
