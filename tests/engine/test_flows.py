@@ -477,3 +477,52 @@ def test_bsf_performance_rule_takes_the_jobs_that_need_the_fastest_nodes():
     env = generate("vo24", 3)
     result = registry.run(env, "BSF", {"rule": "performance", "n_high": 5})
     assert len(result.windows) + len(result.unscheduled) == len(env.jobs)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=8, max_nodes=4), name=st.sampled_from(["FirstFit", "CoP", "EASY", "CSS", "BSF"]))
+def test_a_snapshots_queue_is_the_jobs_that_have_arrived_and_not_started(env, name):
+    """Every snapshot's queue, for every kind of flow, holds exactly the jobs that have arrived by its
+    time and neither started (their window begins by then) nor failed, in queue order."""
+    from workbench.engine.model import queue_key
+
+    sim = registry.simulator(env, name)
+    position = env.job_index
+    while (snap := sim.step()) is not None:
+        started = {w.job for w in snap.windows if w.start <= snap.time + EPS}
+        for job_id in snap.queue:
+            job = env.job(job_id)
+            assert job.arrival <= snap.time + EPS, (snap.label, job_id, "has not arrived")
+            assert job_id not in started and job_id not in snap.failed, (snap.label, job_id)
+        keys = [queue_key(env.job(j), position[j]) for j in snap.queue]
+        assert keys == sorted(keys)
+        waiting = {
+            j.id for j in env.jobs if j.arrival <= snap.time + EPS and j.id not in started and j.id not in snap.failed
+        }
+        if not snap.label.startswith(("start:", "end:")):  # before the first events, after the last
+            assert set(snap.queue) == waiting, snap.label
+
+
+def test_the_queue_of_a_backfilling_snapshot_is_not_the_whole_flow():
+    """Backfilling plans every job at once, but at t = 0 its queue holds only those that have
+    arrived (the CLI's `simulate` and the Cycles panel read it); step labels name jobs as jobs."""
+    env = _arrivals_env()
+    sim = registry.simulator(env, "CoP")
+    first = sim.step()
+    assert first is not None
+    arrived = {j.id for j in env.jobs if j.arrival <= 0}
+    assert set(first.queue) == arrived and len(arrived) < len(env.jobs)
+    rest = []
+    while (snap := sim.step()) is not None:
+        rest.append(snap.label)
+    assert any("job 2 arrived" in label for label in rest), rest
+    assert all("t=1e" not in label and "e+0" not in label for label in rest)
+
+
+def _arrivals_env() -> Environment:
+    nodes = tuple(Node(id=f"n{i}", name=f"node {i}", performance=1.0, price=1.0) for i in range(2))
+    jobs = tuple(
+        Job(id=str(i), name=f"job {i}", node_count=1, min_performance=1.0, volume=10.0, arrival=float(a))
+        for i, a in enumerate((0, 0, 5, 7))
+    )
+    return Environment(nodes, (), jobs, TimeSettings(0.0, None, None), "arrivals")

@@ -159,7 +159,13 @@ class Recorder:
         self.failed: dict[str, str] = {}
         self.alternatives: dict[str, int] = {}
         self.reservations: dict[str, float] = {}  # EASY: the first reserved start of each head
+        # The jobs the flow still has to start, in queue order; a snapshot shows those of them that
+        # have arrived and not started by its time (``waiting``).
         self.queue: tuple[str, ...] = ()
+        self._queue_seen: tuple[str, ...] | None = None
+        self._by_arrival: list[tuple[float, str]] = []  # the queue's jobs by arrival, not yet arrived
+        self._waiting: dict[str, int] = {}  # arrived, not started (yet): job -> place in queue order
+        self._place: dict[str, int] = {}
         self.batch: tuple[str, ...] = ()
         self.cycle: int | None = None
         self.steps = 0
@@ -225,6 +231,27 @@ class Recorder:
         if self.should_stop is not None and self.should_stop():
             raise Cancelled("simulation cancelled")
 
+    def waiting(self, at: float) -> tuple[str, ...]:
+        """The queue at ``at``: the flow's queue (``self.queue``) less the jobs that have not arrived
+        by then and those that have started (their window begins by ``at``) or failed, in queue
+        order. Kept up to date step by step: each call costs what is waiting, not the whole queue."""
+        if self.queue is not self._queue_seen:
+            self._queue_seen = self.queue
+            self._place = {job: k for k, job in enumerate(self.queue)}
+            arrival = self.env.job_index
+            jobs = self.env.jobs
+            self._by_arrival = sorted(((jobs[arrival[j]].arrival, j) for j in self.queue), reverse=True)
+            self._waiting = {}
+        by_arrival, waiting = self._by_arrival, self._waiting
+        while by_arrival and by_arrival[-1][0] <= at + EPS:
+            job = by_arrival.pop()[1]
+            waiting[job] = self._place[job]
+        for job in list(waiting):
+            window = self.windows.get(job)
+            if (window is not None and window.start <= at + EPS) or job in self.failed:
+                del waiting[job]
+        return tuple(sorted(waiting, key=waiting.__getitem__))
+
     def snap(self, at: float, label: str) -> Snapshot | None:
         """A snapshot of now (None when the run keeps no history)."""
         self.check_stop()
@@ -236,7 +263,7 @@ class Recorder:
             time=at,
             label=label,
             cycle=self.cycle,
-            queue=self.queue,
+            queue=self.waiting(at),
             batch=self.batch,
             env=self.env,
             _log=self._log,

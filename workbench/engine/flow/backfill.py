@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from workbench.engine import kernels
+from workbench.engine import kernels, words
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.kernels import PLACE_NONE, unverify
@@ -243,11 +243,11 @@ class _Replanner:
     def _label(self, finished: list[str], moved: list[str], arrived: list[str]) -> str:
         what = []
         if finished:
-            what.append(f"{', '.join(finished)} finished early; ")
-            what.append(f"moved {', '.join(moved)} earlier" if moved else "nothing could move earlier")
+            what.append(f"{words.jobs(finished)} finished early; ")
+            what.append(f"moved {words.jobs(moved)} earlier" if moved else "nothing could move earlier")
         if arrived:
-            what.append(f"{'; ' if finished else ''}{', '.join(arrived)} arrived")
-        return f"t={self.now:g}: {''.join(what)}"
+            what.append(f"{'; ' if finished else ''}{words.jobs(arrived)} arrived")
+        return f"t={words.number(self.now)}: {''.join(what)}"
 
     def _arrive(self) -> list[str]:
         """Plan the jobs arriving now, in queue order, after the moves of this moment."""

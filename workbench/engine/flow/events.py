@@ -11,6 +11,7 @@ import heapq
 import math
 from typing import Any
 
+from workbench.engine import words
 from workbench.engine.model import EPS, Environment, Job, queue_key
 from workbench.engine.simulate import FlowRun, Recorder
 
@@ -47,13 +48,14 @@ def arrivals_in_order(env: Environment) -> list[Job]:
 
 
 def step_label(now: float, done: list[str], came: list[str], started: list[str]) -> str:
+    """'t=2644: job 7 finished; jobs 8 and 9 arrived; started job 8'."""
     parts = []
     if done:
-        parts.append(f"{', '.join(done)} finished")
+        parts.append(f"{words.jobs(done)} finished")
     if came:
-        parts.append(f"{', '.join(came)} arrived")
-    parts.append(f"started {', '.join(started)}" if started else "nothing started")
-    return f"t={now:g}: " + "; ".join(parts)
+        parts.append(f"{words.jobs(came)} arrived")
+    parts.append(f"started {words.jobs(started)}" if started else "nothing started")
+    return f"t={words.number(now)}: " + "; ".join(parts)
 
 
 class Completions:

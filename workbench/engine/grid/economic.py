@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.engine import words
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.events import arrivals_in_order
 from workbench.engine.grid.sim import GridRules, grid_of
@@ -381,7 +382,7 @@ class EconomicRun(GridRules):
             m = self.machines[k]
             local = np.searchsorted(m.hosts, np.sort(p))
             m.book(local, start, start + length, actual)
-        return f"{job.id} booked from t={start:g} {where}"
+        return f"job {job.id} booked from t={words.number(start)} {where}"
 
 
 def economic_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
@@ -400,13 +401,13 @@ def economic_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> Fl
         reason = run.cannot_run(job)
         if reason is not None:
             rec.fail(job.id, reason)
-            label = f"{job.id} arrived; {reason}"
+            label = f"job {job.id} arrived; {reason}"
         else:
             label = run.book(job, now)
             heapq.heappush(ends, (rec.actual[job.id], job.id))
         if rec.history:
-            finished = f"{', '.join(done)} finished; " if done else ""
-            yield rec.snap(now, f"t={now:g}: {finished}{label}")
+            finished = f"{words.jobs(done)} finished; " if done else ""
+            yield rec.snap(now, f"t={words.number(now)}: {finished}{label}")
         else:
             yield rec.snap(now, "")
     rec.report(len(arrivals), len(arrivals))
