@@ -303,3 +303,25 @@ def test_generate_lublin_on_a_machine_and_on_a_grid(tmp_path, capsys):
     assert "--jobs: only the lublin preset takes it" in capsys.readouterr().err
     assert main(["schedule", str(grid), "--strategy", "Multi-site", "--param", "overhead=-0.5"]) == 2
     assert "overhead: must be ≥ 0" in capsys.readouterr().err
+
+
+def test_what_users_read_names_papers_by_authors_and_plain_words():
+    """Strategy descriptions, parameter help and the About box cite papers by authors and title with
+    their section, never by the project's internal file numbers ("seed 002"), a design document or
+    jargon such as "DP"; the grid's refusal of mixed nodes names the paper the same way."""
+    import re
+
+    from workbench.engine import registry
+    from workbench.engine.errors import WorkbenchError
+    from workbench.engine.model import Environment, Job, Node, TimeSettings
+
+    jargon = re.compile(r"\bseed \d|DESIGN\.md|docs/|\bDP\b")
+    texts = [info.description for info in registry.strategies()]
+    texts += [param.help for info in registry.strategies() for param in info.params]
+    assert not [t for t in texts if jargon.search(t)]
+    assert "[Toporkov & Yemelyanov, dependable and coordinated allocation, §4.2]" in registry.get("FirstFit").description
+    nodes = (Node("a", "a", 1.0, 1.0), Node("b", "b", 2.0, 1.0))
+    env = Environment(nodes, (), (Job("j", "j", 1, 0.0, 1.0),), TimeSettings(0.0, None, None), "mixed")
+    with pytest.raises(WorkbenchError) as info:
+        registry.run(env, "Local")
+    assert "Franke, Schwiegelshohn & Yahyapour" in str(info.value) and not jargon.search(str(info.value))

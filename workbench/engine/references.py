@@ -16,5 +16,11 @@ REFERENCES = {
 
 
 def cite(seed: str, where: str = "") -> str:
-    """A reference a user can look up: authors, title, and the seed file (section)."""
-    return f"[{REFERENCES[seed]}; seed {seed}{' ' + where if where else ''}]"
+    """A reference a user can look up: the authors and title of paper ``seed`` (its number in the
+    project's sources), and the section."""
+    return f"[{REFERENCES[seed]}{', ' + where if where else ''}]"
+
+
+def paper(seed: str) -> str:
+    """The authors and title of paper ``seed``, for messages."""
+    return REFERENCES[seed]

@@ -17,7 +17,8 @@ RESOLUTION = Param(
     "resolution",
     float,
     1.0,
-    "cost resolution of the exact choice (docs/design.md cost units); a DP over 128 MiB stops with an error",
+    "cost unit of the exact choice: costs are compared in whole units of this size (smaller is finer and "
+    "slower); a choice that would need over 128 MiB of memory stops with an error",
     minimum=1e-6,  # finer steps drown in the 1e-9 rounding tolerance of the units
 )
 

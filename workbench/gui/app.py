@@ -25,6 +25,8 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     from workbench.gui.main_window import MainWindow, autosave_path
     from workbench.session.document import read_autosave
 
+    if screenshot:
+        _quiet_offscreen_platform()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setOrganizationName("SlotWorkbench")
     app.setApplicationName("Slot Workbench")
@@ -96,3 +98,19 @@ def recovery_question(name: str, original: Path | None, saved_at: datetime.datet
     if opening is not None and opening != original:
         text += f"Restoring shows them instead of {opening}, which stays as it is on disk. "
     return text + "Restore them?"
+
+
+# What the offscreen platform plugin says about window-manager calls it cannot serve: nothing the
+# user of ``--screenshot`` can act on (the picture is right), so it is not printed.
+OFFSCREEN_NOISE = ("This plugin does not support",)
+
+
+def _quiet_offscreen_platform() -> None:
+    """Let Qt's messages through to stderr, but for the offscreen plugin's notes on what it lacks."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, context: object, message: str) -> None:
+        if not message.startswith(OFFSCREEN_NOISE):
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(handler)

@@ -56,11 +56,11 @@ def app_icon() -> QIcon:
 
 
 PAPERS = [
-    "Toporkov, Yemelyanov et al.: slot selection and co-allocation, square-window search (seed 002)",
-    "Toporkov, Yemelyanov: backfilling with heuristic criteria, CoP and PAST (seed 001)",
-    "Toporkov et al.: cyclic scheduling, AEP criteria, batch-slicer and BSF (seed 000)",
-    "Toporkov et al.: forming batches of jobs, in Russian (seed 003)",
-    "Franke, Schwiegelshohn, Yahyapour: job scheduling for computational grids (seed 004)",
+    "Toporkov, Yemelyanov et al.: slot selection and co-allocation, square-window search",
+    "Toporkov, Yemelyanov: backfilling with heuristic criteria, CoP and PAST",
+    "Toporkov et al.: cyclic scheduling, AEP criteria, batch-slicer and BSF",
+    "Toporkov et al.: forming batches of jobs, in Russian",
+    "Franke, Schwiegelshohn, Yahyapour: job scheduling for computational grids",
 ]
 
 

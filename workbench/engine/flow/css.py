@@ -35,9 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.engine import criteria as cr
+from workbench.engine import words
 from workbench.engine.errors import ParameterError, check_dp_size
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import Job, Window
+from workbench.engine.references import paper
 from workbench.engine.rough import SHAPES, search_rough
 from workbench.engine.search import SearchSpec, find_window
 from workbench.engine.simulate import Recorder
@@ -212,7 +214,8 @@ def css_plan(
         what = {"cpu": "CPU time (n × length)", "cost": "cost"}
         watch.combination = (
             f"{goal} the total {what[problem.value]} with the total {what[problem.expense]} "
-            f"at most {limit:.6g} (seed 000 eq. 5); the value column is this job's {what[problem.value]}"
+            f"at most {words.number(limit)} (the mean expense of each job's alternatives, rounded up and summed: "
+            f"{paper('000')}, eq. 5); the value column is this job's {what[problem.value]}"
         )
     return plan, counts
 

@@ -36,6 +36,7 @@ import numpy as np
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.events import EventPolicy, WaitingQueue, run_events
 from workbench.engine.model import EPS, Environment, Job, Window
+from workbench.engine.references import paper
 from workbench.engine.simulate import FlowRun, Recorder
 
 MODES = ("local", "share", "multi", "adaptive")
@@ -69,7 +70,7 @@ def grid_of(env: Environment) -> Grid:
         if node.performance != first.performance or node.price != first.price:
             raise ParameterError(
                 "nodes",
-                f"grid strategies need identical nodes (seed 004); node {show(node.id)} has performance "
+                f"grid strategies need identical nodes ({paper('004')}); node {show(node.id)} has performance "
                 f"{node.performance:g} and price {node.price:g}, node {show(first.id)} {first.performance:g} "
                 f"and {first.price:g}",
             )
