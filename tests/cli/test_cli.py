@@ -319,7 +319,8 @@ def test_what_users_read_names_papers_by_authors_and_plain_words():
     texts = [info.description for info in registry.strategies()]
     texts += [param.help for info in registry.strategies() for param in info.params]
     assert not [t for t in texts if jargon.search(t)]
-    assert "[Toporkov & Yemelyanov, dependable and coordinated allocation, §4.2]" in registry.get("FirstFit").description
+    cited = "[Toporkov & Yemelyanov, dependable and coordinated allocation, §4.2]"
+    assert cited in registry.get("FirstFit").description
     nodes = (Node("a", "a", 1.0, 1.0), Node("b", "b", 2.0, 1.0))
     env = Environment(nodes, (), (Job("j", "j", 1, 0.0, 1.0),), TimeSettings(0.0, None, None), "mixed")
     with pytest.raises(WorkbenchError) as info:

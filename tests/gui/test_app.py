@@ -383,7 +383,7 @@ def test_csv_export_gives_the_failure_reason_its_own_column(tmp_path, window):
 
 def test_imported_and_generated_environments_are_unsaved_and_quit_asks(qtbot, window, monkeypatch):
     """After Import SWF or Generate the title has '*' and Quit asks first."""
-    from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
 
     import workbench.gui.main_window as main_window
     from workbench.engine.generate import generate
@@ -392,7 +392,7 @@ def test_imported_and_generated_environments_are_unsaved_and_quit_asks(qtbot, wi
     monkeypatch.setattr(
         QFileDialog, "getOpenFileName", lambda *a, **k: (str(ROOT / "sample_envs" / "sample16.swf"), "")
     )
-    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (16, True))
+    monkeypatch.setattr(main_window.ImportSwfDialog, "exec", lambda dialog: dialog._accept() or 1)
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.Cancel)
 
@@ -993,3 +993,43 @@ def test_a_live_run_that_fails_outside_the_strategy_is_reported_not_lost(qtbot, 
     win.run_now()
     qtbot.waitUntil(lambda: not win.runner.busy, timeout=30_000)
     assert win.document.result is None and "internal error: ValueError('boom')" in (win.document.error or "")
+
+
+def test_import_swf_dialog_offers_the_command_lines_options_with_a_preview(qtbot, tmp_path):
+    """The Import SWF dialog takes the machine size from the trace's header (MaxNodes), offers the first
+    N jobs, mixed performance, a grid configuration with its modification and compression, previews
+    the jobs, span and offered load as the options change, and builds what `workbench import-swf`
+    builds; a file it cannot read disables OK and says why."""
+    from workbench.engine.io.swf import import_swf
+    from workbench.gui.panels.import_swf import ImportSwfDialog
+
+    trace = ROOT / "sample_envs" / "sample16.swf"
+    dialog = ImportSwfDialog(trace)
+    qtbot.addWidget(dialog)
+    assert dialog.nodes.value() == 16  # the header's MaxNodes, not a fixed 128
+    assert dialog.preview.text().startswith("60 jobs") and "offered load" in dialog.preview.text()
+    dialog.first.setValue(5)
+    assert dialog.preview.text().startswith("5 jobs")
+    dialog._accept()
+    env = dialog.result_env
+    assert env is not None and len(env.jobs) == 5 and len(env.nodes) == 16
+    assert env.jobs == import_swf(trace, 16).env.jobs[:5]
+    dialog.first.setValue(0)
+    dialog.mixed.setChecked(True)
+    dialog.low.setValue(2)
+    dialog.high.setValue(3)
+    dialog._accept()
+    assert {n.performance for n in dialog.result_env.nodes} <= {2.0, 3.0}
+    dialog.grid.setCurrentText("m128-4")
+    dialog.compress.setValue(2.0)
+    assert not dialog.mixed.isEnabled() and dialog.modification.isEnabled()
+    dialog._accept()
+    grid_env = dialog.result_env
+    assert len(grid_env.sites) == 4 and len(grid_env.nodes) == 4 * 128
+    assert max(j.arrival for j in grid_env.jobs) == max(j.arrival for j in import_swf(trace, 16).env.jobs) / 2
+    bad = tmp_path / "bad.swf"
+    bad.write_text("; MaxNodes: 8\nthis is not a job line\n")
+    broken = ImportSwfDialog(bad)
+    qtbot.addWidget(broken)
+    assert broken.nodes.value() == 8
+    assert not broken.buttons.button(broken.buttons.StandardButton.Ok).isEnabled()

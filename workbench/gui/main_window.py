@@ -41,6 +41,7 @@ from workbench.gui.help import app_icon, help_actions
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.generate import GenerateDialog
+from workbench.gui.panels.import_swf import ImportSwfDialog
 from workbench.gui.panels.metrics import MetricsPanel
 from workbench.gui.panels.run_status import RunStatus
 from workbench.gui.panels.strategy import StrategyPanel
@@ -453,27 +454,21 @@ class MainWindow(QMainWindow):
         return True
 
     def import_swf_dialog(self) -> None:
-        from workbench.engine.io.swf import import_swf
-
         if not self.confirm_discard():
             return
         name, _ = QFileDialog.getOpenFileName(self, "Import SWF trace", self._folder(), "SWF traces (*.swf);;All (*)")
         if not name:
             return
-        nodes, ok = QInputDialog.getInt(self, "Import SWF", "Number of identical nodes:", 128, 1, 100_000)
-        if not ok:
+        dialog = ImportSwfDialog(name, self)
+        if not dialog.exec() or dialog.result_env is None:
             return
-        try:
-            result = import_swf(name, nodes)
-        except WorkbenchError as exc:
-            self.error("Cannot import SWF", str(exc))
-            return
-        self.document.replace_environment(result.env, None, saved=False)
-        summary = f"Imported {len(result.env.jobs)} jobs; {len(result.skipped)} lines left out"
+        env, left_out = dialog.result_env, dialog.left_out
+        self.document.replace_environment(env, None, saved=False)
+        summary = f"Imported {len(env.jobs)} jobs; {len(left_out)} left out"
         self.statusBar().showMessage(summary, 10_000)
-        if result.skipped and not self.quiet:
-            shown = result.skipped[:40]
-            more = len(result.skipped) - len(shown)
+        if left_out and not self.quiet:
+            shown = left_out[:40]
+            more = len(left_out) - len(shown)
             QMessageBox.information(self, summary, "\n".join(shown) + (f"\n… and {more} more" if more else ""))
 
     def generate_dialog(self) -> None:

@@ -21,6 +21,7 @@ number and reason, so what the import writes always loads.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -40,6 +41,24 @@ JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME, USER = 1, 2, 4, 5, 8, 9, 12
 class SwfImport:
     env: Environment
     skipped: list[str] = field(default_factory=list)  # "line 12: job 7 asks for 300 nodes; there are 128"
+
+
+def swf_machine_size(path: str | os.PathLike[str]) -> int | None:
+    """The machine size a trace's header gives (``MaxNodes``, else ``MaxProcs``), or None.
+
+    Only the header (the ``;`` lines before the first job) is read."""
+    found: dict[str, int] = {}
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for raw in lines:
+            line = raw.strip()
+            if line and not line.startswith(";"):
+                break
+            key, sep, value = line.lstrip("; ").partition(":")
+            if sep and key.strip() in ("MaxNodes", "MaxProcs"):
+                with contextlib.suppress(ValueError):
+                    found[key.strip()] = int(value.strip())
+    size = found.get("MaxNodes") or found.get("MaxProcs")
+    return size if size is not None and size > 0 else None
 
 
 def import_swf(
