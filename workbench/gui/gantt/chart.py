@@ -123,7 +123,7 @@ class GanttChart(pg.PlotWidget):
         self.show_cursor = True
         self.view.sigRangeChanged.connect(self._update_label_visibility)
         self.view.sigResized.connect(self._update_label_visibility)  # rows grow or shrink with the widget
-        # Over the top-right corner while the windows drawn are an earlier environment's result.
+        # In a corner while the windows drawn are an earlier environment's result.
         self.stale_note = QLabel("previous result", self)
         self.stale_note.setToolTip("The environment changed since this result: the new one is on its way (or Run, F5)")
         self.stale_note.setStyleSheet("background: rgba(255, 243, 205, 230); color: #5c4400; padding: 2px 6px;")
@@ -136,7 +136,8 @@ class GanttChart(pg.PlotWidget):
         self._place_stale_note()
 
     def _place_stale_note(self) -> None:
-        self.stale_note.move(max(0, self.width() - self.stale_note.width() - 8), 8)
+        # The bottom-left corner, under the node names and beside the time axis: the legend has the top.
+        self.stale_note.move(6, max(0, self.height() - self.stale_note.height() - 6))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
