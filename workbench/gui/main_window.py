@@ -67,12 +67,16 @@ class MainWindow(QMainWindow):
         self.last_error = ""
         self.document = Document(env or empty_environment(), path)
         self.bridge = DocumentBridge(self.document)
+        self.state = self.bridge.state  # the selected job and the result's status, for every view
         self.runner = LiveRunner(self.document)
+        # Before the status bar's own handlers, so that they read the state after the change.
+        self.runner.started.connect(self.state.run_started)
+        self.runner.stopped.connect(self.state.run_stopped)
         self.settings = QSettings("SlotWorkbench", "Slot Workbench")
         self.chart = GanttChart(self)
         self.setCentralWidget(self.chart)
         self.strategy = StrategyPanel(self.document)
-        self.metrics = MetricsPanel()
+        self.metrics = MetricsPanel(self.bridge)
         self.cycles = CyclesPanel(self.document)
         self.nodes = nodes_dock(self.document)
         self.tasks = tasks_dock(self.document)
@@ -91,7 +95,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.findChild(QDockWidget, "metrics"), self.findChild(QDockWidget, "cycles"))
         self.tabifyDockWidget(self.findChild(QDockWidget, "cycles"), self.findChild(QDockWidget, "why here?"))
         self.findChild(QDockWidget, "metrics").raise_()
-        self.run_status = RunStatus(self.runner, self.document)
+        self.run_status = RunStatus(self.runner, self.bridge)
         self.statusBar().addPermanentWidget(self.run_status)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
@@ -100,6 +104,8 @@ class MainWindow(QMainWindow):
         self.compare_dialog: CompareDialog | None = None
         self.study_dialog: Any = None
         self._jobs_sized = False
+        self._failure = ""  # the status bar's message about the last failed run
+        self._syncing_table = False
         self._build_actions()
         self._connect()
         self.resize(1500, 920)
@@ -235,6 +241,13 @@ class MainWindow(QMainWindow):
         self.chart.task_changed.connect(self._on_task_changed)
         self.chart.task_add_requested.connect(self._on_task_add_requested)
         self.jobs.view.selectionModel().selectionChanged.connect(self._on_job_selection)
+        self.jobs.model.modelReset.connect(self._select_in_table)  # a reset drops the table's selection
+        self.bridge.selection_changed.connect(self.chart.set_selected)
+        self.bridge.selection_changed.connect(self.why.show_job)
+        self.bridge.selection_changed.connect(self._select_in_table)
+        self.bridge.status_changed.connect(lambda _: self.chart.set_stale(self.state.stale))
+        why_dock = self.findChild(QDockWidget, "why here?")
+        why_dock.visibilityChanged.connect(self.why.set_on_screen)  # a tab behind another is not on screen
         self.cycles.snapshot_shown.connect(self._on_snapshot_shown)
         self.cycles.live_requested.connect(self._on_live_requested)
         self.why.ghosts_changed.connect(self.chart.set_ghosts)
@@ -259,8 +272,12 @@ class MainWindow(QMainWindow):
         self.strategy.show_error(error)
         if error:
             self.run_status.show_result(f"{name}: error")
-            self.statusBar().showMessage(f"{name} failed: {error}")
+            self._failure = f"{name} failed: {error}"
+            self.statusBar().showMessage(self._failure)
         elif schedule is not None:
+            if self._failure and self.statusBar().currentMessage() == self._failure:
+                self.statusBar().clearMessage()  # a later run worked: the failure no longer holds
+            self._failure = ""
             self.run_status.show_result(
                 f"{name}: {len(schedule.windows)} placed, {len(schedule.unscheduled)} failed — "
                 f"{schedule.elapsed_ms:.1f} ms"
@@ -299,11 +316,14 @@ class MainWindow(QMainWindow):
         if not self.document.can_undo:  # a new or opened document
             self._jobs_sized = False
         self.cycles.on_environment_changed()
-        # Keep the old windows on screen until the new result arrives.
+        # Keep the old windows on screen until the new result arrives (marked as the previous result);
+        # nothing of another document, or of a failed run.
         kept = [
             w for w in self.chart.shown_windows if w.job in env.job_index and all(n in env.node_index for n in w.nodes)
         ]
-        self.chart.set_data(env, None, windows=kept)
+        self.chart.set_data(env, None, windows=kept if self.state.shown is not None else [])
+        if self.state.shown is None:
+            self.metrics.show_schedule(env, None)
         self.refresh_tables()
         self._update_undo()
         if self.strategy.auto.isChecked():
@@ -357,16 +377,29 @@ class MainWindow(QMainWindow):
         self._apply(edits.add_task(node, at, at + length))
 
     def _on_job_clicked(self, job_id: str) -> None:
-        row = self.document.env.job_index.get(job_id)
-        if row is not None:
+        if job_id in self.document.env.job_index:
             self.jobs.raise_()
-            self.jobs.select_source_row(row)
+            self.state.select(job_id)
 
     def _on_job_selection(self, *_: object) -> None:
+        if self._syncing_table:
+            return
         row = self.jobs.selected_row()
-        job_id = self.document.env.jobs[row].id if row is not None else None
-        self.chart.set_selected(job_id)
-        self.why.show_job(job_id)
+        self.state.select(self.document.env.jobs[row].id if row is not None else None)
+
+    def _select_in_table(self, *_: object) -> None:
+        """Show the selected job (the view state's) in the Jobs table, wherever sorting put its row."""
+        row = self.document.env.job_index.get(self.state.job) if self.state.job is not None else None
+        if row == self.jobs.selected_row():
+            return
+        self._syncing_table = True  # the table follows the state here: no echo back into it
+        try:
+            if row is None:
+                self.jobs.view.clearSelection()
+            else:
+                self.jobs.select_source_row(row)
+        finally:
+            self._syncing_table = False
 
     # ------------------------------------------------------------ cycles
 
@@ -488,7 +521,7 @@ class MainWindow(QMainWindow):
             "colour_by": self.chart.colour_by,
             "times": (x0, x1),
             "rows": rows if rows[1] > rows[0] else None,
-            "highlight": self.chart.selected,
+            "highlight": self.state.job,
             "time_unit": self.chart.time_unit,
             "row_order": self.chart.row_order,
         }

@@ -47,6 +47,7 @@ class Events:
         self.environment = Event()  # (env): the environment changed (edit, undo, open)
         self.result = Event()  # (schedule or None, error or None): a run finished
         self.path = Event()  # (path or None, modified): file name or saved state changed
+        self.replaced = Event()  # (env): another document (new, opened, imported); then environment
 
 
 class Document:
@@ -138,6 +139,7 @@ class Document:
         self._index = 0
         self._saved_index = 0 if saved else -1
         self.path = path
+        self.events.replaced.emit(env)
         self._changed()
 
     def mark_modified(self) -> None:

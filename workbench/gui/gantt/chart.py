@@ -17,7 +17,8 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeyEvent
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QResizeEvent
+from PySide6.QtWidgets import QLabel
 
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule
@@ -122,6 +123,26 @@ class GanttChart(pg.PlotWidget):
         self.show_cursor = True
         self.view.sigRangeChanged.connect(self._update_label_visibility)
         self.view.sigResized.connect(self._update_label_visibility)  # rows grow or shrink with the widget
+        # In a corner while the windows drawn are an earlier environment's result.
+        self.stale_note = QLabel("previous result", self)
+        self.stale_note.setToolTip("The environment changed since this result: the new one is on its way (or Run, F5)")
+        self.stale_note.setStyleSheet("background: rgba(255, 243, 205, 230); color: #5c4400; padding: 2px 6px;")
+        self.stale_note.adjustSize()
+        self.stale_note.hide()
+
+    def set_stale(self, stale: bool) -> None:
+        """Say (or stop saying) that the windows drawn are not the current environment's result."""
+        self.stale_note.setVisible(stale)
+        self._place_stale_note()
+
+    def _place_stale_note(self) -> None:
+        # The bottom-left corner, under the node names and beside the time axis: the legend has the top.
+        self.stale_note.move(6, max(0, self.height() - self.stale_note.height() - 6))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "stale_note"):  # pyqtgraph resizes during its own __init__
+            self._place_stale_note()
 
     @property
     def shown_windows(self) -> list[Window]:

@@ -1,4 +1,8 @@
-"""Metrics panel: the flow measures and one row per placed job."""
+"""Metrics panel: the flow measures and one row per placed job.
+
+While the numbers are an earlier environment's (an edit's run is pending), a note in the tab bar's
+corner says so (the view state's status, ``session/state.py``).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,13 @@ import math
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import QHeaderView, QTableView, QTableWidget, QTableWidgetItem, QTabWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QTableWidget, QTableWidgetItem, QTabWidget
 
 from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui import prepared
+from workbench.gui.bridge import DocumentBridge
 from workbench.gui.numbers import number
 
 FLOW_ROWS: list[tuple[str, str]] = [
@@ -70,8 +75,9 @@ class JobMetricsModel(QAbstractTableModel):
 
 
 class MetricsPanel(QTabWidget):
-    def __init__(self) -> None:
+    def __init__(self, bridge: DocumentBridge | None = None) -> None:
         super().__init__()
+        self.bridge = bridge
         self.flow = QTableWidget(len(FLOW_ROWS), 1)
         self.flow.setHorizontalHeaderLabels(["value"])
         self.flow.setVerticalHeaderLabels([label for label, _ in FLOW_ROWS])
@@ -84,6 +90,17 @@ class MetricsPanel(QTabWidget):
         self.addTab(self.flow, "Flow")
         self.addTab(self.jobs, "Jobs")
         self.current: FlowMetrics | None = None
+        self.stale_note = QLabel("previous result")
+        self.stale_note.setToolTip("These are the numbers before the last change; the new ones are on their way")
+        self.stale_note.setStyleSheet("color: #8a5a00; font-style: italic; padding-right: 4px;")
+        self.setCornerWidget(self.stale_note, Qt.Corner.TopRightCorner)
+        self.stale_note.hide()
+        if bridge is not None:
+            bridge.status_changed.connect(self._on_status_changed)
+
+    def _on_status_changed(self, _status: str) -> None:
+        assert self.bridge is not None
+        self.stale_note.setVisible(self.bridge.state.stale and self.current is not None)
 
     def show_schedule(self, env: Environment, schedule: Schedule | None, elapsed_ms: float | None = None) -> None:
         if schedule is None:

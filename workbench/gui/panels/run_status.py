@@ -1,8 +1,9 @@
 """The status bar's view of the live run: what ran, progress, and a Cancel button.
 
 A run that is still going after half a second shows a progress bar and Cancel
-(Esc); the chart keeps the last result until the new one arrives, and after a
-cancel the label says that it is the previous result that is on screen.
+(Esc); the chart keeps the last result until the new one arrives, and the label
+says so while the result on screen is not the current environment's (the view
+state's status, ``session/state.py``).
 """
 
 from __future__ import annotations
@@ -10,17 +11,19 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
+from workbench.gui.bridge import DocumentBridge
 from workbench.gui.workers import LiveRunner
-from workbench.session.document import Document
+from workbench.session.state import RUNNING, STALE
 
 SHOW_AFTER_MS = 500
 
 
 class RunStatus(QWidget):
-    def __init__(self, runner: LiveRunner, document: Document) -> None:
+    def __init__(self, runner: LiveRunner, bridge: DocumentBridge) -> None:
         super().__init__()
         self.runner = runner
-        self.document = document
+        self.document = bridge.document
+        self.state = bridge.state
         self.label = QLabel()
         self.bar = QProgressBar()
         self.bar.setFixedWidth(160)
@@ -40,6 +43,7 @@ class RunStatus(QWidget):
         runner.started.connect(self._on_run_started)
         runner.progress.connect(self._on_progress_changed)
         runner.stopped.connect(self._on_run_stopped)
+        bridge.status_changed.connect(self._on_status_changed)
         self._hide_progress()
 
     def text(self) -> str:
@@ -48,8 +52,16 @@ class RunStatus(QWidget):
     def name(self) -> str:
         return self.document.env.strategy.name
 
+    def _on_status_changed(self, status: str) -> None:
+        previous = " — the chart shows the previous result" if self.state.stale else ""
+        if status == RUNNING:
+            self.label.setText(f"running {self.name()}…{previous}")
+        elif status == STALE and previous:
+            self.label.setText(f"{self.name()}: not run since the last change{previous}; Run (F5)")
+        elif status == STALE:
+            self.label.setText(f"{self.name()}: not run yet; Run (F5)")
+
     def _on_run_started(self) -> None:
-        self.label.setText(f"running {self.name()}…")
         self.bar.setRange(0, 0)  # busy until the first report
         self.reveal.start()
 
@@ -70,7 +82,7 @@ class RunStatus(QWidget):
 
     def _on_run_stopped(self) -> None:
         self._hide_progress()
-        if self.document.result is not None:
+        if self.state.shown is not None:
             self.label.setText(f"{self.name()}: cancelled — the chart shows the previous result")
         else:
             self.label.setText(f"{self.name()}: cancelled — no result yet; Run (F5) to start again")

@@ -375,12 +375,14 @@ class TableDock(QDockWidget):
         return min(rows) if rows else None
 
 
-def _apply(document: Document, dock_message: Callable[[str], None], edit: Edit) -> None:
+def _apply(document: Document, dock_message: Callable[[str], None], edit: Edit) -> bool:
     try:
         document.apply(edit)
         dock_message("")
+        return True
     except ValidationError as exc:
         dock_message(f"{exc.path}: {exc.message}")
+        return False
 
 
 def _with_dock(act: Callable[[TableDock], None], holder: list[TableDock], *_signal_args: object) -> None:
@@ -576,8 +578,9 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
         def go(dock: TableDock) -> None:
             row = dock.selected_row()
             if row is not None and 0 <= row + step < len(document.env.jobs):
-                _apply(document, dock.message.setText, edits.reorder_job(document.env.jobs[row].id, row + step))
-                dock.select_source_row(row + step)
+                job = document.env.jobs[row].id
+                if _apply(document, dock.message.setText, edits.reorder_job(job, row + step)):
+                    dock.select_source_row(row + step)  # the same job, in its new place
 
         return go
 

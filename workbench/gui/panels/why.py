@@ -3,6 +3,9 @@
 The engine does the work (``engine/explain.py``: the strategy runs again with the
 job watched), in a background thread, so the window never waits for it. The
 candidates can be drawn on the chart as dashed outlines.
+
+A replay can take seconds on a large trace, so the panel works only while it is on screen (its
+dock's tab in front: ``set_on_screen``), and its outlines are on the chart only then too.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ class WhyPanel(QWidget):
         self.job_id: str | None = None
         self.explanation: Explanation | None = None
         self._asked: tuple[object, str] | None = None  # (environment, job) of the last request
+        self.on_screen = False  # a docked tab behind another is "visible" to Qt, so its dock tells
         self.call = BackgroundCall()
         self.call.finished.connect(self._on_finished)
         self.title = QLabel("Select a job (in the chart or the Jobs table) to see why it went where it did.")
@@ -79,6 +83,13 @@ class WhyPanel(QWidget):
         self.job_id = job_id
         self.refresh()
 
+    def set_on_screen(self, shown: bool) -> None:
+        """The panel came on screen (explain the current job) or went (and its outlines with it)."""
+        self.on_screen = shown
+        if shown:
+            self.refresh()
+        self._emit_ghosts()
+
     def refresh(self) -> None:
         """Ask again if the environment or the job changed (and the panel is on screen)."""
         env = self.document.env
@@ -87,16 +98,16 @@ class WhyPanel(QWidget):
             self._asked = None
             self._show(None)
             return
-        if not self.isVisible() or self._asked == (env, self.job_id):
+        if self._asked == (env, self.job_id):
+            return
+        if not self.on_screen:
+            self.call.stop()  # an answer about an earlier job or environment is not wanted any more
+            self._asked = None
             return
         self._asked = (env, self.job_id)
         job, name, params = self.job_id, env.strategy.name, env.strategy.params_dict()
         self.title.setText(f"<b>{env.job(job).name}</b> under {name}: working it out…")
         self.call.start(lambda stop: explain_job(env, name, params, job, stop))
-
-    def showEvent(self, event: object) -> None:
-        super().showEvent(event)  # type: ignore[arg-type]
-        self.refresh()
 
     def _on_finished(self, ticket: int, result: object, error: object) -> None:
         if ticket != self.call.ticket:
@@ -171,7 +182,7 @@ class WhyPanel(QWidget):
 
     def _emit_ghosts(self) -> None:
         ex = self.explanation
-        if ex is None or not self.show_ghosts.isChecked():
+        if ex is None or ex.job != self.job_id or not self.on_screen or not self.show_ghosts.isChecked():
             self.ghosts_changed.emit([])
             return
         out = [
