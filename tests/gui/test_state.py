@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QInputDialog, QPushButton
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QPushButton
+
+from workbench.gui.panels.import_swf import ImportSwfDialog
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "sample_envs" / "default.json"
@@ -55,7 +57,7 @@ def test_opening_or_importing_clears_the_selection_everywhere(qtbot, window, mon
         win.jobs.select_source_row(win.document.env.job_index["j4"])
         win.chart.set_selected("j4")  # as a click on the chart leaves it, whatever the table does
         monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(SWF), ""))
-        monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (16, True))
+        monkeypatch.setattr(ImportSwfDialog, "exec", lambda dialog: dialog._accept() or 1)
         replace()
         qtbot.waitUntil(lambda: not win.runner.busy and not win.runner.timer.isActive(), timeout=30_000)
         assert win.chart.selected is None and win.chart.veil.count == 0
@@ -116,7 +118,7 @@ def test_an_import_shows_no_numbers_of_the_previous_document(qtbot, window, monk
     win = window(DEFAULT)
     win.strategy.auto.setChecked(False)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(SWF), ""))
-    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (16, True))
+    monkeypatch.setattr(ImportSwfDialog, "exec", lambda dialog: dialog._accept() or 1)
     win.import_swf_dialog()
     assert win.metrics.current is None and win.chart.shown_windows == []
     assert win.state.status == "stale"
