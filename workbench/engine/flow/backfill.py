@@ -45,6 +45,7 @@ from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.kernels import PLACE_NONE, unverify
 from workbench.engine.model import EPS, Job, Window
+from workbench.engine.numbers import number
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
 from workbench.engine.search import Found, SearchSpec, budget_units, node_facts, search_profile
 from workbench.engine.search.placement import compiled_for, placement_kind
@@ -247,7 +248,7 @@ class _Replanner:
             what.append(f"moved {', '.join(moved)} earlier" if moved else "nothing could move earlier")
         if arrived:
             what.append(f"{'; ' if finished else ''}{', '.join(arrived)} arrived")
-        return f"t={self.now:g}: {''.join(what)}"
+        return f"t={number(self.now)}: {''.join(what)}"
 
     def _arrive(self) -> list[str]:
         """Plan the jobs arriving now, in queue order, after the moves of this moment."""

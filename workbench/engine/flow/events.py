@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from workbench.engine.model import EPS, Environment, Job, queue_key
+from workbench.engine.numbers import number
 from workbench.engine.simulate import FlowRun, Recorder
 
 
@@ -53,7 +54,7 @@ def step_label(now: float, done: list[str], came: list[str], started: list[str])
     if came:
         parts.append(f"{', '.join(came)} arrived")
     parts.append(f"started {', '.join(started)}" if started else "nothing started")
-    return f"t={now:g}: " + "; ".join(parts)
+    return f"t={number(now)}: " + "; ".join(parts)
 
 
 class Completions:
