@@ -73,6 +73,8 @@ def test_time_axes_read_plain_digits_without_si_rescaling(qtbot):
         assert axis.tickStrings([5e6, 1e7, 1.5e7], 1.0, 5e6) == ["5000000", "10000000", "15000000"]
         assert axis.tickStrings([6650000, 6650000.5], 1.0, 0.5) == ["6650000", "6650000.5"]
         assert axis.tickStrings([0.0, 0.0002, 0.0004], 1.0, 0.0002) == ["0", "0.0002", "0.0004"]
+        # A second's zoom in hours: ticks 0.00005 h apart still read apart.
+        assert axis.tickStrings([1851.27775, 1851.2778], 1.0, 0.00005) == ["1851.27775", "1851.2778"]
         assert not axis.autoSIPrefix
     # A short zoom near zero: pyqtgraph would rescale the axis and label it "(x0.001)".
     chart.set_data(load_environment(DEFAULT), None, fit=True)

@@ -23,7 +23,7 @@ def number(value: float | int, decimals: int = DECIMALS) -> str:
         return "—"
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
-    decimals = max(0, min(decimals, DECIMALS))
+    decimals = max(0, decimals)
     text = f"{value:.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")

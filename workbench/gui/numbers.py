@@ -17,12 +17,15 @@ from workbench.engine.numbers import DECIMALS as DECIMALS
 from workbench.engine.numbers import full as full
 from workbench.engine.numbers import number as number
 
+TICK_DECIMALS = 9  # a deep zoom (a second, in hours) needs more than DECIMALS to tell ticks apart
+
 
 def tick_strings(values: list[float], spacing: float) -> list[str]:
-    """The labels of axis ticks ``spacing`` apart: as many decimals as the spacing needs (at most
-    DECIMALS), so that neighbouring ticks never read the same and never carry an exponent."""
+    """The labels of axis ticks ``spacing`` apart: as many decimals as the spacing needs (DECIMALS
+    suffice down to 0.0001 apart), so that neighbouring ticks never read the same and never carry an
+    exponent."""
     places = max(0, math.ceil(-math.log10(spacing) - 1e-9)) if spacing > 0 and math.isfinite(spacing) else 0
-    return [number(float(v), places) for v in values]
+    return [number(float(v), min(places, TICK_DECIMALS)) for v in values]
 
 
 # View ▸ Time unit: (label, model units per displayed unit, short name). Model time is abstract; SWF
