@@ -237,11 +237,11 @@ def test_generate_refuses_absurd_settings_in_one_line(tmp_path, capsys, setting,
 
 def test_help_texts_speak_plainly_and_cite_authors(capsys):
     """Strategy descriptions are in words a user understands, each citing its paper by
-    authors (the seed file stays named); n_high = -1 is explained."""
+    authors and title; n_high = -1 is explained."""
     from workbench.engine import registry
 
     for info in registry.strategies():
-        assert "[" in info.description and "seed 00" in info.description
+        assert "[" in info.description and "seed 00" not in info.description
         assert any(name in info.description for name in ("Toporkov", "Franke")), info.name
         assert not info.description.startswith("(")
     n_high = next(p for p in registry.get("BSF").params if p.name == "n_high")

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.model import EPS, Job, Window
+from workbench.engine.numbers import number
 from workbench.engine.selectors import Selector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
@@ -94,7 +95,7 @@ def _replan(
                 plan[job.id] = found.window
                 rec.place(found.window)
                 current = current.reserve([found.window])
-        yield rec.snap(now, f"t={now:g}")
+        yield rec.snap(now, f"t={number(now)}")
 
 
 def _earliest_on_nodes(table: SlotTable, window: Window, earliest: float) -> float | None:

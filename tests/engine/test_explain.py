@@ -15,6 +15,7 @@ from tests.engine.test_search import CRITERIA, SEARCH_CASES
 from workbench.engine import registry
 from workbench.engine.explain import candidates, explain_job, explanation_text
 from workbench.engine.files import load_environment
+from workbench.engine.numbers import number
 from workbench.engine.search import SearchSpec
 from workbench.engine.slots import SlotTable, window_lengths
 
@@ -77,7 +78,7 @@ def test_default_sample_explanations_read_well():
     assert failed.over_budget and min(c.cost for c in failed.over_budget) > env.job("j6").budget
     # The cheapest window ruled out is the one the failure reason names.
     cheapest = failed.over_budget[0].cost
-    assert f"the cheapest costs {cheapest:.6g}" in failed.summary or f"{cheapest:.2f}" in failed.summary
+    assert f"the cheapest costs {number(cheapest)}" in failed.summary
     css = explain_job(env, "CSS", {}, "j4")
     assert css.candidates and any(c.same_window(css.chosen) for c in css.candidates)
     assert "combination" in css.summary

@@ -8,12 +8,13 @@ import numpy as np
 
 from workbench.engine.criteria import Cost
 from workbench.engine.model import EPS, Job
+from workbench.engine.numbers import number
 from workbench.engine.search import SearchSpec, find_window
 from workbench.engine.slots import SlotTable
 
 
 def _num(value: float) -> str:
-    return f"{value:g}" if math.isfinite(value) else "∞"
+    return number(float(value))
 
 
 def explain_failure(table: SlotTable, job: Job, earliest: float, resolution: float = 1.0) -> str:
@@ -27,7 +28,7 @@ def explain_failure(table: SlotTable, job: Job, earliest: float, resolution: flo
         unlimited = Job(**{**job.__dict__, "budget": math.inf})
         cheapest = find_window(table, unlimited, SearchSpec(Cost(), exact=True, resolution=resolution), earliest)
         if cheapest is not None:
-            return f"no window within budget {_num(job.budget)}; the cheapest costs {cheapest.window.cost:.6g}"
+            return f"no window within budget {_num(job.budget)}; the cheapest costs {_num(cheapest.window.cost)}"
     where = f"between {_num(earliest)} and {_num(table.iend)}"
     closest = closest_level(table, job, earliest)
     if closest is None:  # never free together, or too large a table to say more cheaply
@@ -36,9 +37,9 @@ def explain_failure(table: SlotTable, job: Job, earliest: float, resolution: flo
     if longest >= T - EPS:  # long enough together, so something else (the interval's end) stands in the way
         return f"no window for {job.node_count} nodes of performance ≥ {_num(job.min_performance)} fits {where}"
     return (
-        f"a window on nodes of performance ≥ {_num(P)} (one of them exactly {_num(P)}) needs {T:.4g} time units "
-        f"(V / {_num(P)}), but {job.node_count} such nodes are free together for at most {longest:.4g} "
-        f"(from {at:.6g}) {where}"
+        f"a window on nodes of performance ≥ {_num(P)} (one of them exactly {_num(P)}) needs {_num(T)} time units "
+        f"(V / {_num(P)}), but {job.node_count} such nodes are free together for at most {_num(longest)} "
+        f"(from {_num(at)}) {where}"
     )
 
 

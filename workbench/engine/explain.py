@@ -26,6 +26,7 @@ from workbench.engine import registry
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.model import EPS, Environment, Job, Window
+from workbench.engine.numbers import number, signed
 from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
 from workbench.engine.selectors import BestOfAlternatives, SearchSelector
 from workbench.engine.simulate import Watch
@@ -242,23 +243,23 @@ def _why(mine: Candidate | None, found: list[Candidate], rule: str) -> str:
         return f"It was the only feasible window: no other start or level had {len(mine.nodes)} nodes free long enough."
     runner = others[0]
     versus = (
-        f"the next best starts at {runner.start:.6g} ({_signed(runner.start - mine.start)}), "
-        f"ends at {runner.end:.6g} ({_signed(runner.end - mine.end)}) and costs {runner.cost:.6g} "
+        f"the next best starts at {number(runner.start)} ({_signed(runner.start - mine.start)}), "
+        f"ends at {number(runner.end)} ({_signed(runner.end - mine.end)}) and costs {number(runner.cost)} "
         f"({_signed(runner.cost - mine.cost)})"
     )
     if mine.value > runner.value + 1e-9:
         return (
-            f"Best of {len(found)} candidates by {rule.split(';')[0]}: value {mine.value:.6g}, "
-            f"{mine.value - runner.value:.6g} better than the next best; {versus}."
+            f"Best of {len(found)} candidates by {rule.split(';')[0]}: value {number(mine.value)}, "
+            f"{number(mine.value - runner.value)} better than the next best; {versus}."
         )
     return (
-        f"Tied with the next best at value {mine.value:.6g} ({len(found)} candidates); ties go to the earlier start, "
-        f"then the shorter and cheaper window, then the lower node positions; {versus}."
+        f"Tied with the next best at value {number(mine.value)} ({len(found)} candidates); ties go to the earlier "
+        f"start, then the shorter and cheaper window, then the lower node positions; {versus}."
     )
 
 
 def _signed(x: float) -> str:
-    return "same" if abs(x) <= 1e-9 else f"{x:+.6g}"
+    return signed(x)
 
 
 def explain_job(
@@ -282,7 +283,9 @@ def explain_job(
         if isinstance(selector, SearchSelector):
             return explain_choice(name, table, job, selector.spec, earliest, chosen)
     reason = schedule.reasons.get(job_id, "")
-    text = reason or (f"{name} started it at {chosen.start:.6g}" if chosen is not None else f"{name} did not place it")
+    text = reason or (
+        f"{name} started it at {number(chosen.start)}" if chosen is not None else f"{name} did not place it"
+    )
     return Explanation(job_id, name, "", chosen, (), 0, text, (), ("this strategy keeps no per-job candidates",))
 
 
@@ -332,7 +335,7 @@ def explanation_text(ex: Explanation) -> str:
     for c in ex.candidates:
         mark = "*" if ex.chosen is not None and c.same_window(ex.chosen) else " "
         lines.append(
-            f"{mark} start {c.start:.6g} length {c.length:.6g} cost {c.cost:.6g} value {c.value:.6g} "
+            f"{mark} start {number(c.start)} length {number(c.length)} cost {number(c.cost)} value {number(c.value)} "
             f"on {', '.join(c.nodes)}"
         )
     for note in ex.notes:

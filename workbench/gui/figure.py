@@ -27,7 +27,7 @@ from workbench.engine.schedule import Schedule
 from workbench.gui import palette
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.geometry import ROW_HEIGHT
-from workbench.gui.numbers import number
+from workbench.gui.numbers import number, tick_strings, time
 
 FORMATS = (".png", ".svg", ".pdf")
 SCREEN_DPI = 96.0  # figure sizes are in pixels at this density
@@ -75,7 +75,8 @@ def figure_of(env: Environment, schedule: Schedule | None, **options: object) ->
     ends = {w.job: schedule.actual_end(env, w) for w in windows}
     placed, failed = len(windows), len(schedule.unscheduled)
     makespan = max((ends[w.job] for w in windows), default=env.time.start)
-    subtitle = f"{placed} jobs placed, {failed} failed; makespan {number(makespan)}"
+    unit = str(options.get("time_unit", "model"))
+    subtitle = f"{placed} jobs placed, {failed} failed; makespan {time(makespan, unit)}"
     title = f"{schedule.strategy} on {name}"
     return Figure(
         env,
@@ -250,10 +251,12 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
             y_sep = float(py(first + h - (1 - ROW_HEIGHT) / 2))
             painter.drawLine(QPointF(plot.left(), y_sep), QPointF(plot.right(), y_sep))
     per = geometry.TIME_UNITS[fig.time_unit][1]
-    for tick in geometry.nice_ticks(t0 / per, t1 / per, max(2, int(plot.width() / 90))):
+    ticks = geometry.nice_ticks(t0 / per, t1 / per, max(2, int(plot.width() / 90)))
+    # Labelled as the chart's axis labels them (numbers.tick_strings), so screen and export agree.
+    for tick, text in zip(ticks, tick_strings(ticks, ticks[1] - ticks[0] if len(ticks) > 1 else 1.0), strict=True):
         x = float(px(tick * per))
         painter.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 5))
-        painter.drawText(QRectF(x - 50, plot.bottom() + 6, 100, 16), Qt.AlignmentFlag.AlignHCenter, number(tick))
+        painter.drawText(QRectF(x - 50, plot.bottom() + 6, 100, 16), Qt.AlignmentFlag.AlignHCenter, text)
     painter.drawText(
         QRectF(plot.left(), plot.bottom() + 22, plot.width(), 16),
         Qt.AlignmentFlag.AlignHCenter,

@@ -38,6 +38,7 @@ from workbench.gui.figure import Figure, figure_of, save_figure
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.help import app_icon, help_actions
+from workbench.gui.numbers import step_label
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.generate import GenerateDialog
@@ -103,7 +104,6 @@ class MainWindow(QMainWindow):
         self.autosave_timer.timeout.connect(self.write_autosave)
         self.compare_dialog: CompareDialog | None = None
         self.study_dialog: Any = None
-        self._jobs_sized = False
         self._failure = ""  # the status bar's message about the last failed run
         self._syncing_table = False
         self._build_actions()
@@ -285,15 +285,21 @@ class MainWindow(QMainWindow):
         if self.showing_snapshot is None:
             self.chart.set_data(env, schedule)
             self.metrics.show_schedule(env, schedule)
+        # The reset measures the Jobs table's columns again (in a later turn of the event loop, so the
+        # window answers between drawing the result and measuring), widening the result columns to it.
         self.jobs.model.refresh()
-        if schedule is not None and not self._jobs_sized:
-            # Once per document: the result columns now have content. Later, in its own turn of the
-            # event loop, so the window answers between drawing the result and measuring the columns.
-            QTimer.singleShot(0, self._size_result_columns)
-            self._jobs_sized = True
 
     def set_time_unit(self, unit: str) -> None:
+        """View ▸ Time unit: every time the window shows follows it (the chart, its tooltips, the
+        tables, Metrics, Cycles, Why here? and the exported figure)."""
         self.chart.set_time_unit(unit)
+        for dock in (self.jobs, self.nodes, self.tasks):
+            dock.model.set_time_unit(unit)
+        self.metrics.set_time_unit(unit)
+        self.cycles.set_time_unit(unit)
+        self.why.set_time_unit(unit)
+        if self.compare_dialog is not None:
+            self.compare_dialog.set_time_unit(unit)
         for action in self.unit_group.actions():
             action.setChecked(action.text() == geometry.unit_menu_text(unit))
 
@@ -302,19 +308,13 @@ class MainWindow(QMainWindow):
         if not on:
             self.chart.cursor.setVisible(False)
 
-    def _size_result_columns(self) -> None:
-        """Fit the Jobs table's result columns (start, end, cost, status) to what the run put there."""
-        headers = [c.header for c in self.jobs.model.columns]
-        for name in ("start", "end", "cost", "status"):
-            if name in headers:
-                self.jobs.view.resizeColumnToContents(headers.index(name))
-
     # ------------------------------------------------------------ document events
 
     def _on_environment_changed(self, env: Environment) -> None:
         self.showing_snapshot = None
-        if not self.document.can_undo:  # a new or opened document
-            self._jobs_sized = False
+        if not self.document.can_undo:  # a new or opened document: its columns are measured afresh
+            for dock in (self.nodes, self.tasks, self.jobs):
+                dock.request_fit(afresh=True)
         self.cycles.on_environment_changed()
         # Keep the old windows on screen until the new result arrives (marked as the previous result);
         # nothing of another document, or of a failed run.
@@ -534,7 +534,7 @@ class MainWindow(QMainWindow):
             windows=list(snap.windows),
             actual_ends=dict(snap.actual_ends),
             now=snap.time,
-            subtitle=f"step {snap.step}: {snap.label}",
+            subtitle=f"step {snap.step}: {step_label(snap.label, snap.time, self.chart.time_unit)}",
         )
 
     def export_chart(self, path: Path, dpi: float = 150.0) -> None:
@@ -574,6 +574,7 @@ class MainWindow(QMainWindow):
     def open_compare(self) -> None:
         if self.compare_dialog is None:
             self.compare_dialog = CompareDialog(self.document, self)
+            self.compare_dialog.set_time_unit(self.chart.time_unit)
         self.compare_dialog.show()
         self.compare_dialog.raise_()
 

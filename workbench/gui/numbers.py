@@ -1,39 +1,73 @@
-"""Numbers as people read them, the same in every panel.
+"""Numbers as people read them, the same in every panel, axis and exported figure.
 
-No scientific notation below 10^15, at most four decimals with trailing zeros dropped,
-"∞" for an infinite budget. Editing shows the full value instead, so that leaving a
-cell unchanged changes nothing.
+``number`` (from ``workbench.engine.numbers``, so that the engine's sentences read the same):
+plain digits (no scientific notation, no SI prefix, no thousands separators), at most four
+decimals with trailing zeros dropped, "∞" for an infinite budget. Editing shows the full
+value instead (``full``), so that leaving a cell unchanged changes nothing.
+
+Times follow View ▸ Time unit: ``time`` gives a time in the chosen unit with the unit's
+short name; axes, whose label names the unit, take ``tick_strings``.
 """
 
 from __future__ import annotations
 
 import math
 
-DECIMALS = 4
+from workbench.engine.numbers import DECIMALS as DECIMALS
+from workbench.engine.numbers import full as full
+from workbench.engine.numbers import number as number
+
+TICK_DECIMALS = 9  # a deep zoom (a second, in hours) needs more than DECIMALS to tell ticks apart
 
 
-def number(value: float | int, decimals: int = DECIMALS) -> str:
-    """A number for display: 29820, 1285250, 38.2143, 0.6199, ∞."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if math.isnan(value):
-        return "—"
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    if abs(value) >= 1e15:
-        return f"{value:.6g}"
-    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+def tick_strings(values: list[float], spacing: float) -> list[str]:
+    """The labels of axis ticks ``spacing`` apart: as many decimals as the spacing needs (DECIMALS
+    suffice down to 0.0001 apart), so that neighbouring ticks never read the same and never carry an
+    exponent."""
+    places = max(0, math.ceil(-math.log10(spacing) - 1e-9)) if spacing > 0 and math.isfinite(spacing) else 0
+    return [number(float(v), min(places, TICK_DECIMALS)) for v in values]
 
 
-def full(value: float | int) -> str:
-    """A number for editing: every digit it has (the shortest text that reads back the same)."""
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "∞" if value > 0 else "-∞"
-        if value.is_integer() and abs(value) < 1e15:
-            return str(int(value))
-        return repr(value)
-    return str(value)
+# View ▸ Time unit: (label, model units per displayed unit, short name). Model time is abstract; SWF
+# traces count seconds, which read better as minutes, hours or days.
+TIME_UNITS = {
+    "model": ("model units", 1.0, ""),
+    "minutes": ("minutes", 60.0, "min"),
+    "hours": ("hours", 3600.0, "h"),
+    "days": ("days", 86400.0, "d"),
+}
+
+
+def time_label(unit: str) -> str:
+    """An axis label naming the unit."""
+    return "time (model units)" if unit == "model" else f"time ({TIME_UNITS[unit][0]}; model units read as seconds)"
+
+
+def unit_menu_text(unit: str) -> str:
+    return "Model units" if unit == "model" else f"Seconds as {TIME_UNITS[unit][0]}"
+
+
+def in_unit(t: float, unit: str) -> float:
+    return t / TIME_UNITS[unit][1]
+
+
+def unit_suffix(unit: str) -> str:
+    """The short name of a unit for a column header, e.g. " (h)"; nothing for model units."""
+    short = TIME_UNITS[unit][2]
+    return f" ({short})" if short else ""
+
+
+def time(t: float, unit: str = "model") -> str:
+    """A time (or a duration) in ``unit`` with the unit's short name: 12.5 h; model units bare."""
+    text = number(in_unit(t, unit) if isinstance(t, int | float) and not isinstance(t, bool) else t)
+    short = TIME_UNITS[unit][2]
+    return f"{text} {short}" if short and text not in ("—", "") else text
+
+
+def step_label(label: str, t: float, unit: str) -> str:
+    """A simulation step's label ("t=7200: j3 arrived; …", written by the engine in model units) with its
+    leading time in ``unit``."""
+    head, sep, rest = label.partition(": ")
+    if unit == "model" or not sep or not head.startswith("t="):
+        return label
+    return f"t={time(t, unit)}: {rest}"

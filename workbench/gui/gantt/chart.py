@@ -28,8 +28,8 @@ from workbench.gui import palette, prepared
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.gantt.layers import RectLayer
-from workbench.gui.gantt.parts import EditViewBox, NodeAxis, _Drag, site_lines
-from workbench.gui.numbers import number
+from workbench.gui.gantt.parts import EditViewBox, NodeAxis, NumberAxis, _Drag, site_lines
+from workbench.gui.numbers import number, time
 
 MAX_LABELS = 400
 EDGE_PIXELS = 6
@@ -44,8 +44,9 @@ class GanttChart(pg.PlotWidget):
 
     def __init__(self, parent: object = None, editable: bool = True) -> None:
         self.node_axis = NodeAxis()
+        self.time_axis = NumberAxis("bottom")
         self.view = EditViewBox(self)
-        super().__init__(parent=parent, viewBox=self.view, axisItems={"left": self.node_axis})
+        super().__init__(parent=parent, viewBox=self.view, axisItems={"left": self.node_axis, "bottom": self.time_axis})
         self.editable = editable
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # keyboard navigation (keyPressEvent)
         self.setBackground("w")
@@ -508,14 +509,14 @@ class GanttChart(pg.PlotWidget):
         if hit is not None:
             task = env.local_tasks[hit]
             label = f" — {task.label}" if task.label else ""
-            return (
-                f"<b>{task.kind} task {task.id}</b>{label}<br>[{number(task.start)}, {number(task.end)}) on {task.node}"
-                + ("<br><i>drag to move, drag an edge to resize</i>" if self.editable else "")
+            span = f"[{self._t(task.start)}, {self._t(task.end)})"
+            return f"<b>{task.kind} task {task.id}</b>{label}<br>{span} on {task.node}" + (
+                "<br><i>drag to move, drag an edge to resize</i>" if self.editable else ""
             )
         hit = self.slots.index_at(point)
         if hit is not None:
             s, w = self.slots._x[hit], self.slots._w[hit]
-            return f"free slot [{number(s)}, {number(s + w)}), length {number(w)}" + (
+            return f"free slot [{self._t(s)}, {self._t(s + w)}), length {self._t(w)}" + (
                 "<br><i>double-click to add a local task</i>" if self.editable else ""
             )
         return ""
@@ -525,14 +526,14 @@ class GanttChart(pg.PlotWidget):
         budget = number(job.budget)
         lines = [
             f"<b>{job.name}</b> ({job.id})",
-            f"start {number(window.start)}, end {number(window.end)}, length {number(window.length)}",
+            f"start {self._t(window.start)}, end {self._t(window.end)}, length {self._t(window.length)}",
             f"cost {number(window.cost)} of budget {budget}",
         ]
-        lines.extend(site_lines(env, window))
+        lines.extend(site_lines(env, window, self.time_unit))
         if self.snapshot is not None and window.job in self.snapshot.actual_ends:
             actual = self.snapshot.actual_ends[window.job]
             if actual < window.end - 1e-9:
-                lines.append(f"finishes early at {number(actual)}")
+                lines.append(f"finishes early at {self._t(actual)}")
         seen = self._distances.get(window.job)
         if seen is not None:
             lines.append("distances to the neighbours when the strategy placed it:")
@@ -543,9 +544,13 @@ class GanttChart(pg.PlotWidget):
                 seen = window_distances(SlotTable.from_environment(env, others), window)
         names = {n.id: n.name for n in env.nodes}
         for k, node_id in enumerate(window.nodes):
-            extra = "" if seen is None else f": L_left {number(seen[0][k])}, L_right {number(seen[1][k])}"
+            extra = "" if seen is None else f": L_left {self._t(seen[0][k])}, L_right {self._t(seen[1][k])}"
             lines.append(f"&nbsp;&nbsp;{names[node_id]}{extra}")
         return "<br>".join(lines)
+
+    def _t(self, t: float) -> str:
+        """A time or a duration as the user reads it: in View ▸ Time unit, with the unit's name."""
+        return time(t, self.time_unit)
 
     def set_time_unit(self, unit: str) -> None:
         """Show time in ``unit`` (a key of geometry.TIME_UNITS): the axis, its label and the cursor."""

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.engine.model import EPS, Environment, Window
+
+# View ▸ Time unit lives with the number formatting; the chart and the figure read it from here too.
+from workbench.gui.numbers import TIME_UNITS as TIME_UNITS
+from workbench.gui.numbers import in_unit as in_unit
 from workbench.gui.numbers import number
+from workbench.gui.numbers import time_label as time_label
+from workbench.gui.numbers import unit_menu_text as unit_menu_text
 
 ROW_HEIGHT = 0.8
 
@@ -122,28 +128,6 @@ def nice_ticks(lo: float, hi: float, most: int) -> list[float]:
 
 def node_label(node_name: str, performance: str, price: str) -> str:
     return f"{node_name}  p={performance}  c={price}"
-
-
-# View ▸ Time unit: (label, model units per displayed unit). Model time is abstract; SWF traces
-# count seconds, which read better as minutes, hours or days.
-TIME_UNITS = {
-    "model": ("model units", 1.0),
-    "minutes": ("minutes", 60.0),
-    "hours": ("hours", 3600.0),
-    "days": ("days", 86400.0),
-}
-
-
-def time_label(unit: str) -> str:
-    return "time (model units)" if unit == "model" else f"time ({TIME_UNITS[unit][0]}; model units read as seconds)"
-
-
-def unit_menu_text(unit: str) -> str:
-    return "Model units" if unit == "model" else f"Seconds as {TIME_UNITS[unit][0]}"
-
-
-def in_unit(t: float, unit: str) -> float:
-    return t / TIME_UNITS[unit][1]
 
 
 # View ▸ Sort node rows: the environment's own order, or by performance or price.

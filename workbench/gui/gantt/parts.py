@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, Qt
 
 from workbench.engine.model import Environment, Window
 from workbench.gui.gantt.geometry import ROW_HEIGHT
-from workbench.gui.numbers import number
+from workbench.gui.numbers import number, tick_strings, time
 
 MIN_LABEL_PIXELS = 13  # the least height of a row label
 
@@ -34,7 +34,7 @@ class Editable(Protocol):
     def double_clicked(self, point: QPointF) -> None: ...
 
 
-def site_lines(env: Environment, window: Window) -> list[str]:
+def site_lines(env: Environment, window: Window, unit: str = "model") -> list[str]:
     """A grid window's machines and, when it runs on several, the overhead it carries (seed 004)."""
     if not env.site_ids:
         return []
@@ -48,8 +48,20 @@ def site_lines(env: Environment, window: Window) -> list[str]:
     base = window.length / (1.0 + window.overhead)
     return [
         f"multi-site over {len(counts)} machines: {names}",
-        f"overhead {number(100 * window.overhead)} %: runs {number(window.length)} instead of {number(base)}",
+        f"overhead {number(100 * window.overhead)} %: runs {time(window.length, unit)} instead of {time(base, unit)}",
     ]
+
+
+class NumberAxis(pg.AxisItem):
+    """A numeric axis whose labels come from ``numbers.tick_strings``: plain digits at every zoom, the
+    same as the tables and the exported figure, never pyqtgraph's "5e+06" nor its "(x0.001)" rescaling."""
+
+    def __init__(self, orientation: str = "bottom") -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return tick_strings([v * scale for v in values], spacing * scale)
 
 
 class NodeAxis(pg.AxisItem):

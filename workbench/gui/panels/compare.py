@@ -36,8 +36,10 @@ from workbench.engine.metrics import FlowMetrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui.gantt.chart import GanttChart
-from workbench.gui.numbers import number
+from workbench.gui.gantt.parts import NumberAxis
+from workbench.gui.numbers import TIME_UNITS, time
 from workbench.gui.panels import scrolling
+from workbench.gui.panels.metrics import format_metric
 from workbench.gui.workers import CompareRunner
 from workbench.session.document import Document
 
@@ -82,13 +84,13 @@ class Differences:
     def later(self) -> int:
         return int((self.delta > 1e-9).sum())
 
-    def summary(self, a: str, b: str) -> str:
+    def summary(self, a: str, b: str, unit: str = "model") -> str:
         same = len(self.jobs) - self.earlier - self.later
         parts = [
             f"Under {b}, {self.earlier} jobs start earlier, {self.later} later and {same} at the same time as under {a}"
         ]
         if self.jobs:
-            parts.append(f"mean change {number(float(self.delta.mean()))}")
+            parts.append(f"mean change {time(float(self.delta.mean()), unit)}")
         if self.only_a:
             parts.append(f"{len(self.only_a)} placed only under {a}")
         if self.only_b:
@@ -151,6 +153,7 @@ class CompareDialog(QDialog):
         layout.addWidget(side)
         layout.addWidget(right, 1)
         self.charts: list[GanttChart] = []
+        self.time_unit = "model"  # View ▸ Time unit, as the main window's
         self.results: dict[str, Schedule] = {}
         self.metrics: dict[str, FlowMetrics] = {}
         self.stale = False
@@ -168,7 +171,9 @@ class CompareDialog(QDialog):
         self.diff_a, self.diff_b = QComboBox(), QComboBox()
         for combo in (self.diff_a, self.diff_b):
             combo.currentIndexChanged.connect(lambda _: self._draw_diff())
-        self.diff_plot = pg.PlotWidget(background="w")
+        self.diff_plot = pg.PlotWidget(
+            background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")}
+        )
         self.diff_plot.setLabel("bottom", "job (queue order)")
         self.diff_plot.setLabel("left", "start under B − start under A")
         self.diff_plot.addLine(y=0, pen=pg.mkPen("#404040"))
@@ -217,7 +222,9 @@ class CompareDialog(QDialog):
         self.diff_bars = pg.BarGraphItem(x=x, height=self.diff.delta, width=0.8, brushes=colours, pen=None)
         self.diff_plot.addItem(self.diff_bars)
         self.diff_plot.autoRange()
-        self.diff_note.setText(self.diff.summary(a, b) + " Green: starts earlier under B; red: later; grey: unchanged.")
+        self.diff_note.setText(
+            self.diff.summary(a, b, self.time_unit) + " Green: starts earlier under B; red: later; grey: unchanged."
+        )
 
     def chosen(self) -> list[str]:
         return [
@@ -319,6 +326,7 @@ class CompareDialog(QDialog):
     def _make_chart(self, name: str) -> GanttChart:
         chart = GanttChart(editable=False)
         chart.caption = name
+        chart.set_time_unit(self.time_unit)
         chart.setMinimumHeight(MIN_CHART_HEIGHT)
         return chart
 
@@ -362,13 +370,25 @@ class CompareDialog(QDialog):
             values = [self._value(name, key) for name in names]
             best = best_columns(values, better)
             for col, value in enumerate(values):
-                text = "—" if math.isnan(value) else (f"{100 * value:.1f} %" if key == "utilisation" else number(value))
+                text = format_metric(key, value, self.time_unit)
                 item = QTableWidgetItem(("★ " if col in best else "") + text)
                 if col in best:
                     item.setFont(bold)
                     item.setBackground(QBrush(QColor("#d9f2d9")))
                     item.setForeground(QBrush(QColor("#000000")))  # readable on a dark theme too
                 self.table.setItem(row, col, item)
+
+    def set_time_unit(self, unit: str) -> None:
+        """View ▸ Time unit: the charts, the difference plot and the table follow the main window."""
+        self.time_unit = unit
+        for chart in self.charts:
+            chart.set_time_unit(unit)
+        self.diff_plot.getPlotItem().getAxis("left").setScale(1.0 / TIME_UNITS[unit][1])
+        what = "start under B − start under A"
+        self.diff_plot.setLabel("left", what if unit == "model" else f"{what} ({TIME_UNITS[unit][0]})")
+        if self.results:
+            self._fill_table()
+            self._draw_diff()
 
     def _value(self, name: str, key: str) -> float:
         if key == "elapsed_ms":

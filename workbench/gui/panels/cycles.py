@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.simulate import Simulator, Snapshot
+from workbench.gui.gantt.parts import NumberAxis
+from workbench.gui.numbers import TIME_UNITS, number, step_label, time, time_label
 from workbench.gui.workers import BackgroundCall, Token
 from workbench.session.document import Document
 
@@ -50,10 +52,13 @@ class CyclesPanel(QWidget):
         self.slider.setRange(0, 0)
         self.info = QLabel("Press Step to start a simulation of the current strategy.")
         self.info.setWordWrap(True)
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(
+            background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")}
+        )
         self.plot.setMinimumHeight(110)
         self.plot.addLegend(offset=(5, 5))
-        self.plot.setLabel("bottom", "time")
+        self.time_unit = "model"  # View ▸ Time unit
+        self.plot.setLabel("bottom", time_label(self.time_unit))
         self.queue_curve = self.plot.plot(pen=pg.mkPen("#0072B2", width=2), name="queue length")
         self.util_curve = self.plot.plot(pen=pg.mkPen("#D55E00", width=2), name="nodes busy %")
         buttons = QHBoxLayout()
@@ -199,14 +204,15 @@ class CyclesPanel(QWidget):
         of = f" of {len(self.sim.snapshots)}" if self.sim is not None and self.sim.done else ""
         cycle = f", cycle {snap.cycle}" if snap.cycle is not None else ""
         started = sum(1 for w in snap.windows if snap.started(w.job))
+        seconds = f" ({number(snap.time)} s)" if self.time_unit != "model" else ""
         lines = [
-            f"<b>step {snap.step}{of}</b> — t = {snap.time:g}{cycle}",
-            snap.label,
+            f"<b>step {snap.step}{of}</b> — t = {time(snap.time, self.time_unit)}{seconds}{cycle}",
+            step_label(snap.label, snap.time, self.time_unit),
             f"placed {len(snap.windows)} (started {started}), failed {len(snap.failed)}",
-            f"queue ({len(snap.queue):,}): {_first_ids(snap.queue)}",
+            f"queue ({number(len(snap.queue))}): {_first_ids(snap.queue)}",
         ]
         if snap.batch:
-            lines.append(f"batch ({len(snap.batch):,}): {_first_ids(snap.batch)}")
+            lines.append(f"batch ({number(len(snap.batch))}): {_first_ids(snap.batch)}")
         self.info.setText("<br>".join(lines))
 
     def _plot(self) -> None:
@@ -215,6 +221,14 @@ class CyclesPanel(QWidget):
         times = [s.time for s in shown]
         self.queue_curve.setData(times, [len(s.queue) for s in shown])
         self.util_curve.setData(times, [100 * s.busy_fraction for s in shown])
+
+    def set_time_unit(self, unit: str) -> None:
+        """View ▸ Time unit: the plot's time axis and the step's time."""
+        self.time_unit = unit
+        self.plot.getPlotItem().getAxis("bottom").setScale(1.0 / TIME_UNITS[unit][1])
+        self.plot.setLabel("bottom", time_label(unit))
+        if self.sim is not None and 0 <= self.position < len(self.sim.snapshots) and not self.computing.busy:
+            self._describe(self.sim.snapshots[self.position])
 
     def _update_controls(self) -> None:
         at_end = self.sim is not None and self.sim.done and self.position >= len(self.sim.snapshots) - 1
@@ -252,4 +266,4 @@ def _first_ids(ids: tuple[str, ...]) -> str:
     if not ids:
         return "—"
     more = len(ids) - SHOWN_IDS
-    return ", ".join(ids[:SHOWN_IDS]) + (f" … and {more:,} more" if more > 0 else "")
+    return ", ".join(ids[:SHOWN_IDS]) + (f" … and {number(more)} more" if more > 0 else "")

@@ -17,7 +17,7 @@ from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui import prepared
 from workbench.gui.bridge import DocumentBridge
-from workbench.gui.numbers import number
+from workbench.gui.numbers import TIME_UNITS, in_unit, number, time, unit_suffix
 
 FLOW_ROWS: list[tuple[str, str]] = [
     ("jobs placed", "placed"),
@@ -32,13 +32,22 @@ FLOW_ROWS: list[tuple[str, str]] = [
     ("alternatives per job (N_A)", "mean_alternatives"),
 ]
 JOB_COLUMNS = ["job", "start", "finish", "actual", "wait", "runtime", "cost", "n·T", "slowdown"]
+# The measures that are times (or node-times), shown in View ▸ Time unit.
+TIME_KEYS = frozenset(
+    {"mean_start", "mean_finish", "makespan", "total_cpu_time", "awrt"}
+    | {"start", "finish", "actual_finish", "wait", "runtime", "cpu_time"}
+)
 
 
-def format_metric(key: str, value: float) -> str:
+def format_metric(key: str, value: float, unit: str = "model") -> str:
     if isinstance(value, float) and math.isnan(value):
         return "—"
     if key == "utilisation":
         return f"{100 * value:.1f} %"
+    if key in TIME_KEYS:
+        if key == "total_cpu_time" and unit != "model":  # nodes × time
+            return f"{number(in_unit(value, unit))} node·{TIME_UNITS[unit][2]}"
+        return time(value, unit)
     return number(value)
 
 
@@ -50,6 +59,7 @@ class JobMetricsModel(QAbstractTableModel):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[JobMetrics] = []
+        self.time_unit = "model"  # View ▸ Time unit
 
     def set_rows(self, rows: list[JobMetrics]) -> None:
         self.beginResetModel()
@@ -64,14 +74,24 @@ class JobMetricsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return JOB_COLUMNS[section]
+            timed = self.FIELDS[section] in TIME_KEYS
+            return JOB_COLUMNS[section] + (unit_suffix(self.time_unit) if timed else "")
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        value = getattr(self.rows[index.row()], self.FIELDS[index.column()])
-        return value if isinstance(value, str) else number(value)
+        field = self.FIELDS[index.column()]
+        value = getattr(self.rows[index.row()], field)
+        if isinstance(value, str):
+            return value
+        return number(in_unit(value, self.time_unit) if field in TIME_KEYS else value)
+
+    def set_time_unit(self, unit: str) -> None:
+        self.beginResetModel()
+        self.time_unit = unit
+        self.endResetModel()
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(JOB_COLUMNS) - 1)
 
 
 class MetricsPanel(QTabWidget):
@@ -98,9 +118,21 @@ class MetricsPanel(QTabWidget):
         if bridge is not None:
             bridge.status_changed.connect(self._on_status_changed)
 
+        self.time_unit = "model"  # View ▸ Time unit
+
     def _on_status_changed(self, _status: str) -> None:
         assert self.bridge is not None
         self.stale_note.setVisible(self.bridge.state.stale and self.current is not None)
+
+    def set_time_unit(self, unit: str) -> None:
+        self.time_unit = unit
+        self.job_model.set_time_unit(unit)
+        if self.current is not None:
+            self._show_flow(self.current)
+
+    def _show_flow(self, metrics: FlowMetrics) -> None:
+        for row, (_, key) in enumerate(FLOW_ROWS):
+            self.flow.setItem(row, 0, QTableWidgetItem(format_metric(key, getattr(metrics, key), self.time_unit)))
 
     def show_schedule(self, env: Environment, schedule: Schedule | None, elapsed_ms: float | None = None) -> None:
         if schedule is None:
@@ -112,6 +144,5 @@ class MetricsPanel(QTabWidget):
         ready = prepared.lookup(env, schedule)
         metrics = ready.metrics if ready is not None else flow_metrics(env, schedule)
         self.current = metrics
-        for row, (_, key) in enumerate(FLOW_ROWS):
-            self.flow.setItem(row, 0, QTableWidgetItem(format_metric(key, getattr(metrics, key))))
+        self._show_flow(metrics)
         self.job_model.set_rows(ready.jobs if ready is not None else job_metrics(env, schedule))

@@ -43,7 +43,7 @@ from workbench.engine.errors import ValidationError
 from workbench.engine.model import JOB_CRITERIA, TASK_KINDS, Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui import palette
-from workbench.gui.numbers import full, number
+from workbench.gui.numbers import TIME_UNITS, full, in_unit, number, unit_suffix
 from workbench.session import edits
 from workbench.session.document import Document
 from workbench.session.edits import Edit
@@ -93,6 +93,7 @@ class Column:
     set: Callable[[Environment, int, str], Edit] | None = None
     choices: Callable[[Environment], list[str]] | None = None
     tip: str = ""
+    time: bool = False  # a time or a duration: shown in View ▸ Time unit (an editable one names its unit)
 
 
 class EnvTableModel(QAbstractTableModel):
@@ -106,6 +107,7 @@ class EnvTableModel(QAbstractTableModel):
         self.count = count
         self.columns = columns
         self.colour_rows = False
+        self.time_unit = "model"  # View ▸ Time unit
         self.generation = 0  # bumped at every reset: sort keys and filter masks are per generation
         self.modelAboutToBeReset.connect(self._bump)
 
@@ -121,19 +123,42 @@ class EnvTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal:
             if role == Qt.ItemDataRole.DisplayRole:
-                return self.columns[section].header
+                return self.header(section)
             if role == Qt.ItemDataRole.ToolTipRole:
                 return self.columns[section].tip or None
         return None
 
+    def header(self, section: int) -> str:
+        """A column's title; a time column names the unit it is shown in (an editable one is edited,
+        and so shown, in model units, read as seconds when another unit is chosen)."""
+        column = self.columns[section]
+        if not column.time or self.time_unit == "model":
+            return column.header
+        return column.header + (" (s)" if column.set is not None else unit_suffix(self.time_unit))
+
+    def text(self, column: int, row: int) -> str:
+        """A cell as the user reads it."""
+        spec = self.columns[column]
+        value = spec.get(self.document, row)
+        if spec.time and spec.set is None and isinstance(value, int | float) and not isinstance(value, bool):
+            value = in_unit(float(value), self.time_unit)
+        return fmt(value)
+
+    def set_time_unit(self, unit: str) -> None:
+        if unit not in TIME_UNITS or unit == self.time_unit:
+            return
+        self.time_unit = unit
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)
+        self.refresh()
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         column = self.columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return fmt(column.get(self.document, index.row()))
+            return self.text(index.column(), index.row())
         if role == Qt.ItemDataRole.EditRole:
             return full(column.get(self.document, index.row()))
         if role == Qt.ItemDataRole.ToolTipRole:
-            text = fmt(column.get(self.document, index.row()))
+            text = self.text(index.column(), index.row())
             return text if len(text) > 18 else None
         if self.colour_rows and index.column() == 0:
             colour = palette.job_colour(self.document.env.jobs[index.row()].id)
@@ -265,8 +290,8 @@ class TableProxy(QSortFilterProxyModel):
             if self.row_filter is not None:
                 keep = [self.row_filter(doc, r) for r in rows]
             if self.text:
-                getters = [c.get for c in m.columns]
-                keep = [keep[r] and any(self.text in fmt(g(doc, r)).lower() for g in getters) for r in rows]
+                columns = range(len(m.columns))
+                keep = [keep[r] and any(self.text in m.text(c, r).lower() for c in columns) for r in rows]
             self._mask = (m.generation, keep)
         return self._mask[1]
 
@@ -331,14 +356,38 @@ class TableDock(QDockWidget):
         model.refused.connect(self._on_refused)
         model.modelReset.connect(self._on_reset)
         model.dataChanged.connect(lambda *_: self.message.clear())  # a valid edit: the refusal no longer holds
-        self._sized = False
+        model.headerDataChanged.connect(lambda *_: self.request_fit())
+        # Column widths follow the content (a new result, a new document, another time unit), measured
+        # in a later turn of the event loop on SIZE_SAMPLE_ROWS rows, so numbers are never cut to "66…".
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_columns)
+        self._afresh = True
 
     def _on_reset(self) -> None:
         self.message.clear()  # the document changed: an earlier refusal no longer applies
-        # Fit the columns once there is something to fit; later resets keep the user's widths.
-        if not self._sized and self.model.rowCount() > 0:
-            self.view.resizeColumnsToContents()
-            self._sized = True
+        self.request_fit()
+
+    def request_fit(self, afresh: bool = False) -> None:
+        """Measure the columns again soon (several requests in one turn measure once). ``afresh``
+        (a new document) may also narrow them; otherwise a column only widens, keeping the user's widths."""
+        self._afresh = self._afresh or afresh
+        self._fit_timer.start()
+
+    def fit_columns(self) -> None:
+        """Widen every column its sampled content (and its title) no longer fits."""
+        self._fit_timer.stop()
+        if self.model.rowCount() == 0:
+            return  # nothing to measure yet: the first content measures afresh
+        header = self.view.horizontalHeader()
+        for c in range(self.model.columnCount()):
+            if header.isSectionHidden(c):
+                continue
+            need = max(self.view.sizeHintForColumn(c), header.sectionSizeHint(c))
+            if self._afresh or need > header.sectionSize(c):
+                header.resizeSection(c, need)
+        self._afresh = False
 
     def add_row_filter(self, text: str, keep: Callable[[Document, int], bool]) -> None:
         """A check box that shows only the rows ``keep`` accepts (e.g. unplaced jobs)."""
@@ -462,11 +511,13 @@ def tasks_dock(document: Document) -> TableDock:
             "start",
             lambda d, r: task(d, r).start,
             lambda e, r, v: edits.set_task(e.local_tasks[r].id, start=parse_float(v, "start")),
+            time=True,
         ),
         Column(
             "end",
             lambda d, r: task(d, r).end,
             lambda e, r, v: edits.set_task(e.local_tasks[r].id, end=parse_float(v, "end")),
+            time=True,
         ),
         Column(
             "kind",
@@ -552,7 +603,9 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
             choices=lambda env: list(JOB_CRITERIA),
             tip="the user's own criterion (CSS alternatives)",
         ),
-        Column("arrival", lambda d, r: job(d, r).arrival, setter("arrival", lambda v: parse_float(v, "arrival"))),
+        Column(
+            "arrival", lambda d, r: job(d, r).arrival, setter("arrival", lambda v: parse_float(v, "arrival")), time=True
+        ),
         Column(
             "priority",
             lambda d, r: job(d, r).priority,
@@ -566,9 +619,9 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
             tip="real runtime / reserved runtime, in (0, 1]",
         ),
         Column("user", lambda d, r: job(d, r).user, setter("user", str), tip="who submitted it (SWF user number)"),
-        Column("start", lambda d, r: window(d, r).start if window(d, r) else ""),
-        Column("end", lambda d, r: window(d, r).end if window(d, r) else ""),
-        Column("cost", lambda d, r: round(window(d, r).cost, 3) if window(d, r) else ""),
+        Column("start", lambda d, r: window(d, r).start if window(d, r) else "", time=True),
+        Column("end", lambda d, r: window(d, r).end if window(d, r) else "", time=True),
+        Column("cost", lambda d, r: window(d, r).cost if window(d, r) else ""),
         Column("status", status),
     ]
     model = EnvTableModel(document, lambda env: len(env.jobs), columns)

@@ -26,12 +26,13 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.engine.explain import Candidate, Explanation, explain_job
-from workbench.gui.numbers import number
+from workbench.gui.numbers import in_unit, number, time, unit_suffix
 from workbench.gui.panels import scrolling
 from workbench.gui.workers import BackgroundCall
 from workbench.session.document import Document
 
 COLUMNS = ["", "start", "end", "length", "cost", "value", "nodes"]
+TIME_COLUMNS = ("start", "end", "length")
 
 
 class WhyPanel(QWidget):
@@ -43,6 +44,7 @@ class WhyPanel(QWidget):
         super().__init__()
         self.document = document
         self.job_id: str | None = None
+        self.time_unit = "model"  # View ▸ Time unit
         self.explanation: Explanation | None = None
         self._asked: tuple[object, str] | None = None  # (environment, job) of the last request
         self.on_screen = False  # a docked tab behind another is "visible" to Qt, so its dock tells
@@ -134,14 +136,16 @@ class WhyPanel(QWidget):
         env = self.document.env
         job = env.job(ex.job)
         where = (
-            f"placed at {number(ex.chosen.start)} on {len(ex.chosen.nodes)} nodes"
+            f"placed at {time(ex.chosen.start, self.time_unit)} on {len(ex.chosen.nodes)} nodes"
             if ex.chosen is not None
             else "not placed"
         )
         self.title.setText(
             f"<b>{job.name}</b> under {ex.strategy}: {where}" + (f"<br>Rule: {ex.rule}" if ex.rule else "")
         )
-        self.summary.setText(ex.summary)
+        # The engine's sentence counts model units; name them when the window shows another unit.
+        seconds = " (times in model units, read as seconds)" if self.time_unit != "model" and ex.summary else ""
+        self.summary.setText(ex.summary + seconds)
         rows: list[tuple[str, Candidate]] = [("", c) for c in ex.candidates]
         if ex.over_budget:
             rows += [("over budget", c) for c in ex.over_budget]
@@ -154,9 +158,9 @@ class WhyPanel(QWidget):
             cost = number(c.cost) + ("" if not math.isfinite(budget) else f" of {number(budget)}")
             cells = [
                 "★ chosen" if chosen else tag or str(r + 1),
-                number(c.start),
-                number(c.end),
-                number(c.length),
+                number(in_unit(c.start, self.time_unit)),
+                number(in_unit(c.end, self.time_unit)),
+                number(in_unit(c.length, self.time_unit)),
                 cost,
                 number(c.value) if math.isfinite(c.value) else "—",
                 ", ".join(c.nodes),
@@ -179,6 +183,14 @@ class WhyPanel(QWidget):
             notes.append("Hover a row for the rule terms that make up its value.")
         self.notes.setText(" ".join(notes))
         self._emit_ghosts()
+
+    def set_time_unit(self, unit: str) -> None:
+        """View ▸ Time unit: the columns' times and the placement's start."""
+        self.time_unit = unit
+        suffix = unit_suffix(unit)
+        self.table.setHorizontalHeaderLabels([c + suffix if c in TIME_COLUMNS else c for c in COLUMNS])
+        if self.explanation is not None:
+            self._show(self.explanation)
 
     def _emit_ghosts(self) -> None:
         ex = self.explanation
