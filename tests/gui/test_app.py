@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from tests.engine.strategies import examples, flows
+from tests.gui.helpers import make_bsf_fail, wait_result
 from workbench.engine import registry
 from workbench.engine.files import load_environment
 from workbench.gui.numbers import number
@@ -22,10 +23,6 @@ from workbench.gui.numbers import number
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "sample_envs" / "default.json"
 TINY = ROOT / "sample_envs" / "tiny.json"
-
-
-def wait_result(qtbot, win):
-    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
 
 
 def drawn_windows(win):
@@ -254,11 +251,7 @@ def test_screenshot_error_is_one_line_exit_2(tmp_path):
 def test_a_strategy_error_is_marked_and_never_fatal(qtbot, window):
     """BSF with more high-priority jobs than the batch: the panel and status bar say so."""
     win = window(TINY)
-    win.strategy.family.setCurrentText("flow")
-    win.strategy.name.setCurrentText("BSF")
-    wait_result(qtbot, win)
-    win.strategy._set("n_high", 99)
-    qtbot.waitUntil(lambda: win.document.error is not None, timeout=30_000)
+    make_bsf_fail(qtbot, win)
     assert "n_high" in win.strategy.error.text() and win.strategy.error.text().startswith("⚠")
     assert "BSF: error" in win.run_status.text()
     win.undo_action.trigger()

@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QPushButton
 
+from tests.gui.helpers import make_bsf_fail, wait_result
 from workbench.gui.panels.import_swf import ImportSwfDialog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -15,10 +16,6 @@ DEFAULT = ROOT / "sample_envs" / "default.json"
 TINY = ROOT / "sample_envs" / "tiny.json"
 BACKFILL = ROOT / "sample_envs" / "backfill32.json"
 SWF = ROOT / "sample_envs" / "sample16.swf"
-
-
-def wait_result(qtbot, win):
-    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
 
 
 def selected_job(win):
@@ -127,11 +124,7 @@ def test_an_import_shows_no_numbers_of_the_previous_document(qtbot, window, monk
 def test_a_later_success_clears_the_failure_message(qtbot, window):
     """BSF fails (n_high too large); undo runs it again and succeeds: the failure line goes."""
     win = window(TINY)
-    win.strategy.family.setCurrentText("flow")
-    win.strategy.name.setCurrentText("BSF")
-    wait_result(qtbot, win)
-    win.strategy._set("n_high", 99)
-    qtbot.waitUntil(lambda: win.document.error is not None, timeout=30_000)
+    make_bsf_fail(qtbot, win)
     assert "BSF failed" in win.statusBar().currentMessage()
     win.undo_action.trigger()
     wait_result(qtbot, win)

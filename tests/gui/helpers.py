@@ -1,0 +1,16 @@
+"""What several GUI tests do the same way: wait for a run, and make the live run fail."""
+
+from __future__ import annotations
+
+
+def wait_result(qtbot, win):
+    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
+
+
+def make_bsf_fail(qtbot, win):
+    """Switch the window to BSF, then ask for more high-priority jobs than the batch holds (an error)."""
+    win.strategy.family.setCurrentText("flow")
+    win.strategy.name.setCurrentText("BSF")
+    wait_result(qtbot, win)
+    win.strategy._set("n_high", 99)
+    qtbot.waitUntil(lambda: win.document.error is not None, timeout=30_000)
