@@ -1026,3 +1026,27 @@ def test_import_swf_dialog_offers_the_command_lines_options_with_a_preview(qtbot
     qtbot.addWidget(broken)
     assert broken.nodes.value() == 8
     assert not broken.buttons.button(broken.buttons.StandardButton.Ok).isEnabled()
+
+
+def test_the_window_opens_within_the_screen_and_play_shows_play_and_pause(qtbot, monkeypatch):
+    """On a screen smaller than 1500 × 920 (a 1366 × 768 laptop) the window opens inside what the screen
+    has room for, status bar included; screenshots keep the fixed size. The Play button shows the
+    style's play icon, and Pause its pause icon, with plain words."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    from workbench.gui.main_window import MainWindow
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda screen: QRect(0, 0, 1366, 740))
+    win = MainWindow(load_environment(TINY), TINY, quiet=False)
+    qtbot.addWidget(win)
+    assert win.width() <= 1366 and win.height() <= 740
+    shot = MainWindow(load_environment(TINY), TINY, quiet=True)
+    qtbot.addWidget(shot)
+    assert (shot.width(), shot.height()) == (1500, 920)
+    play = win.cycles.play_button
+    assert play.text() == "Play" and not play.icon().isNull() and "▶" not in play.text()
+    before = play.icon().cacheKey()
+    win.cycles._on_play_toggled(True)
+    assert play.text() == "Pause" and play.icon().cacheKey() != before
+    win.cycles._on_play_toggled(False)

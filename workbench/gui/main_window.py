@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QFrame,
     QInputDialog,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QWidget,
 )
 
@@ -53,6 +55,8 @@ from workbench.session import edits
 from workbench.session.document import Document, empty_environment
 
 MAX_RECENT = 8
+OPENING_SIZE = (1500, 920)  # the window at its first start, screen permitting
+DOCK_MIN_HEIGHT = 60  # a right-hand panel shrinks to this, and scrolls
 AUTOSAVE_DELAY_MS = 2000
 
 
@@ -85,7 +89,7 @@ class MainWindow(QMainWindow):
         self.jobs = jobs_dock(self.document, self.shown_schedule)
         self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea, scrolls=True)
         self.why = WhyPanel(self.document)
         self._dock("Why here?", self.why, Qt.DockWidgetArea.RightDockWidgetArea)
         for dock in (self.jobs, self.nodes, self.tasks):
@@ -108,7 +112,7 @@ class MainWindow(QMainWindow):
         self._syncing_table = False
         self._build_actions()
         self._connect()
-        self.resize(1500, 920)
+        self.resize(*self.opening_size(quiet))
         self.setWindowIcon(app_icon())
         if not quiet:  # screenshots and tests use the default layout, and leave the user's alone
             self._restore_layout()
@@ -118,9 +122,28 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ layout
 
-    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def opening_size(self, fixed: bool) -> tuple[int, int]:
+        """1500 × 920, or what the screen has room for (a 1366 × 768 laptop): screenshots and tests
+        (``fixed``) always get the same size; a user's saved geometry, when there is one, wins."""
+        width, height = OPENING_SIZE
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if fixed or screen is None:
+            return width, height
+        room = screen.availableGeometry()
+        return min(width, room.width()), min(height, room.height())
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea, scrolls: bool = False) -> QDockWidget:
+        """A dock for a panel; with ``scrolls`` the panel scrolls inside it, so that the dock can shrink
+        on a small screen (the Cycles panel: its plot asks for a tall dock)."""
         dock = QDockWidget(title, self)
         dock.setObjectName(title.lower())
+        if scrolls:
+            holder = QScrollArea()
+            holder.setWidgetResizable(True)
+            holder.setFrameShape(QFrame.Shape.NoFrame)
+            holder.setWidget(widget)
+            holder.setMinimumHeight(DOCK_MIN_HEIGHT)
+            widget = holder
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         return dock

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSlider,
     QSpinBox,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -42,7 +43,8 @@ class CyclesPanel(QWidget):
         self.reset_button = QPushButton("|◀ Reset")
         self.back_button = QPushButton("◀ Step back")
         self.step_button = QPushButton("Step ▶")
-        self.play_button = QPushButton("▶▶ Play")
+        self.play_button = QPushButton("Play")
+        self.play_button.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
         self.play_button.setCheckable(True)
         self.speed = QSpinBox()
         self.speed.setRange(1, 50)
@@ -243,7 +245,10 @@ class CyclesPanel(QWidget):
             self._show(value)
 
     def _on_play_toggled(self, playing: bool) -> None:
-        self.play_button.setText("Pause" if playing else "▶▶ Play")  # ⏸ is missing from many fonts
+        # The style's media icons: a glyph such as ⏸ is missing from many fonts.
+        icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
+        self.play_button.setText("Pause" if playing else "Play")
+        self.play_button.setIcon(self.style().standardIcon(icon))
         if playing:
             self.timer.start(int(1000 / self.speed.value()))
         else:
