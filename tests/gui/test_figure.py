@@ -485,3 +485,20 @@ def test_colour_by_user():
     assert all(len(groups) == 1 for groups in by_user.values())  # one colour per user
     assert len({next(iter(g)) for g in by_user.values()}) == len(by_user)  # and users differ
     assert {text for text, _ in colouring.legend} == {f"user {u}" for u in by_user}
+
+
+def test_a_wide_windows_tooltip_stays_short_and_says_it_finished_early():
+    """A job on 84 nodes lists at most a dozen of them and counts the rest, so its tooltip fits on the
+    screen; a job that ended early says so on the results chart too, not only in Cycles mode."""
+    from workbench.engine.model import Environment, Job, Node, TimeSettings, Window
+    from workbench.gui.gantt import tooltips
+
+    nodes = tuple(Node(f"n{i}", f"node {i:02d}", 1.0, 1.0) for i in range(84))
+    job = Job("j", "wide job", 84, 1.0, 840.0, actual_fraction=0.5)
+    env = Environment(nodes, (), (job,), TimeSettings(0.0, None, None), "wide")
+    window = Window("j", 0.0, 10.0, tuple(n.id for n in nodes), 840.0)
+    tip = tooltips.window_tip(env, window, "model", 5.0, None, True)
+    assert tip.count("<br>") < 25 and "… and 72 more nodes" in tip
+    assert "finished early at 5" in tip
+    whole = tooltips.window_tip(env, window, "model", 10.0, None, True)
+    assert "finished early" not in whole

@@ -25,10 +25,10 @@ from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
 from workbench.engine.slots import Distances, SlotTable, window_distances
 from workbench.gui import palette, prepared
-from workbench.gui.gantt import geometry
+from workbench.gui.gantt import geometry, tooltips
 from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.gantt.layers import RectLayer
-from workbench.gui.gantt.parts import EditViewBox, NodeAxis, NumberAxis, _Drag, site_lines
+from workbench.gui.gantt.parts import EditViewBox, NodeAxis, NumberAxis, _Drag
 from workbench.gui.numbers import number, time
 
 MAX_LABELS = 400
@@ -498,7 +498,7 @@ class GanttChart(pg.PlotWidget):
         return row
 
     def tooltip_at(self, point: QPointF) -> str:
-        """What is under a point: a window, a local task, or a free slot."""
+        """What is under a point: a window, a local task, or a free slot (``gantt/tooltips.py``)."""
         env = self.env
         if env is None:
             return ""
@@ -507,46 +507,21 @@ class GanttChart(pg.PlotWidget):
             return self._window_tip(env, window)
         hit = self.tasks.index_at(point)
         if hit is not None:
-            task = env.local_tasks[hit]
-            label = f" — {task.label}" if task.label else ""
-            span = f"[{self._t(task.start)}, {self._t(task.end)})"
-            return f"<b>{task.kind} task {task.id}</b>{label}<br>{span} on {task.node}" + (
-                "<br><i>drag to move, drag an edge to resize</i>" if self.editable else ""
-            )
+            return tooltips.task_tip(env.local_tasks[hit], self.time_unit, self.editable)
         hit = self.slots.index_at(point)
         if hit is not None:
-            s, w = self.slots._x[hit], self.slots._w[hit]
-            return f"free slot [{self._t(s)}, {self._t(s + w)}), length {self._t(w)}" + (
-                "<br><i>double-click to add a local task</i>" if self.editable else ""
-            )
+            return tooltips.slot_tip(float(self.slots.x[hit]), float(self.slots.w[hit]), self.time_unit, self.editable)
         return ""
 
     def _window_tip(self, env: Environment, window: Window) -> str:
-        job = env.job(window.job)
-        budget = number(job.budget)
-        lines = [
-            f"<b>{job.name}</b> ({job.id})",
-            f"start {self._t(window.start)}, end {self._t(window.end)}, length {self._t(window.length)}",
-            f"cost {number(window.cost)} of budget {budget}",
-        ]
-        lines.extend(site_lines(env, window, self.time_unit))
-        if self.snapshot is not None and window.job in self.snapshot.actual_ends:
-            actual = self.snapshot.actual_ends[window.job]
-            if actual < window.end - 1e-9:
-                lines.append(f"finishes early at {self._t(actual)}")
         seen = self._distances.get(window.job)
-        if seen is not None:
-            lines.append("distances to the neighbours when the strategy placed it:")
-        else:  # the strategy kept none: measure them on the picture, among the other windows
-            lines.append("distances to the neighbours in this picture:")
+        measured = seen is None
+        if measured:  # the strategy kept none: measure them on the picture, among the other windows
             others = [w for w in self._window_list if w.job != window.job]
             with contextlib.suppress(ValueError):
                 seen = window_distances(SlotTable.from_environment(env, others), window)
-        names = {n.id: n.name for n in env.nodes}
-        for k, node_id in enumerate(window.nodes):
-            extra = "" if seen is None else f": L_left {self._t(seen[0][k])}, L_right {self._t(seen[1][k])}"
-            lines.append(f"&nbsp;&nbsp;{names[node_id]}{extra}")
-        return "<br>".join(lines)
+        actual = self._actual_ends.get(window.job)
+        return tooltips.window_tip(env, window, self.time_unit, actual, seen, measured)
 
     def _t(self, t: float) -> str:
         """A time or a duration as the user reads it: in View ▸ Time unit, with the unit's name."""
