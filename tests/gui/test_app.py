@@ -1050,3 +1050,31 @@ def test_the_window_opens_within_the_screen_and_play_shows_play_and_pause(qtbot,
     win.cycles._on_play_toggled(True)
     assert play.text() == "Pause" and play.icon().cacheKey() != before
     win.cycles._on_play_toggled(False)
+
+
+def test_the_chart_stays_on_the_schedule_and_open_recent_forgets_a_deleted_file(qtbot, window, tmp_path, monkeypatch):
+    """Page Down and zooming out stop at the schedule (no scrolling past the last row, no sliver at ±10⁶);
+    a recent file that is gone is dropped from Open Recent once opening it has failed."""
+    import shutil
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    win = window(TINY)
+    chart = win.chart
+    for _ in range(30):
+        qtbot.keyClick(chart, Qt.Key.Key_PageDown)
+    (_x0, _x1), (y0, y1) = chart.view.viewRange()
+    assert y1 <= chart.rows.count + 0.5 + 1e-6 and y0 < chart.rows.count
+    chart.view.scaleBy((1e6, 1))
+    (x0, x1), _ = chart.view.viewRange()
+    end = max(w.end for w in win.document.result.windows)
+    assert x1 - x0 <= 2 * (end - win.document.env.time.start)
+    copy = tmp_path / "copy.json"
+    shutil.copy(TINY, copy)
+    assert win.open_path(copy)
+    assert str(copy.resolve()) in win.recent_files()
+    copy.unlink()
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: QMessageBox.StandardButton.Ok)
+    assert not win.open_path(copy)
+    assert str(copy.resolve()) not in win.recent_files()

@@ -475,6 +475,8 @@ class MainWindow(QMainWindow, Exports):
         try:
             self.document.open(path)
         except WorkbenchError as exc:
+            if not Path(path).exists():  # gone: Open Recent offers it no more
+                self._forget_recent(path)
             self.error("Cannot open environment", f"{path}\n\n{exc}")
             return False
         self._add_recent(path)
@@ -557,6 +559,11 @@ class MainWindow(QMainWindow, Exports):
     def _add_recent(self, path: Path) -> None:
         items = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
         self.settings.setValue("recent", items[:MAX_RECENT])
+        self._fill_recent()
+
+    def _forget_recent(self, path: Path) -> None:
+        gone = str(Path(path).resolve())
+        self.settings.setValue("recent", [p for p in self.recent_files() if p != gone])
         self._fill_recent()
 
     def _fill_recent(self) -> None:

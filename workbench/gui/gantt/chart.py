@@ -33,6 +33,7 @@ from workbench.gui.numbers import number, time
 
 MAX_LABELS = 400
 EDGE_PIXELS = 6
+VIEW_MARGIN = 0.25  # how far past the schedule, as a share of its span, the view may go
 
 
 class GanttChart(pg.PlotWidget):
@@ -188,6 +189,7 @@ class GanttChart(pg.PlotWidget):
         self._draw_windows(env, windows, snapshot)
         self._draw_lines(env, snapshot)
         self.set_selected(self.selected)
+        self._limit_view(env.time.start, geometry.visible_end(env, windows))
         if fit or self._needs_fit:
             self.fit()
             self._needs_fit = env.time.horizon is None and not windows
@@ -370,7 +372,22 @@ class GanttChart(pg.PlotWidget):
         if self.env is None:
             return
         end = geometry.visible_end(self.env, self._window_list)
+        self._limit_view(self.env.time.start, end)
         self.view.setRange(xRange=(self.env.time.start, end), yRange=(-0.2, self.rows.count), padding=0.02)
+
+    def _limit_view(self, start: float, end: float) -> None:
+        """Pan and zoom stay near the schedule: rows from the first to the last (never past them), time
+        from a little before the start to a little after the end, and at most a few times its span."""
+        span = max(end - start, 1e-9)
+        margin = VIEW_MARGIN * span
+        self.view.setLimits(
+            xMin=start - margin,
+            xMax=end + margin,
+            maxXRange=span + 2 * margin,
+            yMin=-0.5,
+            yMax=max(self.rows.count, 1) + 0.5,
+            maxYRange=max(self.rows.count, 1) + 1.0,
+        )
 
     def set_selected(self, job_id: str | None) -> None:
         """Outline every part of the job's window (or clear the outline), and bring it forward."""
