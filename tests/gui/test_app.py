@@ -1078,3 +1078,23 @@ def test_the_chart_stays_on_the_schedule_and_open_recent_forgets_a_deleted_file(
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: QMessageBox.StandardButton.Ok)
     assert not win.open_path(copy)
     assert str(copy.resolve()) not in win.recent_files()
+
+
+def test_the_generate_dialog_names_its_parameters_in_words(qtbot):
+    """Every preset's parameters show a label in words with an explanation (the raw name in the
+    tooltip, not as the label), and the presets cite their papers by authors, not file numbers."""
+    from PySide6.QtWidgets import QLabel
+
+    from workbench.engine.generate import PRESETS
+    from workbench.gui.panels.generate import GenerateDialog
+
+    dialog = GenerateDialog()
+    qtbot.addWidget(dialog)
+    for name in PRESETS:
+        dialog.preset.setCurrentText(name)
+        assert "seed 00" not in dialog.about.text() and "Toporkov" in dialog.about.text()
+        for row in range(dialog.form.rowCount()):
+            label = dialog.form.itemAt(row, dialog.form.ItemRole.LabelRole).widget()
+            assert isinstance(label, QLabel) and "_" not in label.text(), label.text()
+            key = next(k for k, field in dialog.fields.items() if dialog.form.getWidgetPosition(field)[0] == row)
+            assert key in label.toolTip() and len(label.toolTip()) > len(key) + 3

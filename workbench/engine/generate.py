@@ -72,7 +72,11 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "vo24": Preset(
         "vo24",
-        "seed 000 §5: 24 nodes p~U[2,10], 20 jobs, interval 600, priced by performance",
+        (
+            "the cyclic scheme's set-up (Toporkov et al., metascheduling and co-allocation "
+            "strategies, §5): 24 nodes of performance 2-10 priced by performance, 20 jobs, one "
+            "interval of 600"
+        ),
         {
             "nodes": 24,
             "jobs": 20,
@@ -93,7 +97,11 @@ PRESETS: dict[str, Preset] = {
     ),
     "backfill32": Preset(
         "backfill32",
-        "seed 001 §4.2: 32 nodes p~U[2,16], queue of N jobs n~U{1..8}, V~U[60,1200]",
+        (
+            "the backfilling set-up (Toporkov & Yemelyanov, heuristic rules for coordinated "
+            "allocation, §4.2): 32 nodes of performance 2-16, a queue of jobs of 1-8 nodes and volume "
+            "60-1200"
+        ),
         {
             "nodes": 32,
             "jobs": 50,
@@ -111,7 +119,11 @@ PRESETS: dict[str, Preset] = {
     ),
     "aep100": Preset(
         "aep100",
-        "seed 000 §5: 100 nodes p~U[2,10], interval 600, load 10-50 %, one job n=5 V=300 C=1500",
+        (
+            "the AEP set-up (Toporkov et al., metascheduling and co-allocation strategies, §5): 100 "
+            "nodes of performance 2-10 loaded 10-50 %, an interval of 600, one job of 5 nodes, volume "
+            "300, budget 1500"
+        ),
         {
             "nodes": 100,
             "interval": 600.0,
@@ -129,7 +141,11 @@ PRESETS: dict[str, Preset] = {
     ),
     "window100": Preset(
         "window100",
-        "seed 002 §4.1: 100 nodes p~U[2,10], interval 1200, load up to 30 %, one job n=7 V=800 C=644",
+        (
+            "the window search set-up (Toporkov & Yemelyanov, dependable and coordinated allocation, "
+            "§4.1): 100 nodes of performance 2-10 loaded up to 30 %, an interval of 1200, one job of "
+            "7 nodes, volume 800, budget 644"
+        ),
         {
             "nodes": 100,
             "interval": 1200.0,
@@ -143,6 +159,38 @@ PRESETS: dict[str, Preset] = {
             "budget": 644.0,
             "tasks_per_node": 0,
         },
+    ),
+}
+
+
+# What each preset parameter means, in the words the Generate dialog shows: (label, explanation).
+PARAMETER_WORDS: dict[str, tuple[str, str]] = {
+    "nodes": ("nodes", "how many computing nodes"),
+    "jobs": ("jobs", "how many jobs"),
+    "interval": ("interval length", "the length of the scheduling interval (time units)"),
+    "perf_min": ("slowest node", "node performance is drawn uniformly between this and the fastest"),
+    "perf_max": ("fastest node", "node performance is drawn uniformly between the slowest and this"),
+    "min_load": ("least local load", "each node's owners keep at least this share of the interval busy"),
+    "max_load": ("most local load", "each node's owners keep at most this share of the interval busy"),
+    "load_span": ("local load span", "the time over which the owners' local tasks are spread"),
+    "price_scale": ("price per performance", "a node's price is about this times its performance"),
+    "price_sigma": ("price spread", "the spread of a node's discount or extra charge (a normal draw, ±60 % at most)"),
+    "budget_spread": ("budget spread", "budgets range from the market price minus to plus this share"),
+    "budget_scale": ("budget factor", "every budget is multiplied by this"),
+    "n_max": ("widest job", "each job asks for 1 to this many nodes"),
+    "volume_min": ("least volume", "a job's volume (work) is drawn between this and the most"),
+    "volume_max": ("most volume", "a job's volume (work) is drawn between the least and this"),
+    "cycles": ("cycles", "how many scheduling intervals the jobs arrive over"),
+    "job_perf_max": (
+        "most performance a job asks for",
+        "each job asks for nodes at least as fast as a draw between the slowest node and this; 0: no such request",
+    ),
+    "node_count": ("job's nodes", "how many nodes the one job asks for"),
+    "volume": ("job's volume", "the one job's volume (work)"),
+    "budget": ("job's budget", "the most the one job may cost"),
+    "tasks_per_node": (
+        "local tasks per node",
+        "that many local tasks on every node; 0: a hypergeometric number, as the paper reads",
     ),
 }
 

@@ -17,9 +17,12 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.generate import PRESETS, generate
+from workbench.engine.generate import PARAMETER_WORDS, PRESETS, generate
 from workbench.engine.model import Environment
 from workbench.gui import palette
+from workbench.gui.numbers import number
+
+GENERATE_WIDTH = 520
 
 
 class GenerateDialog(QDialog):
@@ -32,6 +35,7 @@ class GenerateDialog(QDialog):
         self.seed.setRange(0, 2**31 - 1)
         self.about = QLabel()
         self.about.setWordWrap(True)
+        self.setMinimumWidth(GENERATE_WIDTH)  # the title and the set-up read whole
         self.form = QFormLayout()
         self.error = QLabel()
         self.error.setStyleSheet(palette.error_style())
@@ -59,9 +63,13 @@ class GenerateDialog(QDialog):
         preset = PRESETS[name]
         self.about.setText(preset.description)
         for key, value in preset.defaults.items():
-            field = QLineEdit(f"{value:g}" if isinstance(value, float) else str(value))
+            field = QLineEdit(number(value) if isinstance(value, float) else str(value))
+            label, explanation = PARAMETER_WORDS.get(key, (key, ""))
+            field.setToolTip(f"{explanation} ({key})" if explanation else key)
+            caption = QLabel(label)
+            caption.setToolTip(field.toolTip())
             self.fields[key] = field
-            self.form.addRow(key, field)
+            self.form.addRow(caption, field)
 
     def values(self) -> dict[str, Any]:
         return {key: field.text() for key, field in self.fields.items()}
