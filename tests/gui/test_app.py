@@ -1098,3 +1098,21 @@ def test_the_generate_dialog_names_its_parameters_in_words(qtbot):
             assert isinstance(label, QLabel) and "_" not in label.text(), label.text()
             key = next(k for k, field in dialog.fields.items() if dialog.form.getWidgetPosition(field)[0] == row)
             assert key in label.toolTip() and len(label.toolTip()) > len(key) + 3
+
+
+def test_the_cycles_plot_draws_steps_on_two_axes_without_a_legend_over_the_curves(qtbot, window):
+    """The queue length and the busy share hold from one event to the next (steps, not ramps that never
+    happened), each on an axis of its own (the busy share 0-100 % on the right, so a trace's few
+    percent are not flattened by a queue of thousands), named on their axes rather than in a legend
+    drawn over the data."""
+    win = window(DEFAULT)
+    cycles = win.cycles
+    for _ in range(4):
+        cycles.step()
+    item = cycles.plot.getPlotItem()
+    assert cycles.queue_curve.opts["stepMode"] == "left" and cycles.util_curve.opts["stepMode"] == "left"
+    assert cycles.util_curve.getViewBox() is cycles.util_view and cycles.util_view is not item.vb
+    assert item.getAxis("right").isVisible() and "busy" in item.getAxis("right").labelText
+    assert "queue" in item.getAxis("left").labelText and item.legend is None
+    xs, ys = cycles.queue_curve.getData()
+    assert len(xs) == len(ys) == cycles.position + 1 >= 2

@@ -29,6 +29,9 @@ from workbench.gui.numbers import TIME_UNITS, number, step_label, time, time_lab
 from workbench.gui.workers import BackgroundCall, Token
 from workbench.session.document import Document
 
+QUEUE_COLOUR = "#0072B2"
+UTIL_COLOUR = "#D55E00"
+
 
 class CyclesPanel(QWidget):
     snapshot_shown = Signal(object)  # Snapshot
@@ -58,11 +61,24 @@ class CyclesPanel(QWidget):
             background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")}
         )
         self.plot.setMinimumHeight(110)
-        self.plot.addLegend(offset=(5, 5))
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
-        self.queue_curve = self.plot.plot(pen=pg.mkPen("#0072B2", width=2), name="queue length")
-        self.util_curve = self.plot.plot(pen=pg.mkPen("#D55E00", width=2), name="nodes busy %")
+        # Each value holds from its event to the next (steps, not ramps); the queue on the left axis,
+        # the busy share on a right axis of its own (0-100 %); the axis labels are the legend.
+        self.queue_curve = self.plot.plot(pen=pg.mkPen(QUEUE_COLOUR, width=2), stepMode="left")
+        self.plot.setLabel("left", "queue length", color=QUEUE_COLOUR)
+        self.util_view = pg.ViewBox()
+        item = self.plot.getPlotItem()
+        item.showAxis("right")
+        item.scene().addItem(self.util_view)
+        item.getAxis("right").linkToView(self.util_view)
+        item.getAxis("right").setLabel("nodes busy %", color=UTIL_COLOUR)
+        self.util_view.setXLink(item)
+        self.util_view.setYRange(0, 100, padding=0.05)
+        self.util_view.setMouseEnabled(y=False)
+        self.util_curve = pg.PlotDataItem(pen=pg.mkPen(UTIL_COLOUR, width=2), stepMode="left")
+        self.util_view.addItem(self.util_curve)
+        item.vb.sigResized.connect(self._align_views)
         buttons = QHBoxLayout()
         for widget in (self.reset_button, self.back_button, self.step_button, self.play_button, self.speed):
             buttons.addWidget(widget)
@@ -217,12 +233,16 @@ class CyclesPanel(QWidget):
             lines.append(f"batch ({number(len(snap.batch))}): {_first_ids(snap.batch)}")
         self.info.setText("<br>".join(lines))
 
+    def _align_views(self) -> None:
+        self.util_view.setGeometry(self.plot.getPlotItem().vb.sceneBoundingRect())
+
     def _plot(self) -> None:
         assert self.sim is not None
         shown = self.sim.snapshots[: self.position + 1]
         times = [s.time for s in shown]
         self.queue_curve.setData(times, [len(s.queue) for s in shown])
         self.util_curve.setData(times, [100 * s.busy_fraction for s in shown])
+        self._align_views()
 
     def set_time_unit(self, unit: str) -> None:
         """View ▸ Time unit: the plot's time axis and the step's time."""
