@@ -1116,3 +1116,17 @@ def test_the_cycles_plot_draws_steps_on_two_axes_without_a_legend_over_the_curve
     assert "queue" in item.getAxis("left").labelText and item.legend is None
     xs, ys = cycles.queue_curve.getData()
     assert len(xs) == len(ys) == cycles.position + 1 >= 2
+
+
+def test_the_time_cursor_and_the_hover_highlight_leave_with_the_mouse(qtbot, window):
+    """Hovering a window shows the time cursor and dims the rest; when the mouse leaves the chart both go."""
+    from PySide6.QtCore import QEvent
+
+    win = window(DEFAULT)
+    chart = win.chart
+    job = win.document.result.windows[0].job
+    chart.cursor.setVisible(True)
+    chart.set_hovered(job)
+    assert chart.veil.count > 0
+    chart.leaveEvent(QEvent(QEvent.Type.Leave))
+    assert not chart.cursor.isVisible() and chart.hovered is None and chart.veil.count == 0

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel
 
@@ -454,6 +454,12 @@ class GanttChart(pg.PlotWidget):
             return
         x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
         self.ghosts.set_outlines(x, y + 0.1, w, np.full(x.size, ROW_HEIGHT - 0.2), QColor(palette.GHOST), 1.6)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        """The mouse has left the chart: the time cursor and the hover highlight go with it."""
+        self.cursor.setVisible(False)
+        self.set_hovered(None)
+        super().leaveEvent(event)
 
     def set_hovered(self, job_id: str | None) -> None:
         if job_id != self.hovered:
