@@ -1130,3 +1130,28 @@ def test_the_time_cursor_and_the_hover_highlight_leave_with_the_mouse(qtbot, win
     assert chart.veil.count > 0
     chart.leaveEvent(QEvent(QEvent.Type.Leave))
     assert not chart.cursor.isVisible() and chart.hovered is None and chart.veil.count == 0
+
+
+def test_a_step_export_names_the_strategy_and_outlines_easys_reservation(qtbot, window, tmp_path):
+    """A figure exported in Cycles mode is titled with the strategy, as a finished run's is, and draws
+    EASY's reservation for the blocked head, as the chart does at that step."""
+    from dataclasses import replace
+
+    from workbench.engine.model import StrategyRef
+    from workbench.gui import palette
+
+    win = window(TINY)
+    win.document.replace_environment(replace(win.document.env, strategy=StrategyRef("EASY")), TINY)
+    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
+    cycles = win.cycles
+    while True:
+        cycles.step()
+        snap = win.showing_snapshot
+        assert snap is not None
+        if snap.hold is not None:
+            break
+    fig = win.chart_figure()
+    assert fig.title.startswith("EASY on ") and fig.hold == snap.hold
+    out = tmp_path / "step.svg"
+    win.export_chart(out)
+    assert palette.HOLD.lower() in out.read_text().lower()

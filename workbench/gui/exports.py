@@ -47,12 +47,15 @@ class Exports:
         if snap is None:
             return figure_of(env, self.document.result, **options)
         fig = figure_of(env, snap.schedule, **options)
+        name = env.name or "untitled environment"
         return replace(
             fig,
             windows=list(snap.windows),
             actual_ends=dict(snap.actual_ends),
             now=snap.time,
+            title=f"{env.strategy.name} on {name}",
             subtitle=f"step {snap.step}: {step_label(snap.label, snap.time, self.chart.time_unit)}",
+            hold=snap.hold,
         )
 
     def export_chart(self, path: Path, dpi: float = 150.0) -> None:

@@ -54,6 +54,8 @@ class Figure:
     row_order: str = "list"  # a key of geometry.ROW_ORDERS
     groups: Mapping[str, str] = field(default_factory=dict)  # Batch-slicer/BSF parts, for colour by batch
     extra_legend: Sequence[tuple[str, QColor]] = field(default_factory=tuple)
+    # EASY at a step: the blocked head's reservation (job, start, length, nodes), outlined as on screen.
+    hold: tuple[str, float, float, tuple[str, ...]] | None = None
 
     @property
     def time_range(self) -> tuple[float, float]:
@@ -201,6 +203,17 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
     rects(
         parts.released_x, parts.released_y, parts.released_width, ROW_HEIGHT - 0.4, palette.RELEASED, QColor("#808080")
     )
+
+    if fig.hold is not None:  # EASY's reservation for the blocked head, as the chart outlines it
+        _job, start, length, held = fig.hold
+        a, b = max(start, t0), min(start + length, t1)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(QColor(palette.HOLD), 2.0))
+        for node in held:
+            row = row_of[env.node_index[node]] if node in env.node_index else -1
+            if b > a and first <= row < last:
+                top = float(py(row)) + 0.05 * row_px
+                painter.drawRect(QRectF(float(px(a)), top, float(px(b) - px(a)), (ROW_HEIGHT - 0.1) * row_px))
 
     # Job names on every part wide enough (and a row tall enough) to hold them.
     if row_px * ROW_HEIGHT >= 11:
