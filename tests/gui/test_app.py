@@ -1155,3 +1155,28 @@ def test_a_step_export_names_the_strategy_and_outlines_easys_reservation(qtbot, 
     out = tmp_path / "step.svg"
     win.export_chart(out)
     assert palette.HOLD.lower() in out.read_text().lower()
+
+
+def test_a_step_csv_lists_the_jobs_that_wait(qtbot, window, tmp_path):
+    """The schedule exported at a simulation step has a row for every job that has arrived and waits for
+    a window then (status "waiting"), besides the placed and the failed ones."""
+    import csv
+    from dataclasses import replace
+
+    from workbench.engine.model import StrategyRef
+
+    win = window(TINY)
+    win.document.replace_environment(replace(win.document.env, strategy=StrategyRef("EASY")), TINY)
+    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
+    while True:
+        win.cycles.step()
+        snap = win.showing_snapshot
+        assert snap is not None
+        waiting = [j for j in snap.queue if snap.schedule.window_of(j) is None]
+        if waiting:
+            break
+    out = tmp_path / "step.csv"
+    win.export_schedule(out)
+    with out.open() as lines:
+        rows = list(csv.DictReader(lines))
+    assert {r["job"] for r in rows if r["status"] == "waiting"} == set(waiting)

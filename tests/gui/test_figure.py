@@ -502,3 +502,30 @@ def test_a_wide_windows_tooltip_stays_short_and_says_it_finished_early():
     assert "finished early at 5" in tip
     whole = tooltips.window_tip(env, window, "model", 10.0, None, True)
     assert "finished early" not in whole
+
+
+def test_an_export_of_thousands_of_narrow_windows_is_not_all_outline(tmp_path):
+    """Windows narrower than a few pixels are filled without an outline, so a figure of a long trace
+    shows its colours rather than a black mass of edges (and its SVG stays small)."""
+    from PySide6.QtGui import QImage
+
+    from workbench.engine.model import Environment, Job, Node, TimeSettings, Window
+    from workbench.gui.figure import Figure, save_figure
+
+    nodes = tuple(Node(f"n{i}", f"node {i}", 1.0, 1.0) for i in range(10))
+    jobs, windows = [], []
+    for k in range(20_000):  # each row packed with 2,000 windows of one time unit
+        jobs.append(Job(f"j{k}", f"j{k}", 1, 1.0, 1.0))
+        windows.append(Window(f"j{k}", float(k // 10), 1.0, (f"n{k % 10}",), 1.0))
+    env = Environment(nodes, (), tuple(jobs), TimeSettings(0.0, None, None), "narrow")
+    fig = Figure(env, windows, {w.job: w.end for w in windows}, "narrow")
+    out = tmp_path / "narrow.png"
+    save_figure(fig, out, dpi=100, size=(900, 500))
+    image = QImage(str(out))
+    dark = total = 0
+    for x in range(100, 850, 7):
+        for y in range(120, 450, 7):
+            colour = image.pixelColor(x, y)
+            total += 1
+            dark += colour.lightness() < 60
+    assert dark / total < 0.2

@@ -76,7 +76,8 @@ class Exports:
             raise WorkbenchError("no result to export yet: run a strategy first")
         env = self.document.env
         if path.suffix.lower() == ".csv":
-            write_text_atomic(schedule_to_csv(env, schedule), path)
+            waiting = self.showing_snapshot.queue if self.showing_snapshot is not None else ()
+            write_text_atomic(schedule_to_csv(env, schedule, waiting), path)
         else:
             write_json_atomic(schedule_to_dict(env, schedule), path)
 

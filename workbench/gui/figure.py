@@ -36,6 +36,9 @@ MAX_DPI = 1200
 MAX_PIXELS = 400_000_000  # a PNG larger than this would not fit in memory comfortably
 
 
+MIN_OUTLINED_PX = 3.0  # narrower rectangles are drawn without an outline
+
+
 @dataclass(frozen=True)
 class Figure:
     """Everything a figure shows; ``times`` and ``rows`` select a part (default: all of it)."""
@@ -152,8 +155,12 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
         pen = QPen(edge) if edge is not None and row_px * h >= 4 else QPen(Qt.PenStyle.NoPen)
         pen.setCosmetic(False)
         pen.setWidthF(0.8)
-        painter.setPen(pen)
+        # An outline on a rectangle narrower than a few pixels is all outline: thousands of them make
+        # a figure nearly black (and a huge SVG). Those are filled only.
+        wide = (xb - xa) >= MIN_OUTLINED_PX
+        bare = QPen(Qt.PenStyle.NoPen)
         for i in range(xa.size):
+            painter.setPen(pen if wide[i] else bare)
             painter.drawRect(QRectF(float(xa[i]), float(ya[i]), float(xb[i] - xa[i]), h * row_px))
 
     # Free slots, faint, as on screen.

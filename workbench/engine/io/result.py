@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from workbench.engine.metrics import flow_metrics
@@ -78,8 +79,9 @@ def snapshot_summary(snap: Snapshot) -> dict[str, Any]:
 CSV_COLUMNS = ("job", "name", "status", "start", "end", "length", "actual_end", "nodes", "cost", "reason")
 
 
-def schedule_to_csv(env: Environment, schedule: Schedule) -> str:
-    """One row per job: its window (numbers) or, for a job without one, empty cells and the reason."""
+def schedule_to_csv(env: Environment, schedule: Schedule, waiting: Sequence[str] = ()) -> str:
+    """One row per job: its window (numbers) or, for a job without one, empty cells and the reason;
+    ``waiting``: at a simulation step, the jobs that have arrived and wait for a window (each a row)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
@@ -91,4 +93,9 @@ def schedule_to_csv(env: Environment, schedule: Schedule) -> str:
     for job_id in schedule.unscheduled:
         reason = schedule.reasons.get(job_id, "")
         writer.writerow([job_id, env.job(job_id).name, "failed", "", "", "", "", "", "", reason])
+    placed = {w.job for w in schedule.windows}
+    for job_id in waiting:
+        if job_id not in placed and job_id not in schedule.reasons:
+            reason = "arrived; waits for a window at this step"
+            writer.writerow([job_id, env.job(job_id).name, "waiting", "", "", "", "", "", "", reason])
     return buffer.getvalue()
