@@ -335,3 +335,29 @@ def test_backfill32_job_performance_requirements_are_drawn_within_reach():
     for bad in (-1.0, 1.0):
         with pytest.raises(ParameterError, match="job_perf_max"):
             generate("backfill32", 9, job_perf_max=bad)
+
+
+def test_an_swf_environment_starts_at_its_first_arrival(tmp_path):
+    """A log whose clock starts a week before its first job (KTH's does) opens at that first arrival, not at
+    an empty week; nothing else changes: every window is the one the trace gets from t = 0; compressed
+    onto a grid, the start is compressed with the arrivals."""
+    import dataclasses
+
+    from workbench.engine import registry
+    from workbench.engine.grid.configs import grid_environment
+    from workbench.engine.io.swf import import_swf
+
+    week = 604_800
+    lines = [
+        f"{k + 1} {week + 60 * k} -1 {300 + 10 * k} {1 + k % 4} -1 -1 {1 + k % 4} 600 -1 1 1 1 -1 1 -1 -1 -1"
+        for k in range(12)
+    ]
+    trace = tmp_path / "late.swf"
+    trace.write_text("; MaxNodes: 8\n" + "\n".join(lines) + "\n")
+    env = import_swf(trace, 8).env
+    assert env.time.start == week == min(j.arrival for j in env.jobs)
+    from_zero = dataclasses.replace(env, time=dataclasses.replace(env.time, start=0.0))
+    for name in ("EASY", "FirstFit", "CoP"):
+        assert registry.run(env, name).windows == registry.run(from_zero, name).windows
+    grid, _ = grid_environment(env, "m128-4", compress=2.0)
+    assert grid.time.start == week / 2 == min(j.arrival for j in grid.jobs)

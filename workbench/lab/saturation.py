@@ -71,7 +71,8 @@ def compressed(env: Environment, jobs: int, factor: float) -> Environment:
     first = env.jobs[:jobs]
     t0 = min((j.arrival for j in first), default=0.0)
     moved = tuple(dataclasses.replace(j, arrival=(j.arrival - t0) / factor) for j in first)
-    return dataclasses.replace(env, jobs=moved, name=f"{env.name}, first {len(moved)} jobs, arrivals ÷{factor:g}")
+    name = f"{env.name}, first {len(moved)} jobs, arrivals ÷{factor:g}"
+    return dataclasses.replace(env, jobs=moved, name=name, time=dataclasses.replace(env.time, start=0.0))
 
 
 def saturated_environment(key: str, jobs: int, traces: Path) -> Environment:

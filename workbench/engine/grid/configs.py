@@ -125,7 +125,7 @@ def grid_environment(
         nodes=tuple(nodes),
         local_tasks=(),
         jobs=tuple(jobs),
-        time=replace(env.time, cycle_length=None, horizon=None),
+        time=replace(env.time, start=env.time.start / compress, cycle_length=None, horizon=None),
         name=name or f"{env.name} on {config}",
         description=(
             f"{len(jobs)} jobs on grid {config} ({' + '.join(str(s) for s in sizes)} = {total} nodes{mod}{squeeze}), "

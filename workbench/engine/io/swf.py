@@ -120,7 +120,8 @@ def import_swf(
         ),
         local_tasks=(),
         jobs=tuple(jobs),
-        time=TimeSettings(start=0.0, cycle_length=None, horizon=None),
+        # The trace begins with its first arrival: a log's clock may start days before its first job.
+        time=TimeSettings(start=min((j.arrival for j in jobs), default=0.0), cycle_length=None, horizon=None),
         name=name or f"SWF import of {os.path.basename(os.fspath(path))}",
         description=f"{len(jobs)} jobs on {nodes} nodes, {kind}; {len(skipped)} left out.",
         strategy=StrategyRef("EASY"),

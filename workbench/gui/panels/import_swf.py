@@ -124,7 +124,9 @@ class ImportSwfDialog(QDialog):
         elif self.compress.value() != 1.0:
             factor = self.compress.value()
             env = dataclasses.replace(
-                env, jobs=tuple(dataclasses.replace(j, arrival=j.arrival / factor) for j in env.jobs)
+                env,
+                jobs=tuple(dataclasses.replace(j, arrival=j.arrival / factor) for j in env.jobs),
+                time=dataclasses.replace(env.time, start=env.time.start / factor),
             )
         return env, left_out
 
