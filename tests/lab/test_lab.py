@@ -592,3 +592,22 @@ def test_curves_are_compared_at_equal_load_as_fig_1_draws_them():
     expected = ((1 - 90 / 110) + (1 - 110 / 130)) / 2  # Knapsack at 0.3: 110; at 0.5: 130
     assert gain_at_equal_load(mean, "MDqT", "KnapsackT", "t_cpu") == pytest.approx(expected)
     assert math.isnan(gain_at_equal_load(mean, "KnapsackT", "Far", "t_cpu"))
+
+
+def test_the_study_dialog_shows_a_wide_figure_whole(qtbot, tmp_path):
+    """A report figure wider than the Study dialog is scaled down to the width it has, not cut off."""
+    from PySide6.QtGui import QColor, QImage
+
+    from workbench.gui.panels.study import StudyDialog
+
+    wide = QImage(1800, 600, QImage.Format.Format_RGB32)
+    wide.fill(QColor("white"))
+    wide.save(str(tmp_path / "wide.png"))
+    dialog = StudyDialog(folder=tmp_path)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog._show_figures(tmp_path)
+    qtbot.waitUntil(lambda: dialog.figures.count() == 1)
+    label = dialog.figures.itemAt(0).widget()
+    qtbot.waitUntil(lambda: label.pixmap().width() < 1800, timeout=5_000)
+    assert label.pixmap().width() <= dialog.width()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPixmap
+from PySide6.QtGui import QDesktopServices, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -160,12 +161,33 @@ class StudyDialog(QDialog):
             if item.widget() is not None:
                 item.widget().deleteLater()
         for png in sorted(folder.glob("*.png")):
-            label = QLabel()
-            label.setPixmap(QPixmap(str(png)))
-            label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+            label = FittedImage(QPixmap(str(png)))
             label.setToolTip(png.name)
             self.figures.addWidget(label)
 
     def _open_report(self) -> None:
         if self.report is not None:
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.report.with_suffix(".html"))))
+
+
+class FittedImage(QLabel):
+    """A report figure scaled down to the width it is given (never up), so a wide one is seen whole."""
+
+    def __init__(self, pixmap: QPixmap) -> None:
+        super().__init__()
+        self.original = pixmap
+        self.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.setMinimumWidth(1)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._fit(pixmap.width())
+
+    def _fit(self, width: int) -> None:
+        shown = self.original
+        if width > 0 and shown.width() > width:
+            shown = shown.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+        self.setPixmap(shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.pixmap().width() != min(self.original.width(), event.size().width()):
+            self._fit(event.size().width())
