@@ -11,7 +11,7 @@ from workbench.engine.selectors import BestOfAlternatives
 from workbench.engine.slots import SlotTable
 from workbench.lab.study import Factor, Ordering, Published, RunSpec, Study, Sweep, checked
 
-AEP_SOURCE = "Toporkov et al., seed 000 (metascheduling and co-allocation strategies), §5, Figs. 5-6"
+AEP_SOURCE = "Toporkov et al., metascheduling and co-allocation strategies, §5, Figs. 5-6"
 AEP_LABELS = ("AMP", "MinFinish", "MinCost", "MinRunTime", "MinProcTime", "CSA")
 AEP_CRITERION = {
     "start": "AMP",

@@ -13,7 +13,7 @@ from workbench.engine.metrics import flow_metrics
 from workbench.engine.model import Environment
 from workbench.lab.study import Claim, Factor, Lookup, Ordering, Published, RunSpec, Study, Sweep, checked
 
-BACKFILL_SOURCE = "Toporkov & Yemelyanov, seed 001 (backfilling with heuristic criteria), §4.2, Tables 2-3, Figs. 3-4"
+BACKFILL_SOURCE = "Toporkov & Yemelyanov, backfilling with heuristic criteria, §4.2, Tables 2-3, Figs. 3-4"
 
 PAPER_BACKFILL = {  # mean job finish time; N_Q -> BFstart, BFfinish, BFshort, PAST, CoP
     "static": {

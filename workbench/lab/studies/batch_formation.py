@@ -214,8 +214,8 @@ def _claims() -> tuple[Claim, ...]:
 BATCH_STUDY = checked(
     Study(
         name="batch-formation",
-        title="Forming batches for cyclic scheduling: Random, KnapsackT/C, MDqT/C (seed 003, Figs. 1-2)",
-        source="Toporkov, Yemelyanov, Potekhin, forming and scheduling job batches; seed 003 §2",
+        title="Forming batches for cyclic scheduling: Random, KnapsackT/C, MDqT/C (Figs. 1-2)",
+        source="Toporkov, Yemelyanov, Potekhin, forming and scheduling job batches, §2",
         setup=(
             f"A flow of {JOBS} jobs, all queued at time 0, on the vo24 preset's 24 nodes (p ~ U[2, 10], priced by "
             f"performance), in cycles of 600 units, each with its own local load of up to 30 %, for at most "

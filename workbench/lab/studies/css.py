@@ -272,8 +272,8 @@ CSS_SWEEPS = _css_sweeps()
 CSS_STUDY = checked(
     Study(
         name="css",
-        title="Batch-slicer, CSS and BSF in one VO cycle (seed 000 §6, Table 1, Figs. 7 and 9)",
-        source="Toporkov et al., metascheduling and co-allocation strategies; seed 000 §6–7",
+        title="Batch-slicer, CSS and BSF in one VO cycle (§6, Table 1, Figs. 7 and 9)",
+        source="Toporkov et al., metascheduling and co-allocation strategies, §6–7",
         setup=(
             "One scheduling cycle of 600 units on the vo24 preset per seed (24 nodes, p ~ U[2, 10], 20 jobs, "
             "each with a criterion drawn uniformly; the preset also draws proc_time, whose jobs run but are not "

@@ -156,8 +156,8 @@ def _owner_claims() -> tuple[Claim, ...]:
 CSS_OWNER_STUDY = checked(
     Study(
         name="css-owner",
-        title="A resource owner's price against its node's use and profit (seed 000 §6.4, Table 2, Fig. 8)",
-        source="Toporkov et al., metascheduling and co-allocation strategies; seed 000 §6.4",
+        title="A resource owner's price against its node's use and profit (§6.4, Table 2, Fig. 8)",
+        source="Toporkov et al., metascheduling and co-allocation strategies, §6.4",
         setup=(
             "The css study's cycle (vo24 preset, one interval of 600, the css load levels; medium by "
             "default) scheduled by batch-slicer with k = 5 (the paper's best). The paper shows 'a single "

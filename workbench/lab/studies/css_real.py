@@ -103,8 +103,8 @@ def _real_claims() -> tuple[Claim, ...]:
 CSS_REAL_STUDY = checked(
     Study(
         name="css-real",
-        title="Scheduled against really run, with early completions (seed 000 §7.2, Table 3)",
-        source="Toporkov et al., metascheduling and co-allocation strategies; seed 000 §7.2",
+        title="Scheduled against really run, with early completions (§7.2, Table 3)",
+        source="Toporkov et al., metascheduling and co-allocation strategies, §7.2",
         setup=(
             "The css study's cycle (vo24 preset, one interval of 600; medium load by default). Each job "
             "really runs f · T of its reservation T, f ~ U[0.2, 1] drawn per job from its own random "

@@ -141,8 +141,8 @@ def _claims() -> tuple[Claim, ...]:
 ECONOMIC_STUDY = checked(
     Study(
         name="economic",
-        title="Economic against conventional grid scheduling (seed 004, Figs. 17–19)",
-        source="Franke, Schwiegelshohn & Yahyapour, job scheduling for grids; seed 004 §4.5",
+        title="Economic against conventional grid scheduling (Figs. 17–19)",
+        source="Franke, Schwiegelshohn & Yahyapour, job scheduling for grids, §4.5",
         setup=(
             "The configurations of Table 1 (512 identical nodes) and the grid study's workload: 10,000 "
             "Lublin–Feitelson jobs per seed for a 256-node machine (the paper's W4 is a CTC-like model; W1–W3 "

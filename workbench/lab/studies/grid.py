@@ -172,8 +172,8 @@ def _orderings() -> tuple[Ordering, ...]:
 GRID_STUDY = checked(
     Study(
         name="grid",
-        title="Local, job sharing and multi-site grid scheduling (seed 004, Figs. 5–7, Table 3)",
-        source="Franke, Schwiegelshohn & Yahyapour, job scheduling for grids; seed 004 §3.3",
+        title="Local, job sharing and multi-site grid scheduling (Figs. 5–7, Table 3)",
+        source="Franke, Schwiegelshohn & Yahyapour, job scheduling for grids, §3.3",
         setup=(
             "The configurations of Table 1 (512 identical nodes). Each seed draws 10,000 jobs of the "
             f"Lublin–Feitelson model for a {MODEL_NODES}-node machine (the paper's W4 is a CTC-like model "

@@ -12,7 +12,7 @@ from workbench.engine.generate import generate
 from workbench.engine.slots import SlotTable, window_distances
 from workbench.lab.study import Factor, Ordering, Published, RunSpec, Study, checked
 
-WINDOW_SOURCE = "Toporkov et al., seed 002 (slot selection and co-allocation), §4.1, Table 1 and Fig. 3"
+WINDOW_SOURCE = "Toporkov et al., slot selection and co-allocation, §4.1, Table 1 and Fig. 3"
 LOAD_MODELS = (0, 1)  # window100's tasks_per_node: the hypergeometric count, or one block per node
 
 
