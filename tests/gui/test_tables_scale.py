@@ -138,3 +138,17 @@ def test_sorting_and_filtering_28000_rows_keep_the_window_responsive(qtbot, dock
     heartbeat.stop()
     assert max(gaps[:3] + gaps[4:]) < 0.15, gaps  # every sort and every warm filter
     assert gaps[3] < 0.6, gaps  # the first filter reads every cell once
+
+
+def test_ranks_and_distinct_texts_of_mixed_columns():
+    """Ranks follow ``sort_key`` (numbers as numbers, text without case, blanks last) on any mix of
+    types; distinct texts survive integers beyond 64 bits."""
+    from workbench.gui.panels.tables import distinct_texts, sort_key, sort_ranks
+
+    values = [10, "b", 9.5, "", "A", True, 2**70, "a", 10.0, ""]
+    ranks = sort_ranks(values)
+    for i, j in itertools.product(range(len(values)), repeat=2):
+        assert (ranks[i] < ranks[j]) == (sort_key(values[i]) < sort_key(values[j])), (values[i], values[j])
+    for column in ([3, 1, 3, 2**70], ["x", "y", "x"], [1.5, 2.5, 1.5], [1, "1", 1.0]):
+        shown, inverse = distinct_texts(column, str)
+        assert [shown[i] for i in inverse] == [str(v) for v in column]

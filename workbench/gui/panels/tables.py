@@ -280,6 +280,31 @@ def sort_ranks(values: list[Any]) -> np.ndarray:
     return rank
 
 
+def distinct_texts(values: list[Any], show: Callable[[Any], str]) -> tuple[list[str], np.ndarray]:
+    """``show`` of each distinct value, and per value the index of its text: a column of one type
+    is deduplicated by numpy, any other value by value and type."""
+    kinds = set(map(type, values))
+    if len(kinds) == 1 and kinds <= {int, float, str}:
+        kind = kinds.pop()
+        try:
+            distinct, found = np.unique(np.array(values, dtype=np.int64 if kind is int else kind), return_inverse=True)
+        except (OverflowError, ValueError):  # an integer beyond 64 bits: the general way
+            pass
+        else:
+            return [show(kind(v)) for v in distinct.tolist()], found.reshape(-1).astype(np.int64)
+    which: dict[tuple[type, Any], int] = {}
+    shown: list[str] = []
+    inverse = np.empty(len(values), dtype=np.int64)
+    for r, value in enumerate(values):
+        key = (type(value), value)
+        i = which.get(key)
+        if i is None:
+            which[key] = i = len(shown)
+            shown.append(show(value))
+        inverse[r] = i
+    return shown, inverse
+
+
 class TableProxy(QAbstractProxyModel):
     """Sorting and filtering of a table as numpy work on columns, not Python per row or per pair:
     the proxy shows the source rows ``rows`` (a numpy permutation of the kept rows). A column's sort
@@ -332,26 +357,7 @@ class TableProxy(QAbstractProxyModel):
         if column not in self._texts:
             m = self.source
             spec = m.columns[column]
-            values = self._column_values(column)
-            kinds = set(map(type, values))
-            if len(kinds) == 1 and kinds <= {int, float, str}:  # one type: numpy finds the distinct values
-                kind = kinds.pop()
-                distinct, found = np.unique(
-                    np.array(values, dtype=np.int64 if kind is int else kind), return_inverse=True
-                )
-                shown = [m.text_of(spec, kind(v)).lower() for v in distinct.tolist()]
-                inverse = found.reshape(-1).astype(np.int64)
-            else:
-                which: dict[tuple[type, Any], int] = {}
-                shown = []
-                inverse = np.empty(m.rowCount(), dtype=np.int64)
-                for r, value in enumerate(values):
-                    key = (type(value), value)
-                    i = which.get(key)
-                    if i is None:
-                        which[key] = i = len(shown)
-                        shown.append(m.text_of(spec, value).lower())
-                    inverse[r] = i
+            shown, inverse = distinct_texts(self._column_values(column), lambda v: m.text_of(spec, v).lower())
             self._texts[column] = (np.array(shown or [""], dtype=str), inverse)
         return self._texts[column]
 
