@@ -16,7 +16,7 @@ from typing import Any
 
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import environment_from_dict, load_environment
-from workbench.engine.io.envfile import environment_to_dict, read_text, save_environment, write_json_atomic
+from workbench.engine.io.envfile import environment_to_dict, read_text, save_environment, write_text_atomic
 from workbench.engine.model import Environment, TimeSettings
 from workbench.engine.schedule import Schedule
 from workbench.session.edits import Edit
@@ -166,13 +166,23 @@ class Document:
 
     def write_autosave(self, path: Path) -> None:
         """Save the unsaved state beside the user's files, for recovery after a crash."""
-        doc = {
-            "format": AUTOSAVE_FORMAT,
-            "path": str(self.path) if self.path else None,
-            "environment": environment_to_dict(self.env),
-        }
-        os.makedirs(Path(path).parent, exist_ok=True)
-        write_json_atomic(doc, path)
+        write_autosave_text(autosave_text(self.env, self.path), path)
+
+
+def autosave_text(env: Environment, original: Path | None) -> str:
+    """An autosave's contents: the environment and the file it came from. Pure (the environment is
+    immutable), so it may be built away from the GUI thread."""
+    doc = {
+        "format": AUTOSAVE_FORMAT,
+        "path": str(original) if original else None,
+        "environment": environment_to_dict(env),
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_autosave_text(text: str, path: Path) -> None:
+    os.makedirs(Path(path).parent, exist_ok=True)
+    write_text_atomic(text, path)
 
 
 def read_autosave(path: Path) -> tuple[Environment, Path | None]:
