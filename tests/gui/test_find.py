@@ -94,3 +94,11 @@ def test_a_job_selected_in_the_table_comes_into_view_on_the_chart(qtbot, window)
     win.jobs.select_source_row(win.document.env.job_index[first])  # on screen too: the view stays
     win.jobs.select_source_row(win.document.env.job_index[last])
     assert win.chart.view.viewRange() == shown
+
+
+def test_find_a_failed_job_selects_it_and_says_it_has_no_window(window):
+    win = window(SAMPLES / "default.json")  # j6 fails its budget under CoP
+    assert win.document.result.window_of("j6") is None
+    assert win.find_job("j6") == "j6"
+    assert win.state.job == "j6" and win.jobs.selected_row() == win.document.env.job_index["j6"]
+    assert "no window" in win.statusBar().currentMessage()

@@ -437,7 +437,10 @@ class MainWindow(QMainWindow, Exports):
         and scroll the Jobs table to its row; say so in the status bar when nothing matches."""
         job_id = find_job(self.document.env, text)
         if job_id is None:
-            self.statusBar().showMessage(f"No job has the id “{text.strip()}” or a name containing it", 8000)
+            message = f"No job has the id “{text.strip()}” or a name containing it."
+            self.statusBar().showMessage(message, 8000)
+            if not self.quiet:
+                QMessageBox.information(self, "Find job", message)
             return None
         self.jobs.raise_()
         self.state.select(job_id)
