@@ -199,7 +199,7 @@ class WhyPanel(QWidget):
             starts = sorted(m.start for m in group)
             start = number(in_unit(c.start, self.time_unit))
             if len(group) > 1:
-                start += f" (≈{len(group)} starts, to {number(in_unit(starts[-1], self.time_unit))})"
+                start += f" ({len(group)} starts, to {number(in_unit(starts[-1], self.time_unit))})"
             cells = [
                 "★ chosen" if chosen else tag or str(r + 1),
                 start,
