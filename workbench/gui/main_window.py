@@ -47,6 +47,7 @@ from workbench.gui.panels.why import WhyPanel
 from workbench.gui.workers import BackgroundCall, LiveRunner
 from workbench.session import edits
 from workbench.session.document import Document, autosave_text, empty_environment, write_autosave_text
+from workbench.session.state import find_job
 
 MAX_RECENT = 8
 OPENING_SIZE = (1500, 920)  # the window at its first start, screen permitting
@@ -177,6 +178,9 @@ class MainWindow(QMainWindow, Exports):
         self.run_action = self._action("&Run", self.run_now, QKeySequence("F5"))
         self.cancel_action = self._action("&Cancel run", self.runner.stop, QKeySequence("Esc"))
         self.compare_action = self._action("&Compare strategies…", self.open_compare, QKeySequence("Ctrl+K"))
+        self.find_action = self._action(
+            "&Find job…", self.find_dialog, keys.Find, "find a job by id or name, select it and show it"
+        )
         quit_action = self._action("&Quit", self.close, keys.Quit)
         menu = self.menuBar().addMenu("&File")
         for action in (self.new_action, self.open_action):
@@ -198,6 +202,8 @@ class MainWindow(QMainWindow, Exports):
         menu = self.menuBar().addMenu("&Edit")
         menu.addAction(self.undo_action)
         menu.addAction(self.redo_action)
+        menu.addSeparator()
+        menu.addAction(self.find_action)
         menu = self.menuBar().addMenu("&View")
         menu.addAction(self.fit_action)
         colour_menu = menu.addMenu("&Colour windows by")
@@ -271,6 +277,7 @@ class MainWindow(QMainWindow, Exports):
         self.bridge.selection_changed.connect(self.chart.set_selected)
         self.bridge.selection_changed.connect(self.why.show_job)
         self.bridge.selection_changed.connect(self._select_in_table)
+        self.bridge.selection_changed.connect(self.chart.reveal_job)  # off-screen: brought into view
         self.bridge.status_changed.connect(lambda _: self.chart.set_stale(self.state.stale))
         why_dock = self.findChild(QDockWidget, "why here?")
         why_dock.visibilityChanged.connect(self.why.set_on_screen)  # a tab behind another is not on screen
@@ -426,6 +433,33 @@ class MainWindow(QMainWindow, Exports):
                 self.jobs.select_source_row(row)
         finally:
             self._syncing_table = False
+
+    def find_dialog(self) -> None:
+        """Edit ▸ Find job: ask for an id or a part of a name, then find it."""
+        from PySide6.QtWidgets import QInputDialog
+
+        text, ok = QInputDialog.getText(self, "Find job", "Job id, or a part of its name:")
+        if ok:
+            self.find_job(text)
+
+    def find_job(self, text: str) -> str | None:
+        """Select the job ``text`` names (its id, else a part of its name), zoom the chart to its window
+        and scroll the Jobs table to its row; say so in the status bar when nothing matches."""
+        job_id = find_job(self.document.env, text)
+        if job_id is None:
+            message = f"No job has the id “{text.strip()}” or a name containing it."
+            self.statusBar().showMessage(message, 8000)
+            if not self.quiet:
+                QMessageBox.information(self, "Find job", message)
+            return None
+        self.jobs.raise_()
+        self.state.select(job_id)
+        self._select_in_table()
+        if not self.chart.zoom_to_job(job_id):
+            self.statusBar().showMessage(f"Found {job_id}; it has no window on the chart", 8000)
+        else:
+            self.statusBar().showMessage(f"Found {job_id}", 5000)
+        return job_id
 
     # ------------------------------------------------------------ cycles
 

@@ -78,3 +78,15 @@ class ViewState:
     def _on_result_changed(self, schedule: Schedule | None, error: str | None) -> None:
         self.shown, self._shown_version = schedule, self.document.version
         self._set(FAILED if error is not None else FRESH)
+
+
+def find_job(env: Environment, text: str) -> str | None:
+    """Edit ▸ Find job: the job whose id is ``text``, else the first whose name holds it (case-insensitive);
+    None when nothing matches (or ``text`` is blank)."""
+    text = text.strip()
+    if not text:
+        return None
+    if text in env.job_index:
+        return text
+    folded = text.casefold()
+    return next((job.id for job in env.jobs if folded in job.name.casefold()), None)

@@ -389,6 +389,52 @@ class GanttChart(pg.PlotWidget):
             maxYRange=max(self.rows.count, 1) + 1.0,
         )
 
+    def job_extent(self, job_id: str) -> tuple[float, float, float, float] | None:
+        """The job's window on the chart: (start, end, first row, last row + 1), or None when not drawn."""
+        if self.env is None:
+            return None
+        index = self.env.node_index
+        mine = [w for w in self._window_list if w.job == job_id]
+        rows = [self._row_of[index[n]] for w in mine for n in w.nodes if n in index]
+        if not rows:
+            return None
+        return min(w.start for w in mine), max(w.end for w in mine), float(min(rows)), float(max(rows)) + 1.0
+
+    def zoom_to_job(self, job_id: str) -> bool:
+        """Zoom to the job's window: its time span with a margin of half its length each side (at least a
+        tenth of the shown span's worth), its rows with a few around them. False when it is not drawn."""
+        extent = self.job_extent(job_id)
+        if extent is None:
+            return False
+        start, end, top, bottom = extent
+        margin = max((end - start) * 0.5, 1e-6)
+        rows = max(bottom - top + 4.0, min(float(self.rows.count), 12.0))
+        middle = (top + bottom) / 2
+        self.view.setRange(
+            xRange=(start - margin, end + margin), yRange=(middle - rows / 2, middle + rows / 2), padding=0
+        )
+        return True
+
+    def reveal_job(self, job_id: str | None) -> None:
+        """Bring the job's window into view when it is off-screen (keeping the zoom where it fits); a
+        window already on screen stays where it is."""
+        extent = self.job_extent(job_id) if job_id is not None else None
+        if extent is None:
+            return
+        start, end, top, bottom = extent
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        if start >= x0 and end <= x1 and top >= y0 and bottom <= y1:
+            return
+        width, height = x1 - x0, y1 - y0
+        if end - start > width or bottom - top > height:
+            self.zoom_to_job(job_id)  # type: ignore[arg-type]
+            return
+        if start < x0 or end > x1:
+            x0 = (start + end - width) / 2
+        if top < y0 or bottom > y1:
+            y0 = (top + bottom - height) / 2
+        self.view.setRange(xRange=(x0, x0 + width), yRange=(y0, y0 + height), padding=0)
+
     def set_selected(self, job_id: str | None) -> None:
         """Outline every part of the job's window (or clear the outline), and bring it forward."""
         self.selected = job_id

@@ -186,7 +186,8 @@ def row_layout(env: Environment, order: str) -> RowLayout:
             if not members:
                 continue
             name = env.site_name(site) if site else "no site"
-            headers.append((len(node_at), f"▾ {name} · {len(members)} nodes"))
+            # No disclosure triangle: a header collapses nothing, so it offers nothing to click (defect 19).
+            headers.append((len(node_at), f"{name} · {len(members)} nodes"))
             node_at.append(-1)
             node_at.extend(members)
         at = np.array(node_at, dtype=np.int64)

@@ -575,6 +575,7 @@ class TableDock(QDockWidget):
         index = self.proxy.mapFromSource(self.model.index(row, 0))
         if index.isValid():
             self.view.selectRow(index.row())
+            self.view.scrollTo(index)  # also while the dock is hidden behind another tab
         else:
             self.view.clearSelection()
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.engine.explain import Candidate, Explanation, explain_job
+from workbench.engine.model import EPS, Environment, Window
 from workbench.gui.numbers import in_unit, number, time, unit_suffix
 from workbench.gui.panels import scrolling
 from workbench.gui.workers import BackgroundCall
@@ -33,6 +34,40 @@ from workbench.session.document import Document
 
 COLUMNS = ["", "start", "end", "length", "cost", "value", "nodes"]
 TIME_COLUMNS = ("start", "end", "length")
+NEAR = 0.02  # starts closer than this share of the length (same nodes, length, cost) are one row
+
+
+def merge_near(candidates: list[Candidate], chosen: Window | None = None) -> list[list[Candidate]]:
+    """The candidates in groups the user cannot tell apart: the same nodes, length and cost, starts a
+    sliver apart (a coarse grid's 328 and 329, a slot edge at 625.52 and 626), whose outlines on the chart
+    coincide. Each group keeps its first member's place in the list; the chosen window leads its group."""
+    groups: list[list[Candidate]] = []
+    for c in candidates:
+        nodes = set(c.nodes)
+        tol = NEAR * max(c.length, EPS)
+        home = next(
+            (
+                g
+                for g in groups
+                if set(g[0].nodes) == nodes
+                and abs(g[0].length - c.length) <= EPS
+                and abs(g[0].cost - c.cost) <= EPS * max(1.0, abs(c.cost))
+                and any(abs(m.start - c.start) <= tol for m in g)
+            ),
+            None,
+        )
+        if home is None:
+            groups.append([c])
+        elif chosen is not None and c.same_window(chosen):
+            home.insert(0, c)
+        else:
+            home.append(c)
+    return groups
+
+
+def node_names(env: Environment, ids: tuple[str, ...]) -> str:
+    """The nodes as the chart's axis names them ("node 09"), not by id."""
+    return ", ".join(env.nodes[env.node_index[n]].name if n in env.node_index else n for n in ids)
 
 
 class WhyPanel(QWidget):
@@ -46,6 +81,7 @@ class WhyPanel(QWidget):
         self.job_id: str | None = None
         self.time_unit = "model"  # View ▸ Time unit
         self.explanation: Explanation | None = None
+        self.shown_groups: list[list[Candidate]] = []  # the table's rows: near-identical candidates merged
         self._asked: tuple[object, str] | None = None  # (environment, job) of the last request
         self.on_screen = False  # a docked tab behind another is "visible" to Qt, so its dock tells
         self.call = BackgroundCall()
@@ -146,38 +182,61 @@ class WhyPanel(QWidget):
         # The engine's sentence counts model units; name them when the window shows another unit.
         seconds = " (times in model units, read as seconds)" if self.time_unit != "model" and ex.summary else ""
         self.summary.setText(ex.summary + seconds)
-        rows: list[tuple[str, Candidate]] = [("", c) for c in ex.candidates]
+        failed = ex.chosen is None
+        rows: list[tuple[str, list[Candidate]]] = [("", g) for g in merge_near(list(ex.candidates), ex.chosen)]
         if ex.over_budget:
-            rows += [("over budget", c) for c in ex.over_budget]
+            tag = "over budget (free then)" if failed else "over budget"
+            rows += [(tag, g) for g in merge_near(list(ex.over_budget))]
+        self.shown_groups = [g for _, g in rows]
         self.table.setRowCount(len(rows))
         bold = QFont()
         bold.setBold(True)
-        for r, (tag, c) in enumerate(rows):
+        for r, (tag, group) in enumerate(rows):
+            c = group[0]
             chosen = ex.chosen is not None and c.same_window(ex.chosen)
             budget = job.budget
             cost = number(c.cost) + ("" if not math.isfinite(budget) else f" of {number(budget)}")
+            starts = sorted(m.start for m in group)
+            start = number(in_unit(c.start, self.time_unit))
+            if len(group) > 1:
+                start += f" ({len(group)} starts, to {number(in_unit(starts[-1], self.time_unit))})"
             cells = [
                 "★ chosen" if chosen else tag or str(r + 1),
-                number(in_unit(c.start, self.time_unit)),
+                start,
                 number(in_unit(c.end, self.time_unit)),
                 number(in_unit(c.length, self.time_unit)),
                 cost,
                 number(c.value) if math.isfinite(c.value) else "—",
-                ", ".join(c.nodes),
+                node_names(env, c.nodes),
             ]
             tip = "<br>".join(f"{name}: {number(v)}" for name, v in c.terms)
+            if len(group) > 1:
+                tip += ("<br>" if tip else "") + (
+                    f"{len(group)} windows on the same nodes, starts "
+                    + ", ".join(number(in_unit(t, self.time_unit)) for t in starts)
+                    + ": one outline on the chart"
+                )
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if chosen:
                     item.setFont(bold)
                     item.setBackground(QBrush(QColor("#d9f2d9")))
                     item.setForeground(QBrush(QColor("#000000")))
-                if tip:
+                if col == len(cells) - 1:
+                    item.setToolTip("ids: " + ", ".join(c.nodes))
+                elif tip:
                     item.setToolTip(f"<b>value {number(c.value)}</b> =<br>{tip}")
                 self.table.setItem(r, col, item)
         notes = [f"{ex.compared} candidate windows compared."] if ex.compared else []
         notes += list(ex.notes)
-        if ex.over_budget:
+        if any(len(g) > 1 for _, g in rows):
+            notes.append("A row with several starts stands for windows a sliver apart on the same nodes.")
+        if ex.over_budget and failed:
+            notes.append(
+                "Rows marked 'over budget (free then)' are the cheapest windows the budget ruled out; they were "
+                "free when the job was planned, and jobs planned later may occupy them on the chart now."
+            )
+        elif ex.over_budget:
             notes.append("Rows marked 'over budget' are the cheapest windows the budget ruled out.")
         if any(c.terms for c in ex.candidates):
             notes.append("Hover a row for the rule terms that make up its value.")
@@ -197,9 +256,10 @@ class WhyPanel(QWidget):
         if ex is None or ex.job != self.job_id or not self.on_screen or not self.show_ghosts.isChecked():
             self.ghosts_changed.emit([])
             return
+        groups = [*merge_near(list(ex.candidates), ex.chosen), *merge_near(list(ex.over_budget))]
         out = [
-            (c.start, c.length, c.nodes)
-            for c in [*ex.candidates, *ex.over_budget]
-            if ex.chosen is None or not c.same_window(ex.chosen)
+            (g[0].start, g[0].length, g[0].nodes)
+            for g in groups
+            if ex.chosen is None or not any(c.same_window(ex.chosen) for c in g)
         ]
         self.ghosts_changed.emit(out)
