@@ -17,7 +17,7 @@ def fresh_settings(qapp):
     and no autosave, so that nothing one test does is seen by the next."""
     from PySide6.QtCore import QSettings
 
-    from workbench.gui.main_window import autosave_path
+    from workbench.gui.window_files import autosave_path
 
     def clear() -> None:
         settings = QSettings("SlotWorkbench", "Slot Workbench")

@@ -205,7 +205,7 @@ def test_exports(qtbot, window, tmp_path):
 
 
 def test_autosave_written_when_modified_and_cleared_on_save(qtbot, window, tmp_path):
-    from workbench.gui.main_window import autosave_path
+    from workbench.gui.window_files import autosave_path
     from workbench.session.document import read_autosave
 
     win = window(TINY)
@@ -222,7 +222,7 @@ def test_autosave_is_built_off_the_gui_thread_and_a_save_meanwhile_wins(qtbot, w
     thread; a save that comes while it is built leaves no autosave behind."""
     import threading
 
-    from workbench.gui.main_window import autosave_path
+    from workbench.gui.window_files import autosave_path
     from workbench.session import document
     from workbench.session.document import read_autosave
 
@@ -255,16 +255,16 @@ def test_the_menus_open_a_file_off_the_gui_thread(qtbot, window, tmp_path, monke
     environment), never on the GUI thread; a bad file leaves the document as it was."""
     import threading
 
-    from workbench.gui import main_window
+    from workbench.gui import window_files
 
     threads = []
-    load = main_window.load_environment
+    load = window_files.load_environment
 
     def watched(path):
         threads.append(threading.current_thread())
         return load(path)
 
-    monkeypatch.setattr(main_window, "load_environment", watched)
+    monkeypatch.setattr(window_files, "load_environment", watched)
     win = window(TINY)
     win.open_in_background(DEFAULT)
     qtbot.waitUntil(lambda: win.document.path == DEFAULT, timeout=10_000)

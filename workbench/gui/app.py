@@ -22,7 +22,8 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from workbench.gui.help import app_icon
-    from workbench.gui.main_window import MainWindow, autosave_path
+    from workbench.gui.main_window import MainWindow
+    from workbench.gui.window_files import autosave_path
     from workbench.session.document import read_autosave
 
     if screenshot:
