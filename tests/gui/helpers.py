@@ -14,3 +14,18 @@ def make_bsf_fail(qtbot, win):
     wait_result(qtbot, win)
     win.strategy._set("n_high", 99)
     qtbot.waitUntil(lambda: win.document.error is not None, timeout=30_000)
+
+
+def threads_running(monkeypatch, module, name):
+    """Wrap ``module.name`` so that each call notes the thread it runs on; the list of those threads."""
+    import threading
+
+    threads = []
+    original = getattr(module, name)
+
+    def watched(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, watched)
+    return threads

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from tests.engine.strategies import examples, flows
-from tests.gui.helpers import make_bsf_fail, wait_result
+from tests.gui.helpers import make_bsf_fail, threads_running, wait_result
 from workbench.engine import registry
 from workbench.engine.files import load_environment
 from workbench.gui.numbers import number
@@ -226,14 +226,7 @@ def test_autosave_is_built_off_the_gui_thread_and_a_save_meanwhile_wins(qtbot, w
     from workbench.session import document
     from workbench.session.document import read_autosave
 
-    threads = []
-    to_dict = document.environment_to_dict
-
-    def watched(env):
-        threads.append(threading.current_thread())
-        return to_dict(env)
-
-    monkeypatch.setattr(document, "environment_to_dict", watched)
+    threads = threads_running(monkeypatch, document, "environment_to_dict")
     win = window(TINY)
     win.jobs.model.setData(win.jobs.model.index(0, 4), "88")
     win.autosave_timer.timeout.emit()
@@ -257,14 +250,7 @@ def test_the_menus_open_a_file_off_the_gui_thread(qtbot, window, tmp_path, monke
 
     from workbench.gui import window_files
 
-    threads = []
-    load = window_files.load_environment
-
-    def watched(path):
-        threads.append(threading.current_thread())
-        return load(path)
-
-    monkeypatch.setattr(window_files, "load_environment", watched)
+    threads = threads_running(monkeypatch, window_files, "load_environment")
     win = window(TINY)
     win.open_in_background(DEFAULT)
     qtbot.waitUntil(lambda: win.document.path == DEFAULT, timeout=10_000)
