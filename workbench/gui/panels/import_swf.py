@@ -95,8 +95,9 @@ class ImportSwfDialog(QDialog):
         self.result_env: Environment | None = None
         self.left_out: list[str] = []
         self._read: SwfImport | None = None
+        self._imports: dict[tuple[int, tuple[int, int] | None, int], SwfImport] = {}
         try:
-            self._read = import_swf(self.path, self.nodes.value())
+            self._read = self._imported(self.nodes.value(), None, 0)
         except WorkbenchError as exc:
             self.error.setText(str(exc))
         for box in (self.nodes, self.first, self.low, self.high, self.seed):
@@ -113,7 +114,7 @@ class ImportSwfDialog(QDialog):
         mixed = self.mixed.isChecked() and not on_grid
         nodes = sum(machine_sizes(self.grid.currentText())) if on_grid else self.nodes.value()
         performance = (self.low.value(), self.high.value()) if mixed else None
-        result = import_swf(self.path, nodes, performance=performance, seed=self.seed.value())
+        result = self._imported(nodes, performance, self.seed.value() if mixed else 0)
         env, left_out = result.env, list(result.skipped)
         if self.first.value():
             env = dataclasses.replace(env, jobs=env.jobs[: self.first.value()])
@@ -129,6 +130,14 @@ class ImportSwfDialog(QDialog):
                 time=dataclasses.replace(env.time, start=env.time.start / factor),
             )
         return env, left_out
+
+    def _imported(self, nodes: int, performance: tuple[int, int] | None, seed: int) -> SwfImport:
+        """The trace read for a machine of ``nodes`` (and a performance mix), each reading kept: the
+        options that do not change it (first jobs, grid modification, compression) reuse it."""
+        key = (nodes, performance, seed)
+        if key not in self._imports:
+            self._imports[key] = import_swf(self.path, nodes, performance=performance, seed=seed)
+        return self._imports[key]
 
     def update_preview(self) -> None:
         on_grid = self.grid.currentText() != ONE_MACHINE
@@ -167,7 +176,8 @@ def preview_text(env: Environment, left_out: int) -> str:
         return f"no jobs; {left_out} left out"
     first = min(j.arrival for j in jobs)
     span = max(j.arrival for j in jobs) - first
-    work = sum(j.node_count * j.volume / max(n.performance for n in env.nodes) for j in jobs)
+    fastest = max(n.performance for n in env.nodes)
+    work = sum(j.node_count * j.volume for j in jobs) / fastest
     capacity = len(env.nodes) * span
     load = f"offered load {number(work / capacity, 2)}" if capacity > 0 else "all arriving at once"
     days = span / 86_400
