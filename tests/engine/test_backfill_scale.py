@@ -395,7 +395,7 @@ def test_the_compiled_placement_search_is_the_general_search(
         profile.remove(placed[gone])
     job = dataclasses.replace(env.jobs[0], budget=math.inf)
     spec = _placement_spec(kind, alpha1, alpha2, delta1, delta2, quantum)
-    assert compiled_for(spec, job, 3)
+    assert compiled_for(spec, job, profile)
     want = find_window(profile.search_table(earliest, without=without), job, spec, earliest)
     got = placement_in(profile, job, spec, earliest, without)
     assert (got is None) == (want is None)

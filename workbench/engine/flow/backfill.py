@@ -433,10 +433,7 @@ def _placements(selector: Selector, jobs: list[Job], profile: Profile) -> tuple[
     if not isinstance(selector, SearchSelector):
         return kinds, np.zeros(7)
     kind, consts = placement_kind(selector.spec)
-    levels = [node_facts(profile, job.min_performance).levels.size for job in jobs]
-    kinds[:] = [
-        kind if compiled_for(selector.spec, job, n) else PLACE_NONE for job, n in zip(jobs, levels, strict=True)
-    ]
+    kinds[:] = [kind if compiled_for(selector.spec, job, profile) else PLACE_NONE for job in jobs]
     return kinds, consts
 
 

@@ -107,9 +107,7 @@ class _General(EventPolicy):
         return started
 
     def finish(self) -> None:
-        for job in self.queue.jobs:
-            table = SlotTable.from_environment(self.env, self.rec.windows.values())
-            self.rec.fail(job.id, explain_failure(table, job, max(job.arrival, self.t0)))
+        _fail_still_waiting(self.env, self.rec, self.queue)
 
 
 def _general_pass(
@@ -555,6 +553,14 @@ class _Nodes(EventPolicy):
         return started
 
     def finish(self) -> None:
-        for job in self.queue.jobs:
-            table = SlotTable.from_environment(self.env, self.rec.windows.values())
-            self.rec.fail(job.id, explain_failure(table, job, max(job.arrival, self.t0)))
+        _fail_still_waiting(self.env, self.rec, self.queue)
+
+
+def _fail_still_waiting(env: Environment, rec: Recorder, queue: WaitingQueue) -> None:
+    """The events have run out (a bounded horizon): every job still waiting fails with the reason
+    the slots left give (failing changes no window, so one table serves them all)."""
+    if not queue.jobs:
+        return
+    table = SlotTable.from_environment(env, rec.windows.values())
+    for job in queue.jobs:
+        rec.fail(job.id, explain_failure(table, job, max(job.arrival, env.time.start)))

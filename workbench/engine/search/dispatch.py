@@ -64,7 +64,7 @@ def search_profile(
         return find_window(profile.search_table(earliest, without=without), job, spec, earliest, should_stop)
     if _is_first_fit(spec):
         return first_fit_in(profile, job, earliest, spec.length_factor, spec.resolution, before, spec.quantum, without)
-    if math.isinf(before) and compiled_for(spec, job, node_facts(profile, job.min_performance).levels.size):
+    if math.isinf(before) and compiled_for(spec, job, profile):
         return placement_in(profile, job, spec, earliest, without)
     count, slowest, _levels = profile.capable(job.min_performance)
     if count < job.node_count:

@@ -28,13 +28,17 @@ from workbench.engine.search.spec import Found, SearchSpec
 _KINDS: dict[type, int] = {cr.CoordinatedPlacement: PLACE_COP, cr.Past: PLACE_PAST}
 
 
+def _kind(spec: SearchSpec) -> int:
+    return _KINDS.get(type(spec.criterion), PLACE_NONE) if spec.exact else PLACE_NONE
+
+
 def placement_kind(spec: SearchSpec) -> tuple[int, np.ndarray]:
     """The kernel's kind of ``spec`` (PLACE_NONE unless it is PAST's or CoP's exact search) and
     the criterion's constants in the kernel's order."""
-    crit = spec.criterion
-    kind = _KINDS.get(type(crit), PLACE_NONE) if spec.exact else PLACE_NONE
+    kind = _kind(spec)
     if kind == PLACE_NONE:
         return PLACE_NONE, np.zeros(7)
+    crit = spec.criterion
     assert isinstance(crit, cr._Placement)
     return kind, np.array([crit.k[key] for key in cr.PAST_COP_DEFAULTS], dtype=np.float64)
 
@@ -45,10 +49,13 @@ def placement_kind(spec: SearchSpec) -> tuple[int, np.ndarray]:
 MAX_LEVELS = 64
 
 
-def compiled_for(spec: SearchSpec, job: Job, levels: int) -> bool:
+def compiled_for(spec: SearchSpec, job: Job, profile: Profile) -> bool:
     """Does ``placement_in`` answer this search (PAST or CoP, exact, no budget, at most
-    ``MAX_LEVELS`` performance levels to choose from)?"""
-    return math.isinf(job.budget) and levels <= MAX_LEVELS and placement_kind(spec)[0] != PLACE_NONE
+    ``MAX_LEVELS`` performance levels to choose from)? The cheap tests come first: every other
+    search of a flow asks too."""
+    if _kind(spec) == PLACE_NONE or not math.isinf(job.budget):
+        return False
+    return node_facts(profile, job.min_performance).levels.size <= MAX_LEVELS
 
 
 def placement_in(
