@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from workbench.engine.kernels.rows import EPS, UNITS_CAP, _row_gaps
+from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _row_gaps
 
 PLACE_NONE, PLACE_COP, PLACE_PAST = 0, 1, 2
 
@@ -97,20 +97,6 @@ def _placement_bound(kind: int, k: np.ndarray, n: int, t: float, T: float, P: fl
     if k[1] < 0:
         return math.inf  # a reward for long gaps has no useful bound
     return n * ((-(t + T) + perf_term) + 2 * max(k[2], 0.0))
-
-
-Key = tuple[float, float, float, int]
-
-
-@njit(cache=True, nogil=True)
-def _beats(value: float, key: Key, best: float, best_key: Key) -> bool:
-    """``search._Best.beaten_by``: the value within EPS, then (start, length, cost, level) in that
-    order: the earlier t, the shorter T, the lower cost, the faster level."""
-    if value > best + EPS:
-        return True
-    if value < best - EPS:
-        return False
-    return key < best_key
 
 
 @njit(cache=True, nogil=True)

@@ -59,6 +59,20 @@ def _row_gaps(
     return m
 
 
+Key = tuple[float, float, float, int]
+
+
+@njit(cache=True, nogil=True)
+def _beats(value: float, key: Key, best: float, best_key: Key) -> bool:
+    """``search._Best.beaten_by``: the value within EPS, then (start, length, cost, level) in that
+    order: the earlier t, the shorter T, the lower cost, the faster level."""
+    if value > best + EPS:
+        return True
+    if value < best - EPS:
+        return False
+    return key < best_key
+
+
 @njit(cache=True, nogil=True)
 def earliest_in_rows(
     bs: np.ndarray,
@@ -200,17 +214,7 @@ def earliest_in_rows(
                 total += price[c]
             cost = length * total
             # FirstFit's order: the value within EPS, then earlier t, shorter T, lower cost.
-            if best_k < 0 or value > best_value + EPS:
-                better = True
-            elif value < best_value - EPS:
-                better = False
-            elif t != best_t:
-                better = t < best_t
-            elif length != best_length:
-                better = length < best_length
-            else:
-                better = cost < best_cost
-            if better:
+            if best_k < 0 or _beats(value, (t, length, cost, k), best_value, (best_t, best_length, best_cost, best_k)):
                 best_k, best_t, best_value, best_length, best_cost, best_chosen = k, t, value, length, cost, chosen
             break  # the first affordable time decides this level
     return best_k, best_t, best_chosen
