@@ -42,6 +42,7 @@ def _z_one(table, crit, job, t, T, slot_idx):
         price=table.price[pos][None, :],
         attributes={k: v[pos][None, :] for k, v in table.attrs.items()},
         volume=job.volume,
+        node=pos[None, :],
     )
     return np.broadcast_to(crit.z(ctx), (1, len(slot_idx)))[0]
 

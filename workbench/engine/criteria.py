@@ -50,8 +50,9 @@ class SlotContext:
 
     Shapes: ``t`` and ``T`` are (C,); ``sstart``/``send`` are (C, X), the bounds of
     the slot of the x-th node considered for window c (any value where it has none);
-    ``perf``, ``price`` and every attribute broadcast to (C, X): (1, N) when every
-    node is considered, (C, n) when only the chosen ones are; ``shape`` is (C, X).
+    ``perf``, ``price``, ``node`` (each slot's node position in the environment) and every
+    attribute broadcast to (C, X): (1, N) when every node is considered, (C, n) when only
+    the chosen ones are; ``shape`` is (C, X).
     The slot bounds, ``perf`` and ``price`` may be given as functions that make them
     (then with ``shape``): only a criterion that reads them pays for them (the search
     gathers them at thousands of chosen slots).
@@ -61,6 +62,7 @@ class SlotContext:
     send = _given("send")
     perf = _given("perf")
     price = _given("price")
+    node = _given("node")
 
     def __init__(
         self,
@@ -73,15 +75,19 @@ class SlotContext:
         attributes: Mapping[str, np.ndarray] | None = None,
         volume: float = 1.0,
         shape: tuple[int, ...] | None = None,
+        node: Given | None = None,
+        member: np.ndarray | None = None,
     ) -> None:
         self.t, self.T = t, T
-        self._given = {"sstart": sstart, "send": send, "perf": perf, "price": price}
+        self.member = member  # (C, X): which cells are candidate slots (None: all); the rest are ignored
+        self._given: dict[str, Given] = {"sstart": sstart, "send": send, "perf": perf, "price": price}
         self.attributes: Mapping[str, np.ndarray] = {} if attributes is None else attributes
         self.volume = volume
         if shape is None:
             assert isinstance(sstart, np.ndarray), "give the shape with slot bounds made by functions"
             shape = sstart.shape
         self.shape = shape
+        self._given["node"] = node if node is not None else (lambda: np.full(shape, -1))
 
     def l_left(self) -> np.ndarray:
         return self.t[:, None] - self.sstart

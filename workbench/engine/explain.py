@@ -170,6 +170,7 @@ def _context(table: SlotTable, job: Job, t: float, T: float, slots: np.ndarray) 
         price=table.price[pos][None, :],
         attributes={k: v[pos][None, :] for k, v in table.attrs.items()},
         volume=job.volume,
+        node=pos[None, :],
     )
 
 

@@ -26,19 +26,18 @@ def _key(name: str) -> str:
     return re.sub(r"[\s_\-]+", "", name).lower()
 
 
-_REGISTRY: dict[str, StrategyInfo] = {_key(info.name): info for info in CATALOGUE}
-
-
 def get(name: str) -> StrategyInfo:
     """The strategy called ``name`` (case, spaces, '-' and '_' do not matter)."""
-    info = _REGISTRY.get(_key(name))
+    key = _key(name)
+    info = next((info for info in CATALOGUE if _key(info.name) == key), None)
     if info is None:
         raise ParameterError("strategy", f"unknown strategy {show(name)}; `workbench strategies` lists them")
     return info
 
 
 def strategies() -> list[StrategyInfo]:
-    return list(_REGISTRY.values())
+    """Every strategy, built-in ones first, then those plug-ins added (``strategies.add_selector``)."""
+    return list(CATALOGUE)
 
 
 def check_strategy(name: str, params: Mapping[str, Any]) -> str:

@@ -117,6 +117,7 @@ def window_value(table: SlotTable, window: Window, criterion: cr.Criterion, job:
         price=table.price[pos][None, :],
         attributes={key: v[pos][None, :] for key, v in table.attrs.items()},
         volume=job.volume,
+        node=pos[None, :],
     )
     z = np.broadcast_to(criterion.z(ctx), (1, pos.size))
     return float(z.sum())

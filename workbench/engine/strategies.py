@@ -11,7 +11,7 @@ name; the CLI's ``strategies`` command, the GUI's strategy panel and the docs ar
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench.engine import criteria as cr
@@ -522,3 +522,59 @@ def _define_grid() -> None:
 
 
 _define_grid()
+
+
+# Strategies from outside the catalogue (plug-ins, docs/plugins.md): added and removed here, so that
+# the lists, the registry and the parameters that name strategies (BSF's ``selector``) or criteria
+# (MultipleBest's ``by``) all see them.
+BUILT_IN = frozenset(info.name for info in CATALOGUE)
+
+
+def add_selector(
+    name: str,
+    description: str,
+    params: tuple[Param, ...],
+    build: Callable[[dict[str, Any]], Selector],
+    criterion: Callable[[], cr.Criterion] | None = None,
+) -> StrategyInfo:
+    """A selector strategy from outside, run like the built-in ones (with ``dynamic``, ``replan``
+    and ``max_cycles``); with ``criterion`` it is also one of MultipleBest's ``by`` choices."""
+    _register_selector(name, description, params, build)
+    _widen("BSF", "selector", name)
+    if criterion is not None:
+        CRITERIA[name] = criterion
+        _widen("MultipleBest", "by", name)
+    return CATALOGUE[-1]
+
+
+def add_flow(info: StrategyInfo) -> StrategyInfo:
+    """A flow strategy from outside."""
+    return _add(info)
+
+
+def remove(name: str) -> None:
+    """Take an added strategy out again (a plug-in loaded anew, or refused)."""
+    if name in BUILT_IN:
+        raise ParameterError("strategy", f"{name} is built in")
+    CATALOGUE[:] = [info for info in CATALOGUE if info.name != name]
+    SELECTOR_BUILDERS.pop(name, None)
+    if CRITERIA.pop(name, None) is not None:
+        _narrow("MultipleBest", "by", name)
+    _narrow("BSF", "selector", name)
+
+
+def _widen(strategy: str, param: str, value: str) -> None:
+    _edit_choices(strategy, param, lambda choices: (*choices, value) if value not in choices else choices)
+
+
+def _narrow(strategy: str, param: str, value: str) -> None:
+    _edit_choices(strategy, param, lambda choices: tuple(c for c in choices if c != value))
+
+
+def _edit_choices(strategy: str, param: str, edit: Callable[[tuple[str, ...]], tuple[str, ...]]) -> None:
+    at = next(i for i, info in enumerate(CATALOGUE) if info.name == strategy)
+    info = CATALOGUE[at]
+    params = tuple(
+        replace(p, choices=edit(p.choices)) if p.name == param and p.choices is not None else p for p in info.params
+    )
+    CATALOGUE[at] = replace(info, params=params)

@@ -23,30 +23,25 @@ at every event; whatever is still queued when the events run out fails.
 
 from __future__ import annotations
 
-import bisect
 import math
 from typing import Any
 
 import numpy as np
 
 from workbench.engine import kernels
-from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.cycles import capable
 from workbench.engine.flow.events import (
-    Completions,
     EventPolicy,
-    WaitingQueue,
     arrivals_in_order,
     run_events,
 )
+from workbench.engine.flow.listing import fail_still_waiting, list_scheduling
 from workbench.engine.model import EPS, Environment, Job, Window
-from workbench.engine.search import SearchSpec, budget_units, cost_units, find_window, sorted_unique
+from workbench.engine.search import budget_units, cost_units, sorted_unique
 from workbench.engine.search.firstfit import Best, first_affordable, first_fit
 from workbench.engine.simulate import FlowRun, Recorder
 from workbench.engine.slots import SlotTable
-
-FIRST_FIT = SearchSpec(StartTime())
 
 
 def identical_hosts(env: Environment) -> bool:
@@ -66,112 +61,7 @@ def easy(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
 
 
 def _easy_general(env: Environment, rec: Recorder) -> FlowRun:
-    yield from run_events(env, rec, _General(env, rec), f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
-
-
-class _General(EventPolicy):
-    """EASY through the window search: any nodes, local tasks, budgets, a bounded horizon."""
-
-    def __init__(self, env: Environment, rec: Recorder) -> None:
-        super().__init__(env)
-        self.env, self.rec = env, rec
-        self.t0, self.horizon = env.time.start, env.time.end
-        self.base = SlotTable.from_environment(env)
-        self.running: dict[str, Window] = {}
-        # Wake-ups: a local task's end can let a waiting job start, and so can the
-        # moment the head's reservation begins, with no arrival or completion then.
-        self.wakeups = sorted({task.end for task in env.local_tasks if self.t0 < task.end < self.horizon})
-
-    def wakeup(self) -> float:
-        return self.wakeups[0] if self.wakeups and len(self.queue) else math.inf
-
-    def woken(self, now: float) -> None:
-        while self.wakeups and self.wakeups[0] <= now + EPS:
-            self.wakeups.pop(0)
-
-    def admit(self, job: Job, earliest: float) -> str | None:
-        if not capable(self.env, job) or find_window(self.base, job, FIRST_FIT, earliest) is None:
-            return explain_failure(self.base, job, earliest)
-        self.queue.add(job)
-        return None
-
-    def release(self, job_id: str, payload: Any) -> None:
-        self.running.pop(job_id)
-
-    def schedule(self, now: float) -> list[str]:
-        started, reserved_at = _general_pass(
-            self.rec, self.base, self.queue, self.running, self.completions, now, self.horizon
-        )
-        if reserved_at is not None and reserved_at > now + EPS:
-            bisect.insort(self.wakeups, reserved_at)
-        return started
-
-    def finish(self) -> None:
-        _fail_still_waiting(self.env, self.rec, self.queue)
-
-
-def _general_pass(
-    rec: Recorder,
-    base: SlotTable,
-    queue: WaitingQueue,
-    running: dict[str, Window],
-    ends: Completions,
-    now: float,
-    horizon: float,
-) -> tuple[list[str], float | None]:
-    """One scheduling pass at ``now``: the jobs started, and the head's reservation start."""
-    if not len(queue) or now >= horizon - EPS:
-        return [], None
-    # Running jobs hold their nodes until their requested end: the prediction.
-    table = base.with_interval(now, horizon).reserve(running.values())
-    started: list[str] = []
-
-    def start(at: int, window: Window) -> None:
-        nonlocal table
-        job = queue.remove_at(at)
-        rec.place(window)
-        running[job.id] = window
-        ends.add(rec.actual[job.id], job.id)
-        table = table.reserve([window])
-        started.append(job.id)
-
-    while len(queue):
-        window = _starts_now(table, queue.jobs[0], now)
-        if window is None:
-            break
-        start(0, window)
-    rec.hold = None
-    if not len(queue):
-        return started, None
-    head = queue.jobs[0]
-    found = find_window(table, head, FIRST_FIT, max(head.arrival, now))
-    shadow = table.reserve([found.window]) if found is not None else table
-    if found is not None:
-        rec.note_reservation(head.id, found.window.start)
-        w = found.window
-        rec.hold = (head.id, w.start, w.length, w.nodes)
-    at = 1
-    while at < len(queue):
-        rec.check_stop()
-        window = _starts_now(shadow, queue.jobs[at], now)
-        if window is None:
-            at += 1
-            continue
-        shadow = shadow.reserve([window])
-        start(at, window)
-    return started, found.window.start if found is not None else None
-
-
-def _starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
-    """The FirstFit window of ``job`` if it starts at ``now``."""
-    free_now = (table.start <= now + EPS) & (table.end > now + EPS)
-    capable_now = table.perf[table.node[free_now]] >= job.min_performance - EPS
-    if int(capable_now.sum()) < job.node_count:
-        return None
-    found = first_fit(table, job, max(job.arrival, now), before=now + 2 * EPS)  # nothing later matters
-    if found is None or found.window.start > now + EPS:
-        return None
-    return found.window
+    yield from list_scheduling(env, rec)
 
 
 def _easy_hosts(env: Environment, rec: Recorder) -> FlowRun:
@@ -553,14 +443,4 @@ class _Nodes(EventPolicy):
         return started
 
     def finish(self) -> None:
-        _fail_still_waiting(self.env, self.rec, self.queue)
-
-
-def _fail_still_waiting(env: Environment, rec: Recorder, queue: WaitingQueue) -> None:
-    """The events have run out (a bounded horizon): every job still waiting fails with the reason
-    the slots left give (failing changes no window, so one table serves them all)."""
-    if not queue.jobs:
-        return
-    table = SlotTable.from_environment(env, rec.windows.values())
-    for job in queue.jobs:
-        rec.fail(job.id, explain_failure(table, job, max(job.arrival, env.time.start)))
+        fail_still_waiting(self.env, self.rec, self.queue)

@@ -264,7 +264,7 @@ class _Prepared:
         if self.spec.exact:
             member = self._members(ch, row, k, ch.width)
             assert ch.SS is not None and ch.SE is not None
-            z = self._z(t, T, ch.SS[row], ch.SE[row], ch.cols[None, :])
+            z = self._z(t, T, ch.SS[row], ch.SE[row], ch.cols[None, :], member)
             units = cost_units(ch.price[None, :], T[:, None], self.spec.resolution)
             if self.bu is None:  # no budget: the n best are the answer, lite has nothing to add
                 empty = np.zeros((C, self.n), dtype=np.int64)
@@ -351,8 +351,17 @@ class _Prepared:
             cols[lacking, -1] = np.argmax(at_level, axis=1)
         return cols
 
-    def _z(self, t: np.ndarray, T: np.ndarray, sstart: Given, send: Given, cols: np.ndarray) -> np.ndarray:
-        """z of the slots on columns ``cols`` (shape (C, X) or (1, X)) whose bounds are ``sstart``/``send``."""
+    def _z(
+        self,
+        t: np.ndarray,
+        T: np.ndarray,
+        sstart: Given,
+        send: Given,
+        cols: np.ndarray,
+        member: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """z of the slots on columns ``cols`` (shape (C, X) or (1, X)) whose bounds are ``sstart``/``send``
+        (``member``: which of them are candidate slots; None: all)."""
         shape = (t.size, cols.shape[1])
         ctx = SlotContext(
             t=t,
@@ -361,9 +370,11 @@ class _Prepared:
             send=send,
             perf=lambda: self.perf_c[cols],
             price=lambda: self.price_c[cols],
+            node=lambda: self.porder[cols],
             attributes=_Gathered(self.attrs_c, cols),
             volume=self.job.volume,
             shape=shape,
+            member=member,
         )
         z = self.spec.criterion.z(ctx)
         if z.shape == shape and z.dtype == np.float64:
