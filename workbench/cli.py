@@ -346,6 +346,12 @@ def _cmd_gui(args: argparse.Namespace) -> int:
 def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    common.add_argument(
+        "--plugin",
+        metavar="FILE.py",
+        action="append",
+        help="load strategies from a plug-in file (repeatable; docs/plugins.md)",
+    )
 
     gui = argparse.ArgumentParser(
         prog="workbench",
@@ -460,12 +466,36 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     return gui, cli
 
 
+def _take_plugins(argv: list[str]) -> tuple[list[str], list[str]]:
+    """``argv`` without its ``--plugin FILE`` options (allowed anywhere), and those files."""
+    rest, files = [], []
+    items = iter(argv)
+    for item in items:
+        if item == "--plugin":
+            files.append(next(items, ""))
+        elif item.startswith("--plugin="):
+            files.append(item.split("=", 1)[1])
+        else:
+            rest.append(item)
+    return rest, files
+
+
+def _load_plugins(files: list[str]) -> None:
+    """Installed packages' plug-ins, then ``--plugin`` files; each refusal is one line on stderr,
+    and the built-in strategies keep working."""
+    from workbench.engine import plugins
+
+    for error in [*plugins.load_entry_points(), *plugins.load_files(files)]:
+        print(f"workbench: {error}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv, plugin_files = _take_plugins(list(sys.argv[1:] if argv is None else argv))
     settle_allocator()
     gui, cli = _parsers()
     parser = cli if argv and argv[0] in SUBCOMMANDS else gui
     args = parser.parse_args(argv)
+    _load_plugins(plugin_files)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)

@@ -85,7 +85,9 @@ def _source_of(func: Callable[..., Any]) -> _Source:
 class Candidates:
     """The candidate slots of one window start, as a criterion plug-in sees them (``c``).
 
-    One entry per candidate slot: ``start`` and ``end`` (the free slot), ``node`` (its node's
+    One entry per candidate slot: ``start`` and ``end`` (the free slot; a slot open to an
+    unbounded horizon ends with the window, t + length, as L_right = 0 in the built-in criteria),
+    ``node`` (its node's
     index in the environment), ``performance``, ``price``, ``attributes`` (attribute name ->
     array). Scalars: ``t`` (the window start), ``length`` (the window length at this level),
     ``volume`` (the job's volume per part) and ``params`` (the strategy's parameters).
@@ -158,6 +160,8 @@ class PluginCriterion(cr.Criterion):
         shape = ctx.shape
         member = ctx.member
         arrays = [np.broadcast_to(a, shape) for a in (ctx.sstart, ctx.send, ctx.node, ctx.perf, ctx.price)]
+        # An open-ended slot (unbounded horizon) leaves no gap behind the window (L_right = 0).
+        arrays[1] = np.where(np.isinf(arrays[1]), (ctx.t + ctx.T)[:, None], arrays[1])
         attrs = {key: np.broadcast_to(value, shape) for key, value in ctx.attributes.items()}
         out = np.zeros(shape)
         if self.plugin.vectorized:
@@ -243,7 +247,8 @@ def criterion(
         _check_declaration(plugin, {"direction": ("max", "min"), "choice": ("exact", "lite")})
         _probe(plugin)
         defaults = {p.name: p.default for p in plugin.params}
-        text = description or f"{'most' if direction == 'max' else 'least'} {name} ({choice} choice)"
+        most = "largest" if direction == "max" else "smallest"
+        text = description or f"the window whose slots' values sum to the {most} ({choice} choice)"
         _register(
             source,
             name,

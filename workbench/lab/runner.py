@@ -154,7 +154,15 @@ def _execute(
 
 def _execute_pool(todo: list[RunSpec], workers: int, should_stop: Callable[[], bool] | None) -> Iterator[list[Row]]:
     # Spawned, not forked: the caller may be the GUI, and a forked Qt process is not safe.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
+    # A spawned worker starts with the built-in strategies only: it loads the plug-ins this process has.
+    from workbench.engine import plugins
+
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=mp.get_context("spawn"),
+        initializer=plugins.load_files,
+        initargs=(plugins.loaded_files(),),
+    )
     try:
         pending: set[Future[list[Row]]] = {pool.submit(execute_batch, batch) for batch in _batches(todo, workers)}
         while pending:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.engine import registry
 from workbench.engine.errors import ParameterError
 
 # A measured value is "within" the paper's when it deviates by at most this share of it.
@@ -140,10 +141,19 @@ class Study:
     claims: tuple[Claim, ...] = ()
 
     def strategy(self, label: str) -> tuple[str, Mapping[str, Any]]:
+        """The registry name and parameters of ``label``: one of the study's own, or any other
+        strategy the registry knows (a plug-in's, say), with its defaults."""
         for name, registry_name, params in self.strategies:
             if name == label:
                 return registry_name, params
-        raise ParameterError("--set", f"strategy: {label!r} is not one of {', '.join(self.labels)}")
+        try:
+            return registry.get(label).name, {}
+        except ParameterError:
+            pass
+        known = ", ".join(self.labels)
+        raise ParameterError(
+            "--set", f"strategy: {label!r} is not one of {known}, nor a strategy `workbench strategies` lists"
+        )
 
     @property
     def labels(self) -> list[str]:
@@ -172,7 +182,9 @@ class Study:
         for values in itertools.product(*(chosen[n] for n in names)):
             cell = dict(zip(names, values, strict=True))
             for label in labels:
-                if self.sweeps and not any(sweep.covers(label, cell) for sweep in self.sweeps):
+                # A strategy from outside the study (a plug-in) runs wherever one of the study's own does.
+                own = [label] if label in self.labels else self.labels
+                if self.sweeps and not any(sweep.covers(o, cell) for sweep in self.sweeps for o in own):
                     continue
                 for seed in range(1, reps + 1):
                     runs.append(RunSpec(self.name, label, tuple(zip(names, values, strict=True)), seed))
