@@ -87,7 +87,7 @@ RULES = {
 
 
 def rule_of(spec: SearchSpec) -> str:
-    base = RULES.get(spec.criterion.name, spec.criterion.name)
+    base = RULES.get(spec.criterion.name, getattr(spec.criterion, "rule", spec.criterion.name))
     choice = "exact subset choice within the budget" if spec.exact else "the cheapest n slots at each start"
     return f"{base}; {choice}"
 

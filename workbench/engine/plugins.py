@@ -16,6 +16,7 @@ stays behind, and the built-in strategies are untouched.
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -153,6 +154,8 @@ class PluginCriterion(cr.Criterion):
         self.plugin, self.params = plugin, dict(params)
         self.name = plugin.name
         self.sign = 1.0 if plugin.direction == "max" else -1.0
+        most = "largest" if plugin.direction == "max" else "smallest"
+        self.rule = f"the {most} sum of {plugin.name}'s values (plug-in {plugin.source.label})"
         # With a bound (valid for every window starting at t or later) the search may stop early.
         self.monotone_in_t = plugin.bound is not None
 
@@ -360,7 +363,8 @@ def _flow(plugin: FlowPlugin) -> st.Flow:
         own = {p.name: params[p.name] for p in plugin.params}
 
         def order(jobs: Sequence[Job], now: float) -> list[int]:
-            keys = [_sort_key(plugin, _call(plugin, plugin.key, job, now, **own), job) for job in jobs]
+            key = functools.partial(plugin.key, **own)
+            keys = [_sort_key(plugin, _call(plugin, key, job, now), job) for job in jobs]
             return sorted(range(len(jobs)), key=lambda i: (keys[i], i))
 
         return list_scheduling(env, rec, order, params["reservations"])
