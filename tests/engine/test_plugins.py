@@ -12,16 +12,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.engine.brute import brute_window
+from tests.engine.strategies import environments, examples, flows
 from workbench.api import Param, PluginError, criterion, flow_rule
 from workbench.engine import plugins, registry
 from workbench.engine import strategies as catalogue
 from workbench.engine.explain import explain_job
 from workbench.engine.files import default_environment_path, load_environment
 from workbench.engine.model import Environment, Job, Node, TimeSettings
-from workbench.engine.search import SearchSpec, find_window
+from workbench.engine.search import find_window
 from workbench.engine.slots import SlotTable
-from tests.engine.brute import brute_window
-from tests.engine.strategies import environments, examples, flows
 
 SAMPLE = default_environment_path()
 
@@ -206,7 +206,8 @@ def test_the_slots_a_criterion_sees_are_the_candidates_of_one_window_start():
     [
         (
             "import nothing_here_at_all\n",
-            r"plug-in bad\.py: cannot be imported: ModuleNotFoundError: No module named 'nothing_here_at_all' \(bad\.py line 5\)",
+            r"plug-in bad\.py: cannot be imported: ModuleNotFoundError: "
+            r"No module named 'nothing_here_at_all' \(bad\.py line 5\)",
         ),
         ("def broken(:\n", r"plug-in bad\.py: cannot be imported: SyntaxError: invalid syntax \(line 5\)"),
         (
