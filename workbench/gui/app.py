@@ -19,10 +19,12 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     In screenshot mode every error is one line on stderr and exit code 2: no dialog
     ever waits for a click.
     """
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from workbench.gui.help import app_icon
     from workbench.gui.main_window import MainWindow
+    from workbench.gui.plugin_menu import load_remembered
     from workbench.gui.window_files import autosave_path
     from workbench.session.document import read_autosave
 
@@ -34,6 +36,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     app.setDesktopFileName("slot-workbench")  # the taskbar matches the window to resources/slot-workbench.desktop
     app.setWindowIcon(app_icon())
     env, path, problem = None, env_path, ""
+    refused = [] if screenshot else load_remembered(QSettings("SlotWorkbench", "Slot Workbench"))
     try:
         env = load_environment(env_path)
         if strategy:
@@ -45,6 +48,8 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
         problem, path = f"{env_path}\n\n{exc}", None
     window = MainWindow(env, path, quiet=bool(screenshot))
     window.show()
+    if refused:
+        window.statusBar().showMessage("; ".join(refused))
     if problem:
         QMessageBox.critical(window, "Cannot open environment", problem)
     if not screenshot and autosave_path().exists():

@@ -41,6 +41,7 @@ from workbench.gui.panels.metrics import MetricsPanel
 from workbench.gui.panels.run_status import RunStatus
 from workbench.gui.panels.strategy import StrategyPanel
 from workbench.gui.panels.why import WhyPanel
+from workbench.gui.plugin_menu import PluginMenu
 from workbench.gui.window_files import WindowFiles
 from workbench.gui.workers import BackgroundCall, LiveRunner
 from workbench.session import edits
@@ -231,6 +232,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         menu.addSeparator()
         for dock in self.findChildren(QDockWidget):
             menu.addAction(dock.toggleViewAction())
+        self.plugin_menu = PluginMenu(self, self.menuBar().addMenu("&Strategy"))
         menu = self.menuBar().addMenu("&Run")
         menu.addAction(self.run_action)
         menu.addAction(self.cancel_action)

@@ -113,12 +113,7 @@ class CompareDialog(QDialog):
         self.resize(1300, 850)
         self.document = document
         self.choices = QListWidget()
-        for info in registry.strategies():
-            item = QListWidgetItem(info.name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if info.name in DEFAULT_CHOICE else Qt.CheckState.Unchecked)
-            item.setToolTip(info.description)
-            self.choices.addItem(item)
+        self.fill_choices()
         self.run_button = QPushButton("Compare")
         self.run_button.clicked.connect(self.compare)
         self.cancel_button = QPushButton("Cancel")
@@ -165,6 +160,21 @@ class CompareDialog(QDialog):
         callback = self._on_environment_changed
         document.events.environment.connect(callback)
         self.destroyed.connect(lambda *_: document.events.environment.disconnect(callback))
+
+    def fill_choices(self) -> None:
+        """One ticked box per strategy the registry has now (plug-ins loaded since keep it current);
+        the ticks already given stay."""
+        items = [self.choices.item(i) for i in range(self.choices.count())]
+        ticked = {item.text() for item in items if item.checkState() == Qt.CheckState.Checked}
+        first = self.choices.count() == 0
+        self.choices.clear()
+        for info in registry.strategies():
+            item = QListWidgetItem(info.name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            on = info.name in DEFAULT_CHOICE if first else info.name in ticked
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            item.setToolTip(info.description)
+            self.choices.addItem(item)
 
     def _build_diff_tab(self) -> QWidget:
         """evalys-style difference plot: how much later (red) or earlier (green) each job starts under B."""

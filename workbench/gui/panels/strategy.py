@@ -82,6 +82,11 @@ class StrategyPanel(QWidget):
             self._shown = shown
             self._build_form(info.params, info.resolve(ref.params_dict()))
 
+    def refresh(self) -> None:
+        """Show the registry as it is now (a plug-in added strategies, or a reload changed them)."""
+        self._shown = None
+        self._on_environment_changed()
+
     def _fill_names(self, family: str) -> None:
         self.name.clear()
         self.name.addItems([i.name for i in registry.strategies() if i.family == family])
