@@ -57,10 +57,14 @@ def test_registry_and_factor_validation():
     for bad, name in (
         ({"n_q": "7"}, "n_q"),
         ({"nope": "1"}, "nope"),
-        ({"strategy": "EASY"}, "EASY"),
+        ({"strategy": "No such strategy"}, "No such strategy"),
     ):
         with pytest.raises(ParameterError, match=name):
             study.plan(1, bad)
+    # A strategy the study does not list (a plug-in's, or another built-in) runs with its defaults
+    # wherever the study's own run.
+    assert study.strategy("EASY") == ("EASY", {})
+    assert len(study.plan(1, {**SMALL, "strategy": "EASY"})) == 1
     with pytest.raises(ParameterError, match="--reps"):
         study.plan(0)
     with pytest.raises(ParameterError, match="unknown study"):
