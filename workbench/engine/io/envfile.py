@@ -68,6 +68,11 @@ def load_environment(path: str | os.PathLike[str], check_strategy: StrategyCheck
 
 def environment_from_json(text: str, check_strategy: StrategyCheck | None = None) -> Environment:
     """Parse and validate the text of an environment file (errors name the JSON path)."""
+    return environment_from_dict(parse_json(text), check_strategy)
+
+
+def parse_json(text: str) -> Any:
+    """JSON text within the loader's limits (nesting, long integer literals), or an error at ``$``."""
     try:
         data = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
@@ -75,7 +80,7 @@ def environment_from_json(text: str, check_strategy: StrategyCheck | None = None
     except RecursionError:
         raise ValidationError("$", f"nested too deeply (at most {MAX_DEPTH} levels)") from None
     _check_depth(data)
-    return environment_from_dict(data, check_strategy)
+    return data
 
 
 def _parse_int(literal: str) -> int | float:

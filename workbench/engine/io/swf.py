@@ -35,7 +35,16 @@ from datetime import UTC, datetime
 
 from workbench.engine.errors import ValidationError, WorkbenchError, show, text_problem
 from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_NODES, read_text
-from workbench.engine.io.trace import Machine, Selection, TraceImport, select_jobs, unheld
+from workbench.engine.io.trace import (
+    Machine,
+    Selection,
+    TraceImport,
+    is_gzipped,
+    reserved_length,
+    select_jobs,
+    unheld,
+    whole,
+)
 from workbench.engine.model import Environment, Job
 from workbench.engine.numbers import number
 from workbench.engine.schedule import Schedule
@@ -49,10 +58,6 @@ COMPLETED, CANCELLED = 1, 5  # field 11 of the export: a job with a window ran, 
 SwfImport = TraceImport  # the name the GUI's dialog and older callers use
 
 Header = dict[str, tuple[int, str]]  # header key -> (line number, value as written)
-
-
-def is_gzipped(path: str | os.PathLike[str]) -> bool:
-    return os.fspath(path).lower().endswith(".gz")
 
 
 def read_header(path: str | os.PathLike[str]) -> Header:
@@ -178,7 +183,9 @@ def import_swf(
 def _default_nodes(header: Header) -> int:
     found = header_machine_size(header)
     if found is None:
-        raise ValidationError("--nodes", "the trace's header names no machine size (MaxNodes or MaxProcs): give --nodes N")
+        raise ValidationError(
+            "--nodes", "the trace's header names no machine size (MaxNodes or MaxProcs): give --nodes N"
+        )
     size, where = found
     if size > MAX_NODES:
         raise ValidationError(
@@ -279,13 +286,13 @@ def schedule_to_swf(env: Environment, schedule: Schedule) -> str:
         window = schedule.window_of(job.id)
         if window is None:
             wait = run = alloc = -1.0
-            requested, status = job.volume / _slowest(env, job), CANCELLED
+            requested, status = reserved_length(env, job), CANCELLED
         else:
             wait, run = window.start - job.arrival, schedule.actual_end(env, window) - window.start
             alloc, requested, status = len(window.nodes), window.length, COMPLETED
         user = int(job.user) if job.user.isdigit() else -1
-        fields = [job_number, job.arrival, wait, run, alloc, -1, -1, job.node_count, requested, -1, status, user]
-        rows.append(" ".join(_field(f) for f in [*fields, -1, -1, -1, -1, -1, -1]))
+        fields = [job.arrival, wait, run, alloc, -1, -1, job.node_count, requested, -1, status, user, *[-1] * 6]
+        rows.append(" ".join([job_number, *map(_field, fields)]))
     return "\n".join(rows) + "\n"
 
 
@@ -295,12 +302,6 @@ def _job_numbers(env: Environment) -> tuple[list[str], bool]:
     if all(i.isascii() and i.isdigit() and len(i) <= 15 for i in ids) and len(set(map(int, ids))) == len(ids):
         return [str(int(i)) for i in ids], False
     return [str(k) for k in range(1, len(ids) + 1)], True
-
-
-def _slowest(env: Environment, job: Job) -> float:
-    """The slowest performance among the nodes ``job`` may use: its longest run, a safe reservation."""
-    usable = [n.performance for n in env.nodes if n.performance >= job.min_performance]
-    return min(usable) if usable else max(n.performance for n in env.nodes)
 
 
 def _machine_words(env: Environment) -> str:
@@ -313,10 +314,6 @@ def _machine_words(env: Environment) -> str:
     return f"{len(env.nodes)} nodes, performance {span(perf)}, price {span(price)}"
 
 
-def _field(value: float | int | str) -> str:
+def _field(value: float) -> str:
     """A number as SWF writes it: whole numbers without a point, others in full (repr)."""
-    if isinstance(value, str):
-        return value
-    if float(value).is_integer() and abs(value) < 2**53:
-        return str(int(value))
-    return repr(float(value))
+    return repr(whole(value))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -98,7 +99,9 @@ class Selection:
             if value is not None and not math.isfinite(value):
                 raise ValidationError(name, f"expected a finite time, got {value}")
         if self.start is not None and self.end is not None and self.end <= self.start:
-            raise ValidationError("--to", f"expected a time after --from ({number(self.start)}), got {number(self.end)}")
+            raise ValidationError(
+                "--to", f"expected a time after --from ({number(self.start)}), got {number(self.end)}"
+            )
 
     def keeps(self, job: Job, status: int) -> bool:
         if self.skip_status and status in (FAILED, CANCELLED):
@@ -173,6 +176,11 @@ def select_jobs(result: TraceImport, selection: Selection) -> TraceImport:
     )
 
 
+def is_gzipped(path: str | os.PathLike[str]) -> bool:
+    """A trace ending in ``.gz`` is read through gzip."""
+    return os.fspath(path).lower().endswith(".gz")
+
+
 def unheld(job: Job) -> tuple[str, str] | None:
     """(field, why) when an environment file could not hold ``job`` (its limits, docs/formats.md
     "Limits"): such a job is left out and reported, never written."""
@@ -181,3 +189,14 @@ def unheld(job: Job) -> tuple[str, str] | None:
         return None
     return problem.path.removeprefix("$."), problem.message
 
+
+def reserved_length(env: Environment, job: Job) -> float:
+    """How long ``job`` runs on the slowest node it may use (V over that performance): its
+    requested time when a format needs one without a schedule (on identical nodes, its length)."""
+    usable = [n.performance for n in env.nodes if n.performance >= job.min_performance]
+    return job.volume / (min(usable) if usable else max(n.performance for n in env.nodes))
+
+
+def whole(value: float) -> float | int:
+    """A number as the formats write it: a whole number without a point."""
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
