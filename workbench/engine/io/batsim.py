@@ -1,5 +1,5 @@
-"""Batsim's formats (docs/formats.md, "Batsim"): the JSON workload in and out, and a schedule as
-Batsim's ``jobs.csv``, which evalys reads (``JobSet.from_csv``).
+"""Batsim's formats (docs/formats.md, "Batsim workload import" and "Schedule"): the JSON workload
+in and out, and a schedule as Batsim's ``jobs.csv``, which evalys reads (``JobSet.from_csv``).
 
 A workload is ``{"nb_res": N, "jobs": [{"id", "subtime", "res", "walltime", "profile"}],
 "profiles": {NAME: {"type": "delay", "delay": seconds}}}``. Importing maps a job as SWF import

@@ -1,4 +1,4 @@
-"""What every trace import shares (docs/formats.md, "Trace import"): the machine the jobs are put
+"""What every trace import shares (docs/formats.md, "SWF import"): the machine the jobs are put
 on, the jobs a selection keeps (completed only, a time window, the first N), and the environment
 that results.
 
