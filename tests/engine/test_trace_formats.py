@@ -1,5 +1,5 @@
 """Traces in (SWF headers, .gz, the job selection, Batsim workloads) and schedules out (SWF, Batsim's
-jobs.csv read by evalys, Batsim workloads): docs/formats.md, "Traces" and "Schedule"."""
+jobs.csv read by evalys, Batsim workloads): docs/formats.md, "SWF import", "Batsim workload import" and "Schedule"."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from tests.engine.strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import load_environment
@@ -22,7 +25,7 @@ from workbench.engine.io.batsim import (
 from workbench.engine.io.envfile import save_environment
 from workbench.engine.io.exports import write_schedule, write_workload
 from workbench.engine.io.imports import import_trace
-from workbench.engine.io.swf import import_swf, schedule_to_swf
+from workbench.engine.io.swf import import_swf, schedule_to_swf, swf_machine_size
 from workbench.engine.io.trace import Selection, select_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +91,7 @@ def test_a_gzipped_trace_reads_as_the_trace_itself(tmp_path):
     plain, unpacked = import_swf(SAMPLE), import_swf(packed)
     assert unpacked.env.jobs == plain.env.jobs and len(unpacked.env.nodes) == 16
     assert unpacked.env.description == plain.env.description
+    assert swf_machine_size(packed) == swf_machine_size(SAMPLE) == 16  # the header alone, read through gzip
     cut = tmp_path / "cut.swf.gz"
     cut.write_bytes(packed.read_bytes()[:200])
     with pytest.raises(WorkbenchError, match="not a whole gzip file"):
@@ -414,3 +418,31 @@ def test_a_workload_of_faster_nodes_reserves_the_slowest_run():
         slowest = min(n.performance for n in env.nodes if n.performance >= job.min_performance)
         assert entry["walltime"] == pytest.approx(job.volume / slowest)
         assert data["profiles"][entry["profile"]]["delay"] == pytest.approx(job.actual_fraction * entry["walltime"])
+
+
+NUMBERS = st.one_of(
+    st.integers(-3, 40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([1e30, -1e30, 1e15, 2**60, 0.5, -1]),
+)
+BATSIM_JOB = st.fixed_dictionaries(
+    {
+        "id": st.one_of(st.integers(0, 10**20), st.text(max_size=300)),
+        "subtime": st.one_of(st.floats(0, 1e6), NUMBERS),
+        "res": st.one_of(st.integers(1, 8), NUMBERS, st.booleans(), st.none()),
+        "profile": st.sampled_from(["p50", "p80", "p50", "bad", "none", ""]),
+    },
+    optional={"walltime": st.one_of(st.floats(1, 1e4), NUMBERS)},
+)
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(jobs=st.lists(st.one_of(BATSIM_JOB, st.integers(), st.text(max_size=5)), max_size=8), delay=NUMBERS)
+def test_whatever_a_batsim_import_writes_loads_back_the_same(tmp_path, jobs, delay):
+    """Any workload's jobs: each is imported or reported, and what is imported loads back unchanged."""
+    data = workload(jobs, {"bad": {"type": "delay", "delay": delay}})
+    result = import_batsim(write_workload_file(tmp_path / "w.json", data))
+    assert len(result.env.jobs) + len([s for s in result.skipped if s.startswith("$.jobs")]) == len(jobs)
+    out = tmp_path / "env.json"
+    save_environment(result.env, out)
+    assert load_environment(out) == result.env

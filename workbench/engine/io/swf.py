@@ -55,8 +55,6 @@ JOB, SUBMIT, WAIT, RUN, ALLOC, REQ_PROCS, REQ_TIME, STATUS, USER = 1, 2, 3, 4, 5
 HEADER_KEYS = ("MaxNodes", "MaxProcs", "UnixStartTime", "TimeZoneString")
 COMPLETED, CANCELLED = 1, 5  # field 11 of the export: a job with a window ran, one without never started
 
-SwfImport = TraceImport  # the name the GUI's dialog and older callers use
-
 Header = dict[str, tuple[int, str]]  # header key -> (line number, value as written)
 
 
