@@ -30,12 +30,14 @@ import contextlib
 import gzip
 import math
 import os
+import zlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from workbench.engine.errors import ValidationError, WorkbenchError, show, text_problem
 from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_NODES, read_text
 from workbench.engine.io.trace import (
+    CANCELLED,
     Machine,
     Selection,
     TraceImport,
@@ -51,9 +53,9 @@ from workbench.engine.schedule import Schedule
 
 FIELDS = 18
 # 1-based SWF field numbers of the fields the import reads
-JOB, SUBMIT, WAIT, RUN, ALLOC, REQ_PROCS, REQ_TIME, STATUS, USER = 1, 2, 3, 4, 5, 8, 9, 11, 12
+JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME, STATUS, USER = 1, 2, 4, 5, 8, 9, 11, 12
 HEADER_KEYS = ("MaxNodes", "MaxProcs", "UnixStartTime", "TimeZoneString")
-COMPLETED, CANCELLED = 1, 5  # field 11 of the export: a job with a window ran, one without never started
+COMPLETED = 1  # field 11 of the export: a job with a window ran (one without is CANCELLED: it never started)
 
 Header = dict[str, tuple[int, str]]  # header key -> (line number, value as written)
 
@@ -65,7 +67,7 @@ def read_header(path: str | os.PathLike[str]) -> Header:
         opener = gzip.open if is_gzipped(path) else open
         with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
             return _header_of(lines)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise WorkbenchError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
 
 
