@@ -19,7 +19,8 @@ from workbench.allocator import settle_allocator
 from workbench.engine.errors import ParameterError, WorkbenchError
 
 SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "import-swf", "bench", "lab")
-EXPORT_FORMATS = (".png", ".svg", ".pdf", ".csv", ".json")
+SCHEDULE_FORMATS = (".csv", ".json", ".swf")
+EXPORT_FORMATS = (".png", ".svg", ".pdf", *SCHEDULE_FORMATS)
 
 
 def parse_params(items: Sequence[str]) -> dict[str, str]:
@@ -107,23 +108,19 @@ def _size(text: str | None) -> tuple[int, int] | None:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
-    from workbench.engine.io.result import schedule_to_csv, schedule_to_dict
-
     out = Path(args.output)
     suffix = out.suffix.lower()
     if suffix not in EXPORT_FORMATS:
         raise ParameterError("-o", f"{out}: the suffix picks the format: one of {', '.join(EXPORT_FORMATS)}")
+    if args.format == "batsim" and suffix not in (".csv", ".json"):
+        raise ParameterError(
+            "--format", f"batsim writes jobs.csv (-o FILE.csv) or a workload (-o FILE.json), not {suffix}"
+        )
     if not out.parent.is_dir():
         raise ParameterError("-o", f"{out.parent}: no such folder")
     size = _size(args.size)
-    if suffix in (".csv", ".json"):
-        env, schedule = _run(args)
-        if suffix == ".csv":
-            write_text_atomic(schedule_to_csv(env, schedule), out)
-        else:
-            write_json_atomic(schedule_to_dict(env, schedule), out)
-        return 0
+    if suffix in SCHEDULE_FORMATS:
+        return _export_schedule(args, out)
     from workbench.gui.figure import figure_of, save_figure
     from workbench.gui.headless import ensure_gui_application
 
@@ -131,6 +128,25 @@ def _cmd_export(args: argparse.Namespace) -> int:
     ensure_gui_application()
     fig = figure_of(env, schedule, colour_by=args.colour_by, time_unit=args.time_unit)
     save_figure(fig, out, dpi=args.dpi, size=size)
+    return 0
+
+
+def _export_schedule(args: argparse.Namespace, out: Path) -> int:
+    from workbench.engine.io.exports import write_schedule, write_workload
+
+    if args.format == "batsim" and out.suffix.lower() == ".json":
+        from workbench.engine.files import load_environment
+
+        env = load_environment(args.env)
+        write_workload(env, out)
+        if env.local_tasks:
+            print(
+                f"workbench: note: a Batsim workload has no local tasks; {len(env.local_tasks)} left out",
+                file=sys.stderr,
+            )
+        return 0
+    env, schedule = _run(args)
+    write_schedule(env, schedule, out, args.format)
     return 0
 
 
@@ -180,7 +196,6 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def _cmd_import_swf(args: argparse.Namespace) -> int:
     from workbench.engine.io.envfile import save_environment
-    from workbench.engine.io.swf import import_swf
 
     performance = _range(args.performance, "--performance") if args.performance else None
     if performance is not None and args.perf is not None:
@@ -190,35 +205,48 @@ def _cmd_import_swf(args: argparse.Namespace) -> int:
         raise ParameterError("--grid", "--modification and --compress map a trace onto a grid; give --grid CONFIG")
     if args.grid is not None:
         return _import_grid(args, perf, performance)
-    if args.nodes is None:
-        raise ParameterError("--nodes", "give --nodes N (one machine) or --grid CONFIG")
-    result = import_swf(args.file, args.nodes, perf, args.price, performance=performance, seed=args.seed)
-    for line in result.skipped:
-        print(f"workbench: left out: {line}", file=sys.stderr)
+    result = _read_trace(args, args.nodes, perf, performance)
+    _report_left_out(result.skipped)
     save_environment(result.env, args.output)
-    print(f"wrote {args.output}: {len(result.env.jobs)} jobs on {args.nodes} nodes, {len(result.skipped)} left out")
+    print(f"wrote {args.output}: {len(result.env.jobs)} jobs on {len(result.nodes)} nodes, {_left_out(result)}")
     return 0
+
+
+def _read_trace(args: argparse.Namespace, nodes: int | None, perf: float, performance: tuple[int, int] | None) -> Any:
+    """The trace of ``import-swf`` (SWF, or a Batsim workload by its .json name) with its selection."""
+    from workbench.engine.io.imports import import_trace
+    from workbench.engine.io.trace import Selection
+
+    selection = Selection(args.first, args.start, args.end, args.skip_status)
+    return import_trace(args.file, nodes, perf, args.price, performance, args.seed, selection)
+
+
+def _left_out(result: Any, more: int = 0) -> str:
+    taken = f"; {result.dropped:,} not selected" if result.dropped else ""
+    return f"{len(result.skipped) + more} left out{taken}"
+
+
+def _report_left_out(lines: Sequence[str]) -> None:
+    for line in lines:
+        print(f"workbench: left out: {line}", file=sys.stderr)
 
 
 def _import_grid(args: argparse.Namespace, perf: float, performance: tuple[int, int] | None) -> int:
     from workbench.engine.grid.configs import grid_environment, machine_sizes
     from workbench.engine.io.envfile import save_environment
-    from workbench.engine.io.swf import import_swf
 
     if performance is not None or args.nodes is not None:
         raise ParameterError("--grid", "a grid has its own identical nodes; leave out --nodes and --performance")
     total = sum(machine_sizes(args.grid))
-    result = import_swf(args.file, total, perf, args.price)
+    result = _read_trace(args, total, perf, None)
     env, skipped = grid_environment(
         result.env, args.grid, args.modification, 1.0 if args.compress is None else args.compress
     )
-    left_out = result.skipped + skipped
-    for line in left_out:
-        print(f"workbench: left out: {line}", file=sys.stderr)
+    _report_left_out(result.skipped + skipped)
     save_environment(env, args.output)
     print(
         f"wrote {args.output}: {len(env.jobs)} jobs on grid {args.grid} ({len(env.site_ids)} sites, {total} nodes), "
-        f"{len(left_out)} left out"
+        f"{_left_out(result, len(skipped))}"
     )
     return 0
 
@@ -386,6 +414,12 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument(
         "-o", "--output", required=True, help="the file; its suffix picks the format: " + ", ".join(EXPORT_FORMATS)
     )
+    p.add_argument(
+        "--format",
+        default="workbench",
+        choices=("workbench", "batsim"),
+        help="batsim: .csv is Batsim's jobs.csv, .json the environment as a Batsim workload (no run)",
+    )
     p.add_argument("--dpi", type=float, default=150.0, help="PNG resolution (default 150)")
     p.add_argument("--size", metavar="WxH", help="figure size in pixels at 96 DPI (default: 1100 wide, fitted)")
     p.add_argument(
@@ -398,9 +432,21 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         help="time axis: model units, or model units read as seconds and shown in minutes, hours or days",
     )
     p.set_defaults(func=_cmd_export)
-    p = sub.add_parser("import-swf", parents=[common], help="convert an SWF trace into an environment")
+    p = sub.add_parser(
+        "import-swf", parents=[common], help="convert an SWF trace (.swf, .swf.gz) or a Batsim workload (.json)"
+    )
     p.add_argument("file")
-    p.add_argument("--nodes", type=int, help="number of identical nodes (one machine)")
+    p.add_argument(
+        "--nodes", type=int, help="nodes of one machine (default: the trace's MaxNodes, else MaxProcs; Batsim: nb_res)"
+    )
+    p.add_argument("--first", type=int, metavar="N", help="keep the first N jobs (of those the other options keep)")
+    p.add_argument("--from", dest="start", type=float, metavar="T", help="keep the jobs submitted at T or later")
+    p.add_argument("--to", dest="end", type=float, metavar="T", help="keep the jobs submitted before T")
+    p.add_argument(
+        "--skip-status",
+        action="store_true",
+        help="leave out the jobs that failed or were cancelled (SWF field 11: 0, 5)",
+    )
     p.add_argument("--grid", help="a grid of seed 004 Table 1 (m64-18 … m512-1) or sizes like 256,64,64")
     p.add_argument("--modification", type=int, help="--grid: split wide jobs (seed 004 modification 1, 2 or 3)")
     p.add_argument("--compress", type=float, help="--grid: divide every arrival time by F (raises the load)")

@@ -326,3 +326,58 @@ def test_what_users_read_names_papers_by_authors_and_plain_words():
     with pytest.raises(WorkbenchError) as info:
         registry.run(env, "Local")
     assert "Franke, Schwiegelshohn & Yahyapour" in str(info.value) and not jargon.search(str(info.value))
+
+
+def test_import_swf_takes_the_header_nodes_a_gz_trace_and_a_selection(tmp_path, capsys):
+    """Without --nodes the header's MaxNodes is the machine; a .swf.gz reads directly; --first,
+    --from/--to and --skip-status choose the jobs (the summary counts those not selected); a Batsim
+    workload (.json) imports the same way; a bad selection is one line and exit 2."""
+    import gzip
+
+    packed = tmp_path / "sample16.swf.gz"
+    packed.write_bytes(gzip.compress((ROOT / "sample_envs" / "sample16.swf").read_bytes()))
+    out = tmp_path / "env.json"
+    assert main(["import-swf", str(packed), "-o", str(out)]) == 0
+    assert "60 jobs on 16 nodes, 0 left out" in capsys.readouterr().out
+    every = load_environment(out)
+    args = ["import-swf", str(packed), "--from", "1000", "--to", "20000", "--first", "5", "--skip-status"]
+    assert main([*args, "-o", str(out)]) == 0
+    assert "5 jobs on 16 nodes, 0 left out; 55 not selected" in capsys.readouterr().out
+    assert load_environment(out).jobs == tuple(j for j in every.jobs if 1000 <= j.arrival < 20000)[:5]
+    workload = tmp_path / "w.json"
+    assert main(["export", str(out), "--format", "batsim", "-o", str(workload)]) == 0
+    again = tmp_path / "again.json"
+    assert main(["import-swf", str(workload), "-o", str(again)]) == 0
+    assert [j.id for j in load_environment(again).jobs] == [j.id for j in load_environment(out).jobs]
+    assert main(["import-swf", str(packed), "--from", "5", "--to", "5", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--to: expected a time after --from (5), got 5" in err and err.count("\n") == 1
+
+
+def test_export_writes_swf_and_batsim_formats(tmp_path, capsys):
+    """`export -o F.swf` writes the schedule as a trace; `--format batsim` writes jobs.csv for .csv and
+    the workload for .json; other pairs are one line and exit 2."""
+    import csv
+
+    trace = ROOT / "sample_envs" / "sample16.swf"
+    env_path = tmp_path / "env.json"
+    assert main(["import-swf", str(trace), "-o", str(env_path)]) == 0
+    swf = tmp_path / "s.swf"
+    assert main(["export", str(env_path), "--strategy", "EASY", "-o", str(swf)]) == 0
+    assert "; Note: the schedule of EASY on" in swf.read_text()
+    jobs = tmp_path / "jobs.csv"
+    assert main(["export", str(env_path), "--strategy", "EASY", "--format", "batsim", "-o", str(jobs)]) == 0
+    with jobs.open() as rows:
+        first = next(csv.DictReader(rows))
+    assert first["job_id"] == "1" and first["final_state"] == "COMPLETED_SUCCESSFULLY"
+    plain = tmp_path / "plain.csv"
+    assert main(["export", str(env_path), "--strategy", "EASY", "-o", str(plain)]) == 0
+    assert plain.read_text().startswith("job,name,status")  # the workbench's own CSV stays the default
+    for bad, words in (
+        (["--format", "batsim", "-o", str(tmp_path / "x.swf")], "--format: batsim writes jobs.csv"),
+        (["--format", "batsim", "-o", str(tmp_path / "x.png")], "--format: batsim writes jobs.csv"),
+        (["-o", str(tmp_path / "x.txt")], "the suffix picks the format"),
+    ):
+        assert main(["export", str(env_path), *bad]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1

@@ -1,5 +1,6 @@
 """The main window's exports: the chart as a publication figure (PNG, SVG, PDF) of what it shows,
-and the schedule shown (CSV or JSON), each through a save dialog that reports what went wrong."""
+the schedule shown (CSV, JSON, SWF, Batsim's jobs.csv) and the jobs as a Batsim workload, each
+through a save dialog that reports what went wrong."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ from typing import Any
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
-from workbench.engine.io.result import schedule_to_csv, schedule_to_dict
+from workbench.engine.io.exports import write_schedule, write_workload
 from workbench.gui.figure import Figure, figure_of, save_figure
 from workbench.gui.numbers import step_label
 
@@ -70,22 +70,28 @@ class Exports:
                 return
         self._export_dialog("chart", kind, lambda path: self.export_chart(path, dpi))
 
-    def export_schedule(self, path: Path) -> None:
+    def export_schedule(self, path: Path, style: str = "workbench") -> None:
+        """The schedule shown: by the suffix, CSV (``style="batsim"``: Batsim's jobs.csv), JSON or SWF."""
         schedule = self.shown_schedule()
         if schedule is None:
             raise WorkbenchError("no result to export yet: run a strategy first")
-        env = self.document.env
-        if path.suffix.lower() == ".csv":
-            waiting = self.showing_snapshot.queue if self.showing_snapshot is not None else ()
-            write_text_atomic(schedule_to_csv(env, schedule, waiting), path)
-        else:
-            write_json_atomic(schedule_to_dict(env, schedule), path)
+        waiting = self.showing_snapshot.queue if self.showing_snapshot is not None else ()
+        write_schedule(self.document.env, schedule, path, style, waiting)
 
-    def export_schedule_dialog(self, kind: str) -> None:
-        self._export_dialog("schedule", kind, self.export_schedule)
+    def export_schedule_dialog(self, kind: str, style: str = "workbench") -> None:
+        what = "schedule as Batsim jobs.csv" if style == "batsim" else "schedule"
+        self._export_dialog(what, kind, lambda path: self.export_schedule(path, style))
+
+    def export_workload(self, path: Path) -> None:
+        """The environment's jobs as a Batsim JSON workload."""
+        write_workload(self.document.env, path)
+
+    def export_workload_dialog(self) -> None:
+        self._export_dialog("jobs as a Batsim workload", "json", self.export_workload)
 
     def _export_dialog(self, what: str, kind: str, export: Callable[[Path], None]) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, f"Export {what} as {kind.upper()}", self._folder(), f"*.{kind}")
+        title = f"Export {what}" if " as " in what else f"Export {what} as {kind.upper()}"
+        name, _ = QFileDialog.getSaveFileName(self, title, self._folder(), f"*.{kind}")
         if not name:
             return
         try:

@@ -190,6 +190,11 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         export.addAction(self._action("Chart as PDF…", lambda: self.export_chart_dialog("pdf")))
         export.addAction(self._action("Schedule as CSV…", lambda: self.export_schedule_dialog("csv")))
         export.addAction(self._action("Schedule as JSON…", lambda: self.export_schedule_dialog("json")))
+        export.addAction(self._action("Schedule as SWF…", lambda: self.export_schedule_dialog("swf")))
+        export.addAction(
+            self._action("Schedule as Batsim jobs.csv…", lambda: self.export_schedule_dialog("csv", "batsim"))
+        )
+        export.addAction(self._action("Jobs as a Batsim workload…", self.export_workload_dialog))
         menu.addSeparator()
         menu.addAction(quit_action)
         menu = self.menuBar().addMenu("&Edit")
@@ -532,7 +537,12 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
     def import_swf_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        name, _ = QFileDialog.getOpenFileName(self, "Import SWF trace", self._folder(), "SWF traces (*.swf);;All (*)")
+        name, _ = QFileDialog.getOpenFileName(
+            self,
+            "Import an SWF trace or a Batsim workload",
+            self._folder(),
+            "Traces (*.swf *.swf.gz *.json *.json.gz);;All (*)",
+        )
         if not name:
             return
         dialog = ImportSwfDialog(name, self)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import gzip
 import itertools
 import json
 import math
 import os
 import stat
 import tempfile
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -66,6 +68,11 @@ def load_environment(path: str | os.PathLike[str], check_strategy: StrategyCheck
 
 def environment_from_json(text: str, check_strategy: StrategyCheck | None = None) -> Environment:
     """Parse and validate the text of an environment file (errors name the JSON path)."""
+    return environment_from_dict(parse_json(text), check_strategy)
+
+
+def parse_json(text: str) -> Any:
+    """JSON text within the loader's limits (nesting, long integer literals), or an error at ``$``."""
     try:
         data = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
@@ -73,7 +80,7 @@ def environment_from_json(text: str, check_strategy: StrategyCheck | None = None
     except RecursionError:
         raise ValidationError("$", f"nested too deeply (at most {MAX_DEPTH} levels)") from None
     _check_depth(data)
-    return environment_from_dict(data, check_strategy)
+    return data
 
 
 def _parse_int(literal: str) -> int | float:
@@ -93,9 +100,10 @@ def _check_depth(data: Any) -> None:
             level.extend((v, depth + 1) for v in value)
 
 
-def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, gzipped: bool = False) -> str:
     """The text of a regular UTF-8 file of at most ``limit`` bytes (a pipe or device is refused
-    at once, instead of blocking)."""
+    at once, instead of blocking); ``gzipped``: of the gzip file at ``path``, at most ``limit``
+    bytes once decompressed."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
@@ -103,11 +111,19 @@ def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
             raise WorkbenchError(f"{path}: {kind}; expected a file")
         if info.st_size > limit:
             raise WorkbenchError(f"{path}: {info.st_size / 2**20:.0f} MiB; the limit is {limit / 2**20:.0f} MiB")
-        return Path(path).read_text(encoding="utf-8")
+        if not gzipped:
+            return Path(path).read_text(encoding="utf-8")
+        with gzip.open(path, "rb") as stream:
+            data = stream.read(limit + 1)
+        if len(data) > limit:
+            raise WorkbenchError(f"{path}: over {limit / 2**20:.0f} MiB decompressed; the limit is that")
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise WorkbenchError(f"{path}: no such file") from None
     except UnicodeDecodeError:
         raise WorkbenchError(f"{path}: not a UTF-8 text file") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise WorkbenchError(f"{path}: not a whole gzip file ({exc or 'it ends too soon'})") from None
     except OSError as exc:
         raise WorkbenchError(f"{path}: cannot read ({exc.strerror})") from None
 
@@ -343,55 +359,65 @@ def _jobs_from(top: _Obj, sites: set[str]) -> list[Job]:
     jobs = []
     seen: set[str] = set()
     for i, item in enumerate(top.items("jobs", MAX_ITEMS)):
-        obj = _Obj(
-            item,
-            f"$.jobs[{i}]",
-            (
-                "id",
-                "name",
-                "node_count",
-                "min_performance",
-                "volume",
-                "budget",
-                "criterion",
-                "arrival",
-                "priority",
-                "actual_fraction",
-                "user",
-                "site",
-            ),
-        )
-        ident = _unique_id(obj, seen, "job")
-        count = obj._get("node_count", None)
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NODE_COUNT:
-            whole = isinstance(count, float) and count.is_integer() and 1 <= count <= MAX_NODE_COUNT
-            if not whole:
-                expected = f"a whole number from 1 to {MAX_NODE_COUNT:,}"
-                raise ValidationError(obj.at("node_count"), f"expected {expected}, got {_kind(count)}")
-            count = int(count)
-        budget = obj.num("budget", nullable=True, low=0.0, low_open=True)
-        criterion = obj.text("criterion", "finish")
-        if criterion not in JOB_CRITERIA:
-            raise ValidationError(
-                obj.at("criterion"), f"expected one of {', '.join(JOB_CRITERIA)}, got {show(criterion)}"
-            )
-        jobs.append(
-            Job(
-                id=ident,
-                name=obj.text("name", ident, free=True),
-                node_count=count,
-                min_performance=float(obj.num("min_performance", 0.0, low=0.0) or 0.0),
-                volume=float(obj.num("volume", low=0.0, low_open=True) or 0.0),
-                budget=math.inf if budget is None else budget,
-                criterion=criterion,
-                arrival=float(obj.num("arrival", 0.0, low=0.0) or 0.0),
-                priority=float(obj.num("priority", 0.0) or 0.0),
-                actual_fraction=float(obj.num("actual_fraction", 1.0, low=0.0, low_open=True, high=1.0) or 1.0),
-                user=obj.text("user", ""),
-                site=_site_of(obj, sites, "a job is submitted at a site that has nodes or is listed in $.sites"),
-            )
-        )
+        jobs.append(_job_from(item, f"$.jobs[{i}]", sites, seen))
     return jobs
+
+
+JOB_FIELDS = (
+    "id",
+    "name",
+    "node_count",
+    "min_performance",
+    "volume",
+    "budget",
+    "criterion",
+    "arrival",
+    "priority",
+    "actual_fraction",
+    "user",
+    "site",
+)
+
+
+def _job_from(item: Any, where: str, sites: set[str], seen: set[str]) -> Job:
+    obj = _Obj(item, where, JOB_FIELDS)
+    ident = _unique_id(obj, seen, "job")
+    count = obj._get("node_count", None)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NODE_COUNT:
+        whole = isinstance(count, float) and count.is_integer() and 1 <= count <= MAX_NODE_COUNT
+        if not whole:
+            expected = f"a whole number from 1 to {MAX_NODE_COUNT:,}"
+            raise ValidationError(obj.at("node_count"), f"expected {expected}, got {_kind(count)}")
+        count = int(count)
+    budget = obj.num("budget", nullable=True, low=0.0, low_open=True)
+    criterion = obj.text("criterion", "finish")
+    if criterion not in JOB_CRITERIA:
+        raise ValidationError(obj.at("criterion"), f"expected one of {', '.join(JOB_CRITERIA)}, got {show(criterion)}")
+    return Job(
+        id=ident,
+        name=obj.text("name", ident, free=True),
+        node_count=count,
+        min_performance=float(obj.num("min_performance", 0.0, low=0.0) or 0.0),
+        volume=float(obj.num("volume", low=0.0, low_open=True) or 0.0),
+        budget=math.inf if budget is None else budget,
+        criterion=criterion,
+        arrival=float(obj.num("arrival", 0.0, low=0.0) or 0.0),
+        priority=float(obj.num("priority", 0.0) or 0.0),
+        actual_fraction=float(obj.num("actual_fraction", 1.0, low=0.0, low_open=True, high=1.0) or 1.0),
+        user=obj.text("user", ""),
+        site=_site_of(obj, sites, "a job is submitted at a site that has nodes or is listed in $.sites"),
+    )
+
+
+def job_problem(job: Job) -> ValidationError | None:
+    """Why a file could not hold ``job`` (the loader's error, its path ``$.FIELD``), or None.
+
+    Importers call it on every job they make, so what they write always loads (docs/formats.md, "Limits")."""
+    try:
+        _job_from(job_to_dict(job), "$", {job.site}, set())
+    except ValidationError as exc:
+        return exc
+    return None
 
 
 def _strategy_from(data: Any, check: StrategyCheck | None) -> StrategyRef:
@@ -457,24 +483,26 @@ def environment_to_dict(env: Environment) -> dict[str, Any]:
             }
             for t in env.local_tasks
         ],
-        "jobs": [
-            {
-                "id": j.id,
-                "name": j.name,
-                "node_count": j.node_count,
-                "min_performance": _number(j.min_performance),
-                "volume": _number(j.volume),
-                "budget": _number(j.budget),
-                "criterion": j.criterion,
-                "arrival": _number(j.arrival),
-                "priority": _number(j.priority),
-                "actual_fraction": _number(j.actual_fraction),
-                **({"user": j.user} if j.user else {}),  # optional: files without users stay as they were
-                **({"site": j.site} if j.site else {}),
-            }
-            for j in env.jobs
-        ],
+        "jobs": [job_to_dict(j) for j in env.jobs],
         "strategy": {"name": env.strategy.name, "params": dict(env.strategy.params)},
+    }
+
+
+def job_to_dict(j: Job) -> dict[str, Any]:
+    """A job's entry in ``$.jobs``."""
+    return {
+        "id": j.id,
+        "name": j.name,
+        "node_count": j.node_count,
+        "min_performance": _number(j.min_performance),
+        "volume": _number(j.volume),
+        "budget": _number(j.budget),
+        "criterion": j.criterion,
+        "arrival": _number(j.arrival),
+        "priority": _number(j.priority),
+        "actual_fraction": _number(j.actual_fraction),
+        **({"user": j.user} if j.user else {}),  # optional: files without users stay as they were
+        **({"site": j.site} if j.site else {}),
     }
 
 

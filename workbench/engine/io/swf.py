@@ -1,6 +1,6 @@
-"""Standard Workload Format import (docs/design.md "Environment file", SWF mapping).
+"""The Standard Workload Format (docs/design.md "Environment file", SWF mapping; docs/formats.md).
 
-Each SWF job becomes a Job on N identical nodes (performance P, price C;
+Import: each SWF job becomes a Job on N identical nodes (performance P, price C;
 node ids n1..nN; unbounded horizon):
 
 * the job id is the SWF job number, and the file order is kept;
@@ -12,92 +12,148 @@ node ids n1..nN; unbounded horizon):
   is killed at its requested time, as batch systems do);
 * user number -> ``user`` (empty when the trace says -1).
 
-Header comments (';') and -1 fields of the Parallel Workloads Archive are
-tolerated. A line that cannot be a job (not 18 fields, a field that is not a finite
-number, a fractional processor count or job number, a job wider than N, no usable
-size or length, a repeated job number) is left out and reported with its line
-number and reason, so what the import writes always loads.
+N defaults to the header's ``MaxNodes``, else ``MaxProcs``; its ``UnixStartTime`` and
+``TimeZoneString`` go into the description. A ``.gz`` trace is read as it is. Header comments
+(';') and -1 fields of the Parallel Workloads Archive are tolerated. A line that cannot be a job
+(not 18 fields, a field that is not a finite number, a fractional processor count or job number,
+a job wider than N, no usable size or length, a repeated job number, a value an environment file
+cannot hold) is left out and reported with its line number and reason, so what the import writes
+always loads.
+
+Export: a schedule as a trace (:func:`schedule_to_swf`), the jobs with their simulated wait and
+run times.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import math
 import os
-from dataclasses import dataclass, field
+import zlib
+from collections.abc import Iterable
+from datetime import UTC, datetime
 
-import numpy as np
-
-from workbench.engine.errors import ValidationError, show
-from workbench.engine.io.envfile import MAX_ITEMS, MAX_NODES, read_text
-from workbench.engine.model import Environment, Job, Node, StrategyRef, TimeSettings
+from workbench.engine.errors import ValidationError, WorkbenchError, show, text_problem
+from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_NODES, read_text
+from workbench.engine.io.trace import (
+    CANCELLED,
+    Machine,
+    Selection,
+    TraceImport,
+    is_gzipped,
+    reserved_length,
+    select_jobs,
+    unheld,
+    whole,
+)
+from workbench.engine.model import Environment, Job
+from workbench.engine.numbers import number
+from workbench.engine.schedule import Schedule
 
 FIELDS = 18
 # 1-based SWF field numbers of the fields the import reads
-JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME, USER = 1, 2, 4, 5, 8, 9, 12
+JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME, STATUS, USER = 1, 2, 4, 5, 8, 9, 11, 12
+HEADER_KEYS = ("MaxNodes", "MaxProcs", "UnixStartTime", "TimeZoneString")
+COMPLETED = 1  # field 11 of the export: a job with a window ran (one without is CANCELLED: it never started)
+
+Header = dict[str, tuple[int, str]]  # header key -> (line number, value as written)
 
 
-@dataclass
-class SwfImport:
-    env: Environment
-    skipped: list[str] = field(default_factory=list)  # "line 12: job 7 asks for 300 nodes; there are 128"
+def read_header(path: str | os.PathLike[str]) -> Header:
+    """The fields of a trace's header (the ``;`` lines before the first job) the import reads;
+    only the header is read, from a ``.gz`` trace too."""
+    try:
+        opener = gzip.open if is_gzipped(path) else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as lines:
+            return _header_of(lines)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise WorkbenchError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def _header_of(lines: Iterable[str]) -> Header:
+    found: Header = {}
+    for lineno, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if line and not line.startswith(";"):
+            break
+        key, sep, value = line.lstrip("; ").partition(":")
+        if sep and key.strip() in HEADER_KEYS:
+            found.setdefault(key.strip(), (lineno, value.strip()))
+    return found
+
+
+def header_machine_size(header: Header) -> tuple[int, str] | None:
+    """(size, where) of the machine the header names: ``MaxNodes``, else ``MaxProcs``, if positive."""
+    for key in ("MaxNodes", "MaxProcs"):
+        if key in header:
+            lineno, value = header[key]
+            with contextlib.suppress(ValueError):
+                size = int(value)
+                if size > 0:
+                    return size, f"{key} on line {lineno}"
+    return None
 
 
 def swf_machine_size(path: str | os.PathLike[str]) -> int | None:
-    """The machine size a trace's header gives (``MaxNodes``, else ``MaxProcs``), or None.
+    """The machine size a trace's header gives (``MaxNodes``, else ``MaxProcs``), or None."""
+    found = header_machine_size(read_header(path))
+    return None if found is None else found[0]
 
-    Only the header (the ``;`` lines before the first job) is read."""
-    found: dict[str, int] = {}
-    with open(path, encoding="utf-8", errors="replace") as lines:
-        for raw in lines:
-            line = raw.strip()
-            if line and not line.startswith(";"):
-                break
-            key, sep, value = line.lstrip("; ").partition(":")
-            if sep and key.strip() in ("MaxNodes", "MaxProcs"):
-                with contextlib.suppress(ValueError):
-                    found[key.strip()] = int(value.strip())
-    size = found.get("MaxNodes") or found.get("MaxProcs")
-    return size if size is not None and size > 0 else None
+
+def _header_notes(header: Header) -> tuple[tuple[str, ...], list[str]]:
+    """The header's start time and time zone as the description keeps them, and the values left out."""
+    kept: list[str] = []
+    left_out: list[str] = []
+    if "UnixStartTime" in header:
+        lineno, value = header["UnixStartTime"]
+        try:
+            seconds = int(value)
+            try:
+                when = datetime.fromtimestamp(seconds, UTC).strftime(" (%Y-%m-%d %H:%M:%S UTC)")
+            except (OverflowError, OSError, ValueError):
+                when = ""
+            kept.append(f"UnixStartTime {seconds}{when}")
+        except ValueError:
+            left_out.append(f"line {lineno}: UnixStartTime is not a whole number of seconds: {show(value, 40)}")
+    if "TimeZoneString" in header:
+        lineno, value = header["TimeZoneString"]
+        problem = text_problem(value, MAX_ID)
+        if problem is None:
+            kept.append(f"TimeZoneString {value}")
+        else:
+            left_out.append(f"line {lineno}: TimeZoneString: {problem}")
+    notes = (f"Trace header: {', '.join(kept)}.",) if kept else ()
+    return notes, left_out
 
 
 def import_swf(
     path: str | os.PathLike[str],
-    nodes: int,
+    nodes: int | None = None,
     perf: float = 1.0,
     price: float | None = None,
     name: str | None = None,
     performance: tuple[int, int] | None = None,
     seed: int = 0,
-) -> SwfImport:
-    """Read an SWF trace into an environment of ``nodes`` nodes.
+    selection: Selection | None = None,
+) -> TraceImport:
+    """Read an SWF trace (``.swf`` or ``.swf.gz``) into an environment of ``nodes`` nodes (default:
+    the header's machine size), keeping the jobs ``selection`` selects (:func:`select_jobs`).
 
     With ``performance=(lo, hi)`` each node's performance is drawn uniformly from the
     integers lo..hi (``seed``) and its price is proportional to it unless ``price`` is
     given; a job's volume stays its requested time × the trace machine's performance
     (1), so it finishes sooner on faster nodes. Otherwise every node has ``perf``.
     """
-    if not 1 <= nodes <= MAX_NODES:
-        raise ValidationError("--nodes", f"must be from 1 to {MAX_NODES:,}, got {nodes}")
-    if not math.isfinite(perf) or perf <= 0:
-        raise ValidationError("--perf", "must be a finite number > 0")
-    if price is not None and (not math.isfinite(price) or price < 0):
-        raise ValidationError("--price", "must be a finite number ≥ 0")
-    if performance is not None:
-        lo, hi = performance
-        if not 1 <= lo <= hi <= 1_000_000:
-            raise ValidationError("--performance", f"expected LO:HI with 1 ≤ LO ≤ HI ≤ 1000000, got {lo}:{hi}")
-        rng = np.random.default_rng(seed)
-        node_perf = rng.integers(lo, hi + 1, size=nodes).astype(float)
-        node_price = node_perf.copy() if price is None else np.full(nodes, price)
-        job_perf, min_perf = 1.0, float(lo)
-    else:
-        node_perf = np.full(nodes, perf)
-        node_price = np.full(nodes, 1.0 if price is None else price)
-        job_perf, min_perf = perf, perf
-    text = read_text(path)
+    text = read_text(path, gzipped=is_gzipped(path))
+    header = _header_of(text.splitlines())
+    if nodes is None:
+        nodes = _default_nodes(header)
+    machine = Machine(nodes, perf, price, performance, seed)
+    machine.check()
+    notes, skipped = _header_notes(header)
     jobs: list[Job] = []
-    skipped: list[str] = []
+    statuses: list[int] = []
     seen: set[str] = set()
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -105,32 +161,42 @@ def import_swf(
             continue
         if len(jobs) >= MAX_ITEMS:
             raise ValidationError(f"line {lineno}", f"more than {MAX_ITEMS:,} jobs; the limit is {MAX_ITEMS:,}")
-        job = _job_from(line.split(), nodes, job_perf, min_perf, seen)
+        job = _job_from(line.split(), machine, seen)
         if isinstance(job, str):
             skipped.append(f"line {lineno}: {job}")
         else:
-            seen.add(job.id)
-            jobs.append(job)
-    width = len(str(nodes))
-    kind = "identical" if performance is None else f"performance {performance[0]}..{performance[1]} (seed {seed})"
-    env = Environment(
-        nodes=tuple(
-            Node(f"n{i + 1}", f"node {i + 1:0{width}d}", float(p), float(c))
-            for i, (p, c) in enumerate(zip(node_perf, node_price, strict=True))
-        ),
-        local_tasks=(),
+            seen.add(job[0].id)
+            jobs.append(job[0])
+            statuses.append(job[1])
+    result = TraceImport(
+        nodes=machine.build(),
         jobs=tuple(jobs),
-        # The trace begins with its first arrival: a log's clock may start days before its first job.
-        time=TimeSettings(start=min((j.arrival for j in jobs), default=0.0), cycle_length=None, horizon=None),
+        skipped=skipped,
         name=name or f"SWF import of {os.path.basename(os.fspath(path))}",
-        description=f"{len(jobs)} jobs on {nodes} nodes, {kind}; {len(skipped)} left out.",
-        strategy=StrategyRef("EASY"),
+        machine=machine.describe(),
+        statuses=tuple(statuses),
+        notes=notes,
     )
-    return SwfImport(env, skipped)
+    return result if selection is None else select_jobs(result, selection)
 
 
-def _job_from(parts: list[str], nodes: int, job_perf: float, min_perf: float, seen: set[str]) -> Job | str:
-    """The job of one SWF line, or why the line cannot be one (it is then left out and reported)."""
+def _default_nodes(header: Header) -> int:
+    found = header_machine_size(header)
+    if found is None:
+        raise ValidationError(
+            "--nodes", "the trace's header names no machine size (MaxNodes or MaxProcs): give --nodes N"
+        )
+    size, where = found
+    if size > MAX_NODES:
+        raise ValidationError(
+            "--nodes", f"the trace's header says {size:,} ({where}); the limit is {MAX_NODES:,}: give --nodes N"
+        )
+    return size
+
+
+def _job_from(parts: list[str], machine: Machine, seen: set[str]) -> tuple[Job, int] | str:
+    """The job of one SWF line and its status (field 11), or why the line cannot be one (it is then
+    left out and reported)."""
     if len(parts) != FIELDS:
         return f"has {len(parts)} fields; an SWF line has {FIELDS}"
     values = []
@@ -142,31 +208,31 @@ def _job_from(parts: list[str], nodes: int, job_perf: float, min_perf: float, se
         if not math.isfinite(value):
             return f"field {k} is not a finite number: {show(part, 40)}"
         values.append(value)
-    number = values[JOB - 1]
-    if not number.is_integer():
+    if not values[JOB - 1].is_integer():
         return f"job number {show(parts[JOB - 1], 40)} is not a whole number"
-    job_id = str(int(number))
+    job_id = str(int(values[JOB - 1]))
+    label = job_id if len(job_id) <= 40 else job_id[:39] + "…"  # a number of up to 309 digits
     if job_id in seen:
-        return f"job number {job_id} appears twice"
+        return f"job number {label} appears twice"
     submit, run, alloc, req_procs, req_time = (values[i - 1] for i in (SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME))
     width = req_procs if req_procs > 0 else alloc
     if width <= 0:
-        return f"job {job_id} gives no processor count"
+        return f"job {label} gives no processor count"
     if not width.is_integer():
-        return f"job {job_id} asks for {width:g} processors, not a whole number"
-    if width > nodes:
-        return f"job {job_id} asks for {int(width)} nodes; there are {nodes}"
+        return f"job {label} asks for {width:g} processors, not a whole number"
+    if width > machine.nodes:
+        return f"job {label} asks for {int(width)} nodes; there are {machine.nodes}"
     length = req_time if req_time > 0 else run
     if length <= 0:
-        return f"job {job_id} gives neither a requested nor a run time"
+        return f"job {label} gives neither a requested nor a run time"
     if run == 0:
-        return f"job {job_id} ran for 0 time units"
-    return Job(
+        return f"job {label} ran for 0 time units"
+    job = Job(
         id=job_id,
         name=f"job {job_id}",
         node_count=int(width),
-        min_performance=min_perf,
-        volume=length * job_perf,
+        min_performance=machine.min_perf,
+        volume=length * machine.job_perf,
         budget=math.inf,
         criterion="finish",
         arrival=max(submit, 0.0),
@@ -174,6 +240,12 @@ def _job_from(parts: list[str], nodes: int, job_perf: float, min_perf: float, se
         actual_fraction=1.0 if run < 0 else min(1.0, run / length),
         user=_user(values[USER - 1]),
     )
+    problem = unheld(job)
+    if problem is not None:
+        name, why = problem
+        source = {"id": JOB, "arrival": SUBMIT, "volume": REQ_TIME if req_time > 0 else RUN, "user": USER}.get(name)
+        return f"job {label}: {name}{f' (field {source})' if source else ''}: {why}"
+    return job, int(values[STATUS - 1])
 
 
 def _user(value: float) -> str:
@@ -190,3 +262,58 @@ def write_swf(path: str | os.PathLike[str], rows: list[tuple[int, float, float, 
     from workbench.engine.io.envfile import write_text_atomic
 
     write_text_atomic("\n".join(lines) + "\n", path)
+
+
+def schedule_to_swf(env: Environment, schedule: Schedule) -> str:
+    """The environment's jobs as an SWF trace, in their order, with the schedule's times: field 3 the
+    wait (start − arrival), field 4 the run time (actual end − start), field 5 the nodes allocated,
+    field 9 the reserved length, field 11 status 1; a job without a window has -1 for those and
+    status 5 (cancelled: it never started). Importing the trace back gives the same jobs."""
+    numbers, renumbered = _job_numbers(env)
+    lines = [
+        "Version: 2.2",
+        f"Computer: Slot Workbench, {_machine_words(env)}",
+        f"Note: the schedule of {schedule.strategy} on {env.name or 'an untitled environment'}; fields 3 (wait)"
+        " and 4 (run time) are simulated",
+        *(["Note: job numbers are positions in the job list (the job ids are not all whole numbers)"] * renumbered),
+        f"MaxJobs: {len(env.jobs)}",
+        f"MaxRecords: {len(env.jobs)}",
+        f"MaxNodes: {len(env.nodes)}",
+        f"MaxProcs: {len(env.nodes)}",
+    ]
+    rows = [f"; {line}" for line in lines]
+    for job, job_number in zip(env.jobs, numbers, strict=True):
+        window = schedule.window_of(job.id)
+        if window is None:
+            wait = run = alloc = -1.0
+            requested, status = reserved_length(env, job), CANCELLED
+        else:
+            wait, run = window.start - job.arrival, schedule.actual_end(env, window) - window.start
+            alloc, requested, status = len(window.nodes), window.length, COMPLETED
+        user = int(job.user) if job.user.isdigit() else -1
+        fields = [job.arrival, wait, run, alloc, -1, -1, job.node_count, requested, -1, status, user, *[-1] * 6]
+        rows.append(" ".join([job_number, *map(_field, fields)]))
+    return "\n".join(rows) + "\n"
+
+
+def _job_numbers(env: Environment) -> tuple[list[str], bool]:
+    """SWF job numbers: the ids when they are all distinct whole numbers, else positions from 1."""
+    ids = [job.id for job in env.jobs]
+    if all(i.isascii() and i.isdigit() and len(i) <= 15 for i in ids) and len(set(map(int, ids))) == len(ids):
+        return [str(int(i)) for i in ids], False
+    return [str(k) for k in range(1, len(ids) + 1)], True
+
+
+def _machine_words(env: Environment) -> str:
+    perf = sorted({n.performance for n in env.nodes})
+    price = sorted({n.price for n in env.nodes})
+
+    def span(values: list[float]) -> str:
+        return number(values[0]) if len(values) == 1 else f"{number(values[0])}..{number(values[-1])}"
+
+    return f"{len(env.nodes)} nodes, performance {span(perf)}, price {span(price)}"
+
+
+def _field(value: float) -> str:
+    """A number as SWF writes it: whole numbers without a point, others in full (repr)."""
+    return repr(whole(value))

@@ -1,8 +1,10 @@
-"""Import SWF dialog: a trace of the Parallel Workloads Archive as an environment, with every option
-of ``workbench import-swf`` and a preview of what it gives (jobs, time span, offered load).
+"""Import SWF dialog: a trace of the Parallel Workloads Archive (or a Batsim workload) as an
+environment, with every option of ``workbench import-swf`` and a preview of what it gives (jobs,
+time span, offered load).
 
-The trace is read once when the dialog opens; the preview follows every change of the options.
-The machine size defaults to the trace header's (``MaxNodes``, else ``MaxProcs``).
+The trace is read once when the dialog opens; the preview follows every change of the options,
+and the jobs kept are chosen by the engine's one selection (``trace.select_jobs``). The machine
+size defaults to the trace's own (SWF's ``MaxNodes``, else ``MaxProcs``; Batsim's ``nb_res``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from PySide6.QtWidgets import (
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.grid.configs import CONFIGS, MODIFICATIONS, grid_environment, machine_sizes
-from workbench.engine.io.swf import SwfImport, import_swf, swf_machine_size
+from workbench.engine.io.imports import import_trace
+from workbench.engine.io.trace import Selection, TraceImport, select_jobs
 from workbench.engine.model import Environment
 from workbench.gui import palette
 from workbench.gui.numbers import number
@@ -41,7 +44,8 @@ class ImportSwfDialog(QDialog):
         super().__init__(parent)
         self.path = os.fspath(path)
         self.setWindowTitle(f"Import SWF trace: {os.path.basename(self.path)}")
-        header = swf_machine_size(self.path)
+        self._imports: dict[tuple[int, tuple[int, int] | None, int], TraceImport] = {}
+        header = self._own_machine()
         self.nodes = QSpinBox()
         self.nodes.setRange(1, 100_000)
         self.nodes.setValue(header or DEFAULT_NODES)
@@ -50,6 +54,15 @@ class ImportSwfDialog(QDialog):
         self.first.setRange(0, 1_000_000)
         self.first.setSpecialValueText("all")
         self.first.setToolTip("import only the first N jobs of the trace (all: 0)")
+        self.start, self.end = QDoubleSpinBox(), QDoubleSpinBox()
+        for box, special, words in ((self.start, "start", "at or after"), (self.end, "end", "before")):
+            box.setRange(-1.0, 1e12)
+            box.setDecimals(0)
+            box.setValue(-1.0)
+            box.setSpecialValueText(special)  # -1: no bound
+            box.setToolTip(f"import only the jobs submitted {words} this time (trace seconds)")
+        self.skip_status = QCheckBox("leave out jobs that failed or were cancelled")
+        self.skip_status.setToolTip("the SWF status (field 11) 0 or 5")
         self.mixed = QCheckBox("nodes of different performance")
         self.low, self.high = QSpinBox(), QSpinBox()
         for box, value in ((self.low, 1), (self.high, 4)):
@@ -76,6 +89,9 @@ class ImportSwfDialog(QDialog):
         self.error.setStyleSheet(palette.error_style())
         form = QFormLayout()
         form.addRow("nodes", self.nodes)
+        form.addRow("submitted from", self.start)
+        form.addRow("submitted before", self.end)
+        form.addRow(self.skip_status)
         form.addRow("first jobs", self.first)
         form.addRow(self.mixed)
         form.addRow("performance from", self.low)
@@ -94,16 +110,17 @@ class ImportSwfDialog(QDialog):
         layout.addWidget(self.buttons)
         self.result_env: Environment | None = None
         self.left_out: list[str] = []
-        self._read: SwfImport | None = None
-        self._imports: dict[tuple[int, tuple[int, int] | None, int], SwfImport] = {}
+        self._read: TraceImport | None = None
         try:
             self._read = self._imported(self.nodes.value(), None, 0)
         except WorkbenchError as exc:
             self.error.setText(str(exc))
         for box in (self.nodes, self.first, self.low, self.high, self.seed):
             box.valueChanged.connect(self.update_preview)
-        self.compress.valueChanged.connect(self.update_preview)
+        for spin in (self.compress, self.start, self.end):
+            spin.valueChanged.connect(self.update_preview)
         self.mixed.toggled.connect(self.update_preview)
+        self.skip_status.toggled.connect(self.update_preview)
         self.grid.currentTextChanged.connect(self.update_preview)
         self.modification.currentTextChanged.connect(self.update_preview)
         self.update_preview()
@@ -114,10 +131,8 @@ class ImportSwfDialog(QDialog):
         mixed = self.mixed.isChecked() and not on_grid
         nodes = sum(machine_sizes(self.grid.currentText())) if on_grid else self.nodes.value()
         performance = (self.low.value(), self.high.value()) if mixed else None
-        result = self._imported(nodes, performance, self.seed.value() if mixed else 0)
+        result = select_jobs(self._imported(nodes, performance, self.seed.value() if mixed else 0), self.selection())
         env, left_out = result.env, list(result.skipped)
-        if self.first.value():
-            env = dataclasses.replace(env, jobs=env.jobs[: self.first.value()])
         if on_grid:
             modification = None if self.modification.currentText() == "none" else int(self.modification.currentText())
             env, skipped = grid_environment(env, self.grid.currentText(), modification, self.compress.value())
@@ -131,12 +146,31 @@ class ImportSwfDialog(QDialog):
             )
         return env, left_out
 
-    def _imported(self, nodes: int, performance: tuple[int, int] | None, seed: int) -> SwfImport:
+    def selection(self) -> Selection:
+        """The jobs to keep, as ``import-swf``'s --first, --from, --to and --skip-status."""
+        start, end = self.start.value(), self.end.value()
+        return Selection(
+            first=self.first.value() or None,
+            start=None if start < 0 else start,
+            end=None if end < 0 else end,
+            skip_status=self.skip_status.isChecked(),
+        )
+
+    def _own_machine(self) -> int | None:
+        """The machine size the trace names (its reading kept), or None when it names none or cannot be read."""
+        try:
+            read = import_trace(self.path)
+        except WorkbenchError:
+            return None  # reading it again on the default machine shows why, if it is the file
+        self._imports[(len(read.nodes), None, 0)] = read
+        return len(read.nodes)
+
+    def _imported(self, nodes: int, performance: tuple[int, int] | None, seed: int) -> TraceImport:
         """The trace read for a machine of ``nodes`` (and a performance mix), each reading kept: the
-        options that do not change it (first jobs, grid modification, compression) reuse it."""
+        options that do not change it (the selection, grid modification, compression) reuse it."""
         key = (nodes, performance, seed)
         if key not in self._imports:
-            self._imports[key] = import_swf(self.path, nodes, performance=performance, seed=seed)
+            self._imports[key] = import_trace(self.path, nodes, performance=performance, seed=seed)
         return self._imports[key]
 
     def update_preview(self) -> None:
