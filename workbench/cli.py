@@ -18,7 +18,18 @@ from typing import Any
 from workbench.allocator import settle_allocator
 from workbench.engine.errors import ParameterError, WorkbenchError
 
-SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "import-swf", "bench", "lab")
+SUBCOMMANDS = (
+    "schedule",
+    "simulate",
+    "export",
+    "metrics",
+    "strategies",
+    "generate",
+    "import-swf",
+    "bench",
+    "lab",
+    "traces",
+)
 EXPORT_FORMATS = (".png", ".svg", ".pdf", ".csv", ".json")
 
 
@@ -87,12 +98,34 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     from workbench.engine.io.envfile import write_json_atomic
     from workbench.engine.io.result import schedule_to_dict
 
+    _check_threshold(args)
     env, schedule = _run(args)
-    doc = schedule_to_dict(env, schedule)
+    doc = schedule_to_dict(env, schedule, args.slowdown_threshold)
     if args.out:
         write_json_atomic(doc, args.out)
     else:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_metrics(args: argparse.Namespace) -> int:
+    from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
+    from workbench.engine.io.result import metrics_to_csv, schedule_to_dict
+
+    out = Path(args.output) if args.output else None
+    if out is not None and out.suffix.lower() not in (".csv", ".json"):
+        raise ParameterError("-o", f"{out}: the suffix picks the format: .csv or .json")
+    _check_threshold(args)
+    env, schedule = _run(args)
+    if out is not None and out.suffix.lower() == ".json":
+        doc = schedule_to_dict(env, schedule, args.slowdown_threshold)
+        write_json_atomic({key: doc[key] for key in ("strategy", "metrics", "metric_definitions")}, out)
+        return 0
+    text = metrics_to_csv(env, schedule, args.slowdown_threshold)
+    if out is not None:
+        write_text_atomic(text, out)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -343,6 +376,27 @@ def _cmd_gui(args: argparse.Namespace) -> int:
     return run_app(env_path, strategy=args.strategy, screenshot=args.screenshot)
 
 
+def _check_threshold(args: argparse.Namespace) -> None:
+    from workbench.engine.metrics import check_threshold
+
+    try:
+        check_threshold(args.slowdown_threshold)
+    except ParameterError as exc:
+        raise ParameterError("--slowdown-threshold", exc.message) from None
+
+
+def _threshold_option(parser: argparse.ArgumentParser) -> None:
+    from workbench.engine.metrics import BOUNDED_SLOWDOWN_THRESHOLD
+
+    parser.add_argument(
+        "--slowdown-threshold",
+        type=float,
+        default=BOUNDED_SLOWDOWN_THRESHOLD,
+        metavar="TAU",
+        help=f"the bounded slowdown's threshold τ in time units (default {BOUNDED_SLOWDOWN_THRESHOLD:g})",
+    )
+
+
 def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks of errors")
@@ -365,7 +419,15 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--strategy", help="strategy name (default: the file's)")
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
     p.add_argument("--out", help="write the JSON here instead of standard output")
+    _threshold_option(p)
     p.set_defaults(func=_cmd_schedule)
+    p = sub.add_parser("metrics", parents=[common], help="run a strategy, write its measures and their definitions")
+    p.add_argument("env")
+    p.add_argument("--strategy", help="strategy name (default: the file's)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
+    p.add_argument("-o", "--output", help="FILE.csv (measure, value, definition) or FILE.json (default: CSV on stdout)")
+    _threshold_option(p)
+    p.set_defaults(func=_cmd_metrics)
     p = sub.add_parser("simulate", parents=[common], help="step a strategy, one summary line per snapshot")
     p.add_argument("env")
     p.add_argument("--strategy", help="strategy name (default: the file's)")
