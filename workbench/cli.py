@@ -67,6 +67,21 @@ class ProgressBar:
             self.bar.close()
 
 
+class ByteBar(ProgressBar):
+    """A download's bar on stderr (bytes), drawn from the first bytes on: none when nothing came."""
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                desc=self.label, total=total or None, unit="B", unit_scale=True, file=sys.stderr, dynamic_ncols=True
+            )
+        if total and total != self.bar.total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+
 def _cmd_strategies(args: argparse.Namespace) -> int:
     from workbench.engine import registry
 
@@ -368,6 +383,23 @@ def _cmd_lab_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_traces_list(args: argparse.Namespace) -> int:
+    from workbench.lab.archive import listing
+
+    print("\n".join(listing()))
+    return 0
+
+
+def _cmd_traces_get(args: argparse.Namespace) -> int:
+    from workbench.lab.archive import fetch
+
+    with ByteBar(args.name) as bar:
+        got = fetch(args.name, args.sha256, bar)
+    check = f"SHA-256 checked: {got.sha256}" if got.checked else f"no checksum known; computed: {got.sha256}"
+    print(f"{got.path} ({'downloaded' if got.downloaded else 'already in the cache'}); {check}")
+    return 0
+
+
 def _cmd_gui(args: argparse.Namespace) -> int:
     from workbench.engine.files import default_environment_path
     from workbench.gui.app import run_app
@@ -519,6 +551,14 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     q.add_argument("--format", default="csv", choices=("csv", "parquet"))
     q.add_argument("-o", "--output", help="file (default: DIR/results.FORMAT)")
     q.set_defaults(func=_cmd_lab_export)
+    traces = sub.add_parser("traces", parents=[common], help="the Parallel Workloads Archive's logs by name")
+    traces_sub = traces.add_subparsers(dest="traces_command", required=True)
+    q = traces_sub.add_parser("list", parents=[common], help="the logs, their sizes and citations")
+    q.set_defaults(func=_cmd_traces_list)
+    q = traces_sub.add_parser("get", parents=[common], help="download a log into the user cache and check it")
+    q.add_argument("name", help="a name of `workbench traces list`")
+    q.add_argument("--sha256", help="the SHA-256 the download must have (default: the catalogue's, if known)")
+    q.set_defaults(func=_cmd_traces_get)
     return gui, cli
 
 
