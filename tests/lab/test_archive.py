@@ -104,3 +104,21 @@ def test_bad_names_sums_and_files_are_one_line(archive, capsys, tmp_path, monkey
     assert main(["traces", "get", "KTH-SP2"]) == 2
     assert "not a readable gzip file" in capsys.readouterr().err.splitlines()[-1]
     assert list(cache_folder().iterdir()) == []
+
+
+def test_a_sum_in_the_catalogue_is_checked_without_being_asked(archive, monkeypatch, capsys):
+    """Where the catalogue knows a sum, `get` checks it by itself and refuses a file that differs."""
+    import dataclasses
+
+    from workbench.lab import archive as module
+
+    def with_sum(value: str) -> tuple:
+        return tuple(dataclasses.replace(t, sha256=value) if t.name == "KTH-SP2" else t for t in CATALOGUE)
+
+    monkeypatch.setattr(module, "CATALOGUE", with_sum("f" * 64))
+    assert main(["traces", "get", "KTH-SP2"]) == 2
+    assert "SHA-256 mismatch: expected " + "f" * 64 in capsys.readouterr().err
+    assert list(cache_folder().iterdir()) == []
+    monkeypatch.setattr(module, "CATALOGUE", with_sum(archive))
+    assert main(["traces", "get", "KTH-SP2"]) == 0
+    assert f"SHA-256 checked: {archive}" in capsys.readouterr().out
