@@ -18,7 +18,18 @@ from typing import Any
 from workbench.allocator import settle_allocator
 from workbench.engine.errors import ParameterError, WorkbenchError
 
-SUBCOMMANDS = ("schedule", "simulate", "export", "strategies", "generate", "import-swf", "bench", "lab")
+SUBCOMMANDS = (
+    "schedule",
+    "simulate",
+    "export",
+    "metrics",
+    "strategies",
+    "generate",
+    "import-swf",
+    "bench",
+    "lab",
+    "traces",
+)
 SCHEDULE_FORMATS = (".csv", ".json", ".swf")
 EXPORT_FORMATS = (".png", ".svg", ".pdf", *SCHEDULE_FORMATS)
 
@@ -57,6 +68,21 @@ class ProgressBar:
             self.bar.close()
 
 
+class ByteBar(ProgressBar):
+    """A download's bar on stderr (bytes), drawn from the first bytes on: none when nothing came."""
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                desc=self.label, total=total or None, unit="B", unit_scale=True, file=sys.stderr, dynamic_ncols=True
+            )
+        if total and total != self.bar.total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+
 def _cmd_strategies(args: argparse.Namespace) -> int:
     from workbench.engine import registry
 
@@ -88,12 +114,34 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
     from workbench.engine.io.envfile import write_json_atomic
     from workbench.engine.io.result import schedule_to_dict
 
+    _check_threshold(args)
     env, schedule = _run(args)
-    doc = schedule_to_dict(env, schedule)
+    doc = schedule_to_dict(env, schedule, args.slowdown_threshold)
     if args.out:
         write_json_atomic(doc, args.out)
     else:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_metrics(args: argparse.Namespace) -> int:
+    from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
+    from workbench.engine.io.result import metrics_to_csv, schedule_to_dict
+
+    out = Path(args.output) if args.output else None
+    if out is not None and out.suffix.lower() not in (".csv", ".json"):
+        raise ParameterError("-o", f"{out}: the suffix picks the format: .csv or .json")
+    _check_threshold(args)
+    env, schedule = _run(args)
+    if out is not None and out.suffix.lower() == ".json":
+        doc = schedule_to_dict(env, schedule, args.slowdown_threshold)
+        write_json_atomic({key: doc[key] for key in ("strategy", "metrics", "metric_definitions")}, out)
+        return 0
+    text = metrics_to_csv(env, schedule, args.slowdown_threshold)
+    if out is not None:
+        write_text_atomic(text, out)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -363,12 +411,50 @@ def _cmd_lab_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_traces_list(args: argparse.Namespace) -> int:
+    from workbench.lab.archive import listing
+
+    print("\n".join(listing()))
+    return 0
+
+
+def _cmd_traces_get(args: argparse.Namespace) -> int:
+    from workbench.lab.archive import fetch
+
+    with ByteBar(args.name) as bar:
+        got = fetch(args.name, args.sha256, bar)
+    check = f"SHA-256 checked: {got.sha256}" if got.checked else f"no checksum known; computed: {got.sha256}"
+    print(f"{got.path} ({'downloaded' if got.downloaded else 'already in the cache'}); {check}")
+    return 0
+
+
 def _cmd_gui(args: argparse.Namespace) -> int:
     from workbench.engine.files import default_environment_path
     from workbench.gui.app import run_app
 
     env_path = Path(args.env) if args.env else default_environment_path()
     return run_app(env_path, strategy=args.strategy, screenshot=args.screenshot)
+
+
+def _check_threshold(args: argparse.Namespace) -> None:
+    from workbench.engine.metrics import check_threshold
+
+    try:
+        check_threshold(args.slowdown_threshold)
+    except ParameterError as exc:
+        raise ParameterError("--slowdown-threshold", exc.message) from None
+
+
+def _threshold_option(parser: argparse.ArgumentParser) -> None:
+    from workbench.engine.metrics import BOUNDED_SLOWDOWN_THRESHOLD
+
+    parser.add_argument(
+        "--slowdown-threshold",
+        type=float,
+        default=BOUNDED_SLOWDOWN_THRESHOLD,
+        metavar="TAU",
+        help=f"the bounded slowdown's threshold τ in time units (default {BOUNDED_SLOWDOWN_THRESHOLD:g})",
+    )
 
 
 def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
@@ -399,7 +485,15 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--strategy", help="strategy name (default: the file's)")
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
     p.add_argument("--out", help="write the JSON here instead of standard output")
+    _threshold_option(p)
     p.set_defaults(func=_cmd_schedule)
+    p = sub.add_parser("metrics", parents=[common], help="run a strategy, write its measures and their definitions")
+    p.add_argument("env")
+    p.add_argument("--strategy", help="strategy name (default: the file's)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
+    p.add_argument("-o", "--output", help="FILE.csv (measure, value, definition) or FILE.json (default: CSV on stdout)")
+    _threshold_option(p)
+    p.set_defaults(func=_cmd_metrics)
     p = sub.add_parser("simulate", parents=[common], help="step a strategy, one summary line per snapshot")
     p.add_argument("env")
     p.add_argument("--strategy", help="strategy name (default: the file's)")
@@ -509,6 +603,14 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     q.add_argument("--format", default="csv", choices=("csv", "parquet"))
     q.add_argument("-o", "--output", help="file (default: DIR/results.FORMAT)")
     q.set_defaults(func=_cmd_lab_export)
+    traces = sub.add_parser("traces", parents=[common], help="the Parallel Workloads Archive's logs by name")
+    traces_sub = traces.add_subparsers(dest="traces_command", required=True)
+    q = traces_sub.add_parser("list", parents=[common], help="the logs, their sizes and citations")
+    q.set_defaults(func=_cmd_traces_list)
+    q = traces_sub.add_parser("get", parents=[common], help="download a log into the user cache and check it")
+    q.add_argument("name", help="a name of `workbench traces list`")
+    q.add_argument("--sha256", help="the SHA-256 the download must have (default: the catalogue's, if known)")
+    q.set_defaults(func=_cmd_traces_get)
     return gui, cli
 
 

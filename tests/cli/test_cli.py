@@ -18,11 +18,12 @@ TINY = ROOT / "sample_envs" / "tiny.json"
 
 
 def test_schedule_writes_the_design_json(tmp_path, capsys):
-    """`schedule` writes strategy, windows with actual_end, unscheduled, reasons, metrics, elapsed_ms."""
+    """`schedule` writes strategy, windows with actual_end, unscheduled, reasons, metrics (and the
+    definitions they follow), elapsed_ms."""
     out = tmp_path / "r.json"
     assert main(["schedule", str(TINY), "--strategy", "MinCost", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert set(doc) == {"strategy", "windows", "unscheduled", "reasons", "metrics", "elapsed_ms"}
+    assert set(doc) == {"strategy", "windows", "unscheduled", "reasons", "metrics", "metric_definitions", "elapsed_ms"}
     assert doc["strategy"] == "MinCost"
     direct = registry.run(load_environment(TINY), "MinCost")
     assert [(w["job"], w["start"], w["length"], tuple(w["nodes"])) for w in doc["windows"]] == [

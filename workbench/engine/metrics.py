@@ -1,4 +1,9 @@
-"""Per-job and per-flow measures of a schedule (docs/design.md; seed 004 §3 for AWRT)."""
+"""Per-job and per-flow measures of a schedule, each with one stated definition (docs/metrics.md).
+
+``DEFINITIONS`` is the one list of what every measure means: its formula and its source. The
+exports and the lab's study databases name the definitions they used from it, so a number can be
+compared with another tool's (Batsim, evalys) or a paper's knowing what it is.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,114 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from workbench.engine.errors import ParameterError, show
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
+
+# The bounded slowdown's threshold τ: runs shorter than this count as this long (Feitelson et al.'s
+# usual 10 s; model time units are read as seconds). ``flow_metrics(..., threshold=τ)`` takes another.
+BOUNDED_SLOWDOWN_THRESHOLD = 10.0
+# Names the set of definitions below; bump it when a definition changes, so that results recorded
+# under the old one are never mixed with new ones (the lab's database compares it).
+DEFINITIONS_VERSION = "workbench-metrics/1"
+
+
+@dataclass(frozen=True)
+class Definition:
+    """What one measure means: ``name`` is its key in FlowMetrics, the exports and the studies."""
+
+    name: str
+    title: str
+    formula: str
+    source: str
+
+    def text(self) -> str:
+        """The definition on one line, as exports and databases record it."""
+        return f"{self.title}: {self.formula} [{self.source}] ({DEFINITIONS_VERSION})"
+
+
+# Per job j: r_j arrival, S_j start, C_j actual finish (S_j + actual_fraction·T_j), T_j the reserved
+# length, n_j its nodes, run_j = C_j − S_j. Flow sums run over the placed jobs J; t0 is time.start,
+# t_end the horizon (or max C_j when it is unbounded), N the number of nodes.
+DEFINITIONS: tuple[Definition, ...] = (
+    Definition("jobs", "jobs", "#jobs of the environment", "workbench"),
+    Definition("placed", "jobs placed", "#J, the jobs given a window", "workbench"),
+    Definition("failed", "failed jobs (Y)", "jobs given no window", "seed 000 §6 (Y)"),
+    Definition("mean_start", "mean start", "Σ S_j / #J", "seed 001 §4.2"),
+    Definition("mean_finish", "mean finish", "Σ C_j / #J", "seed 001 §4.2 (Tables 2-3)"),
+    Definition("mean_wait", "mean wait", "Σ (S_j − r_j) / #J", "Feitelson & Rudolph 1998; Batsim waiting_time"),
+    Definition(
+        "mean_response",
+        "mean response time",
+        "Σ (C_j − r_j) / #J",
+        "Feitelson & Rudolph 1998 (response, turnaround); Batsim turnaround_time",
+    ),
+    Definition("mean_slowdown", "mean slowdown", "Σ (C_j − r_j) / run_j / #J", "Feitelson et al. 1997; Batsim stretch"),
+    Definition(
+        "mean_bounded_slowdown",
+        "mean bounded slowdown",
+        "Σ max(1, (C_j − r_j) / max(run_j, τ)) / #J, τ = slowdown_threshold (10 s unless set)",
+        "Feitelson, Rudolph, Schwiegelshohn, Sevcik & Wong 1997",
+    ),
+    Definition("slowdown_threshold", "bounded slowdown threshold τ", "τ in time units (10 by default)", "ibid."),
+    Definition("makespan", "makespan", "max C_j − t0", "Batsim makespan (from t0, the environment's start)"),
+    Definition(
+        "total_cost",
+        "total cost",
+        "Σ_j Σ_{i∈W_j} c_i·T_ij (reserved lengths, not actual)",
+        "the window cost of docs/design.md, Window",
+    ),
+    Definition("total_cpu_time", "total CPU time", "Σ_j Σ_{i∈W_j} T_ij", "seed 000 §6.3 (CPU time n·T)"),
+    Definition(
+        "utilisation",
+        "utilisation over the machine's capacity",
+        "Σ n_j·run_j / (N·(t_end − t0))",
+        "Batsim and evalys (busy resource-time over resources × time)",
+    ),
+    Definition(
+        "slot_utilisation",
+        "utilisation over the free slot time",
+        "Σ n_j·run_j / Σ (free slot time the local tasks leave in [t0, t_end])",
+        "seed 000 Table 2's U, over every node: the share of the free slot time jobs use",
+    ),
+    Definition(
+        "awrt",
+        "average weighted response time",
+        "Σ n_j·p_j·(C_j − r_j) / Σ n_j·p_j, p_j = run_j without a multi-site overhead",
+        "seed 004 §3.3",
+    ),
+    Definition(
+        "mean_alternatives", "alternatives per job (N_A)", "alternatives found / jobs (CSS family)", "seed 000 §6"
+    ),
+    Definition("owners_profit", "owner's profit per node (P)", "Σ_{j: i∈W_j} c_i·T_ij", "seed 000 Table 2"),
+    Definition("node_busy", "reserved time per node (L_c)", "Σ_{j: i∈W_j} T_ij", "seed 000 Table 2"),
+    Definition(
+        "node_utilisation",
+        "utilisation per node (U)",
+        "L_c / free time node i offered in [t0, t_end]",
+        "seed 000 Table 2",
+    ),
+    Definition("multi_site_jobs", "multi-site jobs", "windows on nodes of more than one site", "seed 004 Table 3"),
+    Definition("awwt", "average weighted wait", "Σ n_j·p_j·(S_j − r_j) / Σ n_j·p_j (weights as AWRT)", "seed 004 §3.3"),
+    Definition(
+        "grid_bounded_slowdown",
+        "mean bounded slowdown of a grid",
+        "Σ max(1, (C_j − r_j) / max(p_j, τ)) / #J, p_j without a multi-site overhead",
+        "Feitelson et al. 1997, with seed 004's own runtime p_j",
+    ),
+)
+_BY_NAME = {d.name: d for d in DEFINITIONS}
+
+
+def definition(name: str) -> Definition:
+    """The definition named ``name`` (KeyError when there is none)."""
+    return _BY_NAME[name]
+
+
+def flow_definitions() -> dict[str, str]:
+    """Every flow measure's definition, by its key in ``FlowMetrics.as_dict()`` (what exports record)."""
+    return {name: _BY_NAME[name].text() for name in FlowMetrics.__dataclass_fields__}
 
 
 @dataclass(frozen=True)
@@ -23,7 +133,9 @@ class JobMetrics:
     runtime: float  # reserved length T
     cost: float
     cpu_time: float  # the sum of the parts' lengths (n * T for a square window)
-    slowdown: float  # (wait + actual runtime) / actual runtime
+    slowdown: float  # (wait + actual runtime) / actual runtime = response / run
+    response: float  # actual finish - arrival
+    bounded_slowdown: float  # max(1, response / max(actual runtime, threshold))
 
 
 @dataclass(frozen=True)
@@ -33,10 +145,16 @@ class FlowMetrics:
     failed: int  # Y: jobs that got no window
     mean_start: float
     mean_finish: float
+    mean_wait: float
+    mean_response: float
+    mean_slowdown: float
+    mean_bounded_slowdown: float
+    slowdown_threshold: float  # τ of the bounded slowdown
     makespan: float  # last actual finish - time.start
     total_cost: float
     total_cpu_time: float
-    utilisation: float  # reserved job time / free slot time offered over [start, end]
+    utilisation: float  # busy job node-time / the machine's capacity N × (end - start)
+    slot_utilisation: float  # busy job node-time / free slot time offered over [start, end]
     # seed 004: sum(n*p*(C - r)) / sum(n*p), C the actual finish, p the job's actual runtime on one
     # machine (a multi-site window's overhead is not weighed in, so every strategy weighs a job alike)
     awrt: float
@@ -50,7 +168,11 @@ class FlowMetrics:
         return asdict(self)
 
 
-def job_metrics(env: Environment, schedule: Schedule) -> list[JobMetrics]:
+def job_metrics(
+    env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD
+) -> list[JobMetrics]:
+    """Each placed job's measures (docs/metrics.md); ``threshold`` is the bounded slowdown's τ."""
+    check_threshold(threshold)
     out = []
     for w in schedule.windows:
         job = env.job(w.job)
@@ -68,13 +190,16 @@ def job_metrics(env: Environment, schedule: Schedule) -> list[JobMetrics]:
                 cost=w.cost,
                 cpu_time=w.cpu_time,
                 slowdown=(wait + run) / run if run > 0 else math.inf,
+                response=wait + run,
+                bounded_slowdown=max(1.0, (wait + run) / max(run, threshold)) if max(run, threshold) > 0 else math.inf,
             )
         )
     return out
 
 
-def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
-    per_job = job_metrics(env, schedule)
+def flow_metrics(env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD) -> FlowMetrics:
+    """The flow's measures, each as ``DEFINITIONS`` states it; ``threshold`` is the bounded slowdown's τ."""
+    per_job = job_metrics(env, schedule, threshold)
     starts = np.array([m.start for m in per_job])
     finishes = np.array([m.actual_finish for m in per_job])
     weights = np.array([own_work(env, schedule, w) for w in schedule.windows])
@@ -104,10 +229,16 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
         failed=len(schedule.unscheduled),
         mean_start=float(starts.mean()) if per_job else math.nan,
         mean_finish=float(finishes.mean()) if per_job else math.nan,
+        mean_wait=_mean(m.wait for m in per_job),
+        mean_response=_mean(m.response for m in per_job),
+        mean_slowdown=_mean(m.slowdown for m in per_job),
+        mean_bounded_slowdown=_mean(m.bounded_slowdown for m in per_job),
+        slowdown_threshold=threshold,
         makespan=float(finishes.max() - t0) if per_job else 0.0,
         total_cost=float(sum(m.cost for m in per_job)),
         total_cpu_time=float(sum(m.cpu_time for m in per_job)),
-        utilisation=used / offered if offered > 0 else 0.0,
+        utilisation=used / (len(env.nodes) * (end - t0)) if end > t0 else 0.0,
+        slot_utilisation=used / offered if offered > 0 else 0.0,
         awrt=float((weights * (finishes - arrivals)).sum() / weights.sum()) if weights.sum() > 0 else math.nan,
         mean_alternatives=(float(np.mean(list(schedule.alternatives.values()))) if schedule.alternatives else math.nan),
         owners_profit=profit,
@@ -115,6 +246,17 @@ def flow_metrics(env: Environment, schedule: Schedule) -> FlowMetrics:
         node_utilisation=node_share,
         multi_site_jobs=multi_site_count(env, schedule.windows),
     )
+
+
+def check_threshold(threshold: float) -> None:
+    """The bounded slowdown's τ must be a finite number ≥ 0 (ParameterError otherwise)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 <= threshold < math.inf:
+        raise ParameterError("slowdown_threshold", f"expected a finite number ≥ 0, got {show(threshold)}")
+
+
+def _mean(values: Iterable[float]) -> float:
+    array = np.fromiter(values, float)
+    return float(array.mean()) if array.size else math.nan
 
 
 def own_work(env: Environment, schedule: Schedule, window: Window) -> float:

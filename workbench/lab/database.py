@@ -1,5 +1,9 @@
 """The results database of a study run: one SQLite file in the run folder, one row per run.
 
+The ``meta`` table names the study, the schema, the engine version and the definition each measure
+follows (``definitions``: JSON, measure -> its definition on one line, docs/metrics.md), so results
+measured under different definitions are never mixed in one database.
+
 Only the coordinating process writes, in WAL mode, one transaction per finished
 batch, so a kill at any moment leaves the rows of every batch that finished and
 nothing half-written; running the same command again resumes with what is missing.
@@ -9,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +40,9 @@ class Row:
 
 
 class Database:
-    def __init__(self, folder: Path, study: str, create: bool = True) -> None:
+    def __init__(
+        self, folder: Path, study: str, create: bool = True, definitions: Mapping[str, str] | None = None
+    ) -> None:
         self.path = Path(folder) / FILE
         if not self.path.exists() and not create:
             raise ParameterError("DIR", f"{folder}: no {FILE} here; run a study into it first")
@@ -70,6 +76,34 @@ class Database:
                 "--out", f"{folder}: results database of schema {meta.get('schema')}, expected {SCHEMA}"
             )
         self.study = meta["study"]
+        if definitions is not None:
+            self._settle_definitions(meta.get("definitions"), dict(definitions), folder)
+
+    def _settle_definitions(self, stored: str | None, wanted: dict[str, str], folder: Path) -> None:
+        """Record the measures' definitions in a new database; refuse one whose runs followed others."""
+        if stored is None and self.conn.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is None:
+            with self.conn:
+                self.conn.execute("INSERT INTO meta VALUES ('definitions', ?)", (json.dumps(wanted, sort_keys=True),))
+            return
+        if stored is None:
+            self.conn.close()
+            raise ParameterError(
+                "--out", f"{folder} holds runs recorded before measures named their definitions; pick another folder"
+            )
+        recorded = json.loads(stored)
+        changed = sorted(name for name in recorded.keys() | wanted.keys() if recorded.get(name) != wanted.get(name))
+        if changed:
+            self.conn.close()
+            raise ParameterError(
+                "--out",
+                f"{folder} holds results measured under other definitions (of {', '.join(changed)}); "
+                "pick another folder",
+            )
+
+    def definitions(self) -> dict[str, str]:
+        """Each measure's definition as recorded when the database was made ({} if it predates them)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'definitions'").fetchone()
+        return json.loads(row[0]) if row else {}
 
     def done(self) -> set[str]:
         """Keys of the runs already recorded (failed ones included: they are results too)."""

@@ -1,8 +1,9 @@
 """Tidy export of a study's results: one row per (run, measure), CSV or Parquet.
 
 Columns: ``study, run, strategy, seed, <one column per factor>, measure, value``
-(plus ``status`` and ``error``, so failed runs are visible). ``run`` is the run's
-stable key in the database.
+(plus ``status`` and ``error``, so failed runs are visible, and ``definition``: the
+definition the measure follows, as the database recorded it, docs/metrics.md).
+``run`` is the run's stable key in the database.
 """
 
 from __future__ import annotations
@@ -19,16 +20,17 @@ from workbench.lab.database import Database
 def tidy_rows(folder: Path) -> tuple[list[str], list[dict[str, Any]]]:
     with Database(Path(folder), "", create=False) as db:
         rows = list(db.rows())
+        definitions = db.definitions()
     factors = sorted({name for r in rows for name in r.factors})
-    columns = ["study", "run", "strategy", "seed", *factors, "measure", "value", "status", "error"]
+    columns = ["study", "run", "strategy", "seed", *factors, "measure", "value", "status", "error", "definition"]
     out = []
     for r in rows:
         base = {"study": r.study, "run": r.key, "strategy": r.strategy, "seed": r.seed, **r.factors}
         base.update(status=r.status, error=r.error)
         if not r.measures:
-            out.append({**base, "measure": "", "value": None})
+            out.append({**base, "measure": "", "value": None, "definition": ""})
         for measure, value in sorted(r.measures.items()):
-            out.append({**base, "measure": measure, "value": value})
+            out.append({**base, "measure": measure, "value": value, "definition": definitions.get(measure, "")})
     return columns, out
 
 

@@ -113,12 +113,13 @@ def write_report(folder: Path, target: Path | None = None) -> Path:
     with Database(folder, "", create=False) as db:
         rows = list(db.rows())
         study = get_study(db.study)
+        definitions = db.definitions() or study.measure_definitions()
     target = Path(target) if target is not None else folder
     target.mkdir(parents=True, exist_ok=True)
     table = cells(rows)
     failed = [r for r in rows if r.status != "ok"]
     figures = [_figure(study, table, spec[0], spec[1], target, *spec[2:]) for spec in study.figures]
-    md = _markdown(study, rows, table, failed, [f for f in figures if f])
+    md = _markdown(study, rows, table, failed, [f for f in figures if f], definitions)
     write_text_atomic(md, target / "report.md")
     write_text_atomic(_html(study, md), target / "report.html")
     return target / "report.md"
@@ -130,6 +131,7 @@ def _markdown(
     table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell],
     failed: list[Row],
     figures: list[str],
+    definitions: Mapping[str, str],
 ) -> str:
     seeds = len({r.seed for r in rows})
     lines = [
@@ -201,7 +203,9 @@ def _markdown(
         lines += [f"- {r.strategy} seed {r.seed} {r.factors}: {r.error}" for r in failed[:50]]
         if len(failed) > 50:
             lines.append(f"- … and {len(failed) - 50} more")
-    lines += ["", "Measures: " + "; ".join(f"`{k}` {v}" for k, v in study.measures.items()), ""]
+    lines += ["", "## Measures and their definitions (docs/metrics.md)", ""]
+    lines += [f"- `{k}`: {definitions.get(k, v)}" for k, v in study.measures.items()]
+    lines.append("")
     return "\n".join(lines)
 
 

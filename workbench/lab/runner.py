@@ -110,7 +110,7 @@ def run_study(
     folder = Path(out) if out is not None else Path("lab-runs") / study.name
     if folder.exists() and not folder.is_dir():
         raise ParameterError("--out", f"{folder} is a file, not a folder")
-    with Database(folder, study.name) as db:
+    with Database(folder, study.name, definitions=study.measure_definitions()) as db:
         done = db.done()
         todo = [spec for spec in plan if spec.key not in done]
         total, finished = len(plan), len(plan) - len(todo)

@@ -18,6 +18,7 @@ from typing import Any
 
 from workbench.engine import registry
 from workbench.engine.errors import ParameterError
+from workbench.engine.metrics import DEFINITIONS, definition
 
 # A measured value is "within" the paper's when it deviates by at most this share of it.
 TOLERANCE = 0.15
@@ -139,6 +140,19 @@ class Study:
     # factor at a time, as the papers' figures do.
     sweeps: tuple[Sweep, ...] = ()
     claims: tuple[Claim, ...] = ()
+    # measure -> the name of the definition it follows in ``workbench.engine.metrics.DEFINITIONS``
+    # (docs/metrics.md); a measure not named here is the study's own, as ``measures`` describes it
+    # (a paper's definition, which the description states).
+    definitions: Mapping[str, str] = field(default_factory=dict)
+
+    def measure_definitions(self) -> dict[str, str]:
+        """Every measure's definition on one line, as the study's database records it."""
+        return {
+            name: definition(self.definitions[name]).text()
+            if name in self.definitions
+            else f"this study's own: {description}"
+            for name, description in self.measures.items()
+        }
 
     def strategy(self, label: str) -> tuple[str, Mapping[str, Any]]:
         """The registry name and parameters of ``label``: one of the study's own, or any other
@@ -203,4 +217,8 @@ def checked(study: Study) -> Study:
         unknown += [label for label in sweep.strategies or () if label not in study.labels]
         if unknown:
             raise ValueError(f"study {study.name}: a sweep names what the study does not have: {unknown}")
+    known = {d.name for d in DEFINITIONS}
+    wrong = [f"{m}={d}" for m, d in study.definitions.items() if m not in study.measures or d not in known]
+    if wrong:
+        raise ValueError(f"study {study.name}: definitions of unknown measures or unknown definitions: {wrong}")
     return study

@@ -11,20 +11,20 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from workbench.engine.metrics import own_work
+from workbench.engine.metrics import BOUNDED_SLOWDOWN_THRESHOLD, own_work
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 
-BOUND = 10.0  # bounded slowdown: runtimes under 10 s count as 10 s (Feitelson's usual bound)
+BOUND = BOUNDED_SLOWDOWN_THRESHOLD  # runtimes under 10 s count as 10 s (docs/metrics.md, grid_bounded_slowdown)
 
 
 @dataclass(frozen=True)
 class GridMetrics:
     jobs: int
     placed: int
-    awrt: float  # Σ n·p·(C − r) / Σ n·p
-    awwt: float  # Σ n·p·(S − r) / Σ n·p: the average weighted wait
-    bounded_slowdown: float  # mean of max(1, (C − r) / max(p, BOUND))
+    awrt: float  # Σ n·p·(C − r) / Σ n·p (docs/metrics.md: awrt)
+    awwt: float  # Σ n·p·(S − r) / Σ n·p: the average weighted wait (awwt)
+    bounded_slowdown: float  # mean of max(1, (C − r) / max(p, BOUND)) (grid_bounded_slowdown)
     multi_site_jobs: int
     multi_site_share: float  # of the placed jobs
     multi_site_work_share: float  # of the placed work n·p

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from workbench.engine.errors import ValidationError, show
-from workbench.engine.io.envfile import MAX_NODES, _Obj, parse_json, read_text
+from workbench.engine.io.envfile import MAX_NODES, Field, _Obj, parse_json, read_text
 from workbench.engine.io.trace import (
     Machine,
     Selection,
@@ -59,6 +59,28 @@ CSV_COLUMNS = (
 )
 
 
+# The fields the importer reads, checked as the environment loader checks its own (envfile.Field);
+# Batsim allows fields of its users' besides these, which are left alone.
+TOP = {"nb_res": Field("number", "the machine's resources", nullable=True)}
+PROFILE = {
+    "type": Field("keyword", "the profile type", required=True),
+    "delay": Field("number", "the run time of a delay profile", required=True, low=0.0, low_open=True),
+}
+JOB = {
+    "id": Field("id", "unique among the jobs", required=True),
+    "subtime": Field("number", "the submission time", required=True, low=0.0),
+    "profile": Field("id", "the name of a profile in $.profiles", required=True),
+    "walltime": Field("number", "the requested time; -1: none", default=NO_WALLTIME),
+}
+
+
+def _open(data: Any, path: str, record: dict[str, Field]) -> _Obj:
+    """``data`` read by ``record``, any other field allowed (and ignored)."""
+    extra = Field("params", "a field of the workload's own")
+    fields = {key: extra for key in data} if isinstance(data, dict) else {}
+    return _Obj(data, path, {**fields, **record})
+
+
 def import_batsim(
     path: str | os.PathLike[str],
     nodes: int | None = None,
@@ -72,7 +94,7 @@ def import_batsim(
     """Read a Batsim JSON workload (``.json`` or ``.json.gz``) onto ``nodes`` nodes (default: its
     ``nb_res``); the machine options and ``selection`` are those of :func:`swf.import_swf`."""
     data = parse_json(read_text(path, gzipped=is_gzipped(path)))
-    top = _Obj(data, "$", tuple(data) if isinstance(data, dict) else ())  # Batsim allows fields of its users'
+    top = _open(data, "$", TOP)
     if "jobs" not in top.data:
         raise ValidationError("$.jobs", "missing required field")
     machine = Machine(_nb_res(top) if nodes is None else nodes, perf, price, performance, seed)
@@ -99,7 +121,7 @@ def import_batsim(
 
 
 def _nb_res(top: _Obj) -> int:
-    value = top.num("nb_res", nullable=True)
+    value = top.num("nb_res")
     if value is None:
         raise ValidationError("--nodes", "the workload gives no nb_res: give --nodes N")
     if not value.is_integer() or not 1 <= value <= MAX_NODES:
@@ -112,19 +134,19 @@ def _delays(top: _Obj) -> tuple[dict[str, float | str], list[str]]:
     profiles = top.data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise ValidationError("$.profiles", "expected an object of profiles")
-    at = _Obj({}, "$.profiles", ()).at
+    at = _Obj({}, "$.profiles", {}).at
     delays: dict[str, float | str] = {}
     skipped = []
     for key, item in profiles.items():
         try:
-            obj = _Obj(item, at(key), tuple(item) if isinstance(item, dict) else ())
+            obj = _open(item, at(key), PROFILE)
             kind = obj.text("type")
             if kind not in DELAY_TYPES:
                 raise ValidationError(
                     obj.at("type"),
                     f"expected {' or '.join(DELAY_TYPES)} (the others need a platform), got {show(kind)}",
                 )
-            delays[key] = float(obj.num("delay", low=0.0, low_open=True) or 0.0)
+            delays[key] = float(obj.num("delay") or 0.0)
         except ValidationError as exc:
             delays[key] = f"its profile is left out ({exc.path})"
             skipped.append(str(exc))
@@ -132,12 +154,12 @@ def _delays(top: _Obj) -> tuple[dict[str, float | str], list[str]]:
 
 
 def _job_from(item: Any, where: str, machine: Machine, delays: dict[str, float | str], seen: set[str]) -> Job:
-    obj = _Obj(item, where, tuple(item) if isinstance(item, dict) else ())
+    obj = _open(item, where, JOB)
     raw = obj._get("id", None)
-    ident = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else obj.text("id", nonempty=True)
+    ident = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else obj.text("id")
     if ident in seen:
         raise ValidationError(obj.at("id"), f"duplicate job id {show(ident)}")
-    arrival = float(obj.num("subtime", low=0.0) or 0.0)
+    arrival = float(obj.num("subtime") or 0.0)
     count = obj._get("res", None)
     if isinstance(count, bool) or not isinstance(count, int | float) or not float(count).is_integer():
         raise ValidationError(obj.at("res"), f"expected a whole number of resources, got {show(count)}")
@@ -145,11 +167,11 @@ def _job_from(item: Any, where: str, machine: Machine, delays: dict[str, float |
         raise ValidationError(
             obj.at("res"), f"expected a whole number from 1 to {machine.nodes} (the nodes), got {count}"
         )
-    profile = obj.text("profile", nonempty=True)
+    profile = obj.text("profile")
     delay = delays.get(profile, f"no profile {show(profile)} in $.profiles")
     if isinstance(delay, str):
         raise ValidationError(obj.at("profile"), delay)
-    walltime = obj.num("walltime", NO_WALLTIME)
+    walltime = obj.num("walltime")
     if walltime != NO_WALLTIME and (walltime or 0.0) <= 0:
         raise ValidationError(obj.at("walltime"), f"expected a number > 0, or {NO_WALLTIME} for none, got {walltime:g}")
     length = delay if walltime == NO_WALLTIME or walltime is None else walltime

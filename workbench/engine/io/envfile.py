@@ -19,6 +19,7 @@ import stat
 import tempfile
 import zlib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,96 @@ MAX_ID = 256  # characters of an id
 MAX_TEXT = 100_000  # characters of a name, label or description
 INT_DIGITS = 18  # longer integer literals are read as floats (and then must be finite)
 MAX_MAGNITUDE = 1e15  # every number: times, prices, volumes, budgets, performances, attributes
+
+
+# ---------------------------------------------------------------- the format, as data
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of the format: the loader checks it by this record, and ``io/schema.py`` writes the
+    JSON Schema from the same record (docs/formats.md), so the two cannot disagree.
+
+    ``kind``: ``id`` (a non-empty id), ``keyword`` (a short string, from ``choices`` when given),
+    ``text`` (free text: a name, a label), ``number`` (finite, within ±MAX_MAGNITUDE and the bounds),
+    ``count`` (a whole number from 1 to MAX_NODE_COUNT), ``const`` (exactly ``value``), ``numbers``
+    (an object of numbers), ``params`` (an object), ``object`` (the record ``item``) or ``list`` (of
+    ``item`` records, at most ``limit``, at least ``least``).
+    """
+
+    kind: str
+    help: str
+    required: bool = False
+    default: Any = None  # when missing; with ``nullable`` and no default, missing means null
+    low: float | None = None
+    low_open: bool = False
+    high: float | None = None
+    nullable: bool = False
+    choices: tuple[str, ...] = ()
+    value: Any = None
+    item: str = ""
+    limit: int = MAX_ITEMS
+    least: int = 0
+
+
+_NAME = "free text; the id when missing"
+RECORDS: dict[str, dict[str, Field]] = {
+    "environment": {
+        "format": Field("const", "the file's format", required=True, value=FORMAT),
+        "version": Field("const", "the format's version", required=True, value=VERSION),
+        "name": Field("text", "free text", default=""),
+        "description": Field("text", "free text", default=""),
+        "time": Field("object", "the time settings", item="time"),
+        "sites": Field("list", "the machines of a grid (seed 004)", item="site"),
+        "nodes": Field("list", "the computing nodes", item="node", limit=MAX_NODES, least=1),
+        "local_tasks": Field("list", "the owners' own use of the nodes; none overlap on a node", item="local_task"),
+        "jobs": Field("list", "the job requests", item="job"),
+        "strategy": Field("object", "the strategy (its name is checked against the registry)", item="strategy"),
+    },
+    "time": {
+        "start": Field("number", "the start of time", default=0.0),
+        "cycle_length": Field("number", "L; null: one cycle", low=0.0, low_open=True, nullable=True),
+        "horizon": Field("number", "the end of time, after start; null: unbounded", nullable=True),
+    },
+    "site": {
+        "id": Field("id", "unique among the sites", required=True),
+        "name": Field("text", "free text", default=""),
+    },
+    "node": {
+        "id": Field("id", "unique among the nodes", required=True),
+        "name": Field("text", _NAME),
+        "performance": Field("number", "p", required=True, low=0.0, low_open=True),
+        "price": Field("number", "c, per time unit", required=True, low=0.0),
+        "attributes": Field("numbers", "free numbers, e.g. q for MaxQ"),
+        "site": Field("keyword", "the id of a site in $.sites, when it is given", default=""),
+    },
+    "local_task": {
+        "id": Field("id", "unique among the local tasks", required=True),
+        "node": Field("keyword", "the id of a node", required=True),
+        "start": Field("number", "its start", required=True),
+        "end": Field("number", "its end, after start", required=True),
+        "kind": Field("keyword", "what the owner does", default="local", choices=TASK_KINDS),
+        "label": Field("text", "free text", default=""),
+    },
+    "job": {
+        "id": Field("id", "unique among the jobs", required=True),
+        "name": Field("text", _NAME),
+        "node_count": Field("count", "n: nodes at once", required=True),
+        "min_performance": Field("number", "p: the slowest node it accepts", default=0.0, low=0.0),
+        "volume": Field("number", "V: the work of each parallel part", required=True, low=0.0, low_open=True),
+        "budget": Field("number", "C; null: no budget", low=0.0, low_open=True, nullable=True),
+        "criterion": Field("keyword", "the user's own preference", default="finish", choices=JOB_CRITERIA),
+        "arrival": Field("number", "when it is submitted", default=0.0, low=0.0),
+        "priority": Field("number", "lower runs first", default=0.0),
+        "actual_fraction": Field("number", "real runtime over reserved", default=1.0, low=0.0, low_open=True, high=1.0),
+        "user": Field("keyword", "who submitted it (for grouping only)", default=""),
+        "site": Field("keyword", "where it was submitted: a site of $.sites or of a node", default=""),
+    },
+    "strategy": {
+        "name": Field("id", "a strategy of `workbench strategies`", required=True),
+        "params": Field("params", "its parameters (`workbench strategies -v`)", default={}),
+    },
+}
 
 
 # ---------------------------------------------------------------- reading
@@ -129,69 +220,95 @@ def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, gzipped
 
 
 class _Obj:
-    """A JSON object being read: typed field access that names the path on error."""
+    """A JSON object being read: typed field access that names the path on error; a ``record`` of
+    ``RECORDS`` gives the fields allowed and how each is checked."""
 
-    def __init__(self, data: Any, path: str, allowed: tuple[str, ...]) -> None:
+    def __init__(self, data: Any, path: str, record: Mapping[str, Field]) -> None:
         if not isinstance(data, dict):
             raise ValidationError(path, f"expected an object, got {_kind(data)}")
         self.data = data
         self.path = path
+        self.record = record
         for key in data:
-            if key not in allowed:
-                raise ValidationError(self.at(key), f"unknown field; expected one of {', '.join(allowed)}")
-        self.data = data
-        self.path = path
+            if key not in record:
+                raise ValidationError(self.at(key), f"unknown field; expected one of {', '.join(record)}")
 
     def at(self, key: str) -> str:
         return f"{self.path}.{key}" if key.isidentifier() else f"{self.path}[{show(key)}]"
 
-    def text(self, key: str, default: str | None = None, nonempty: bool = False, free: bool = False) -> str:
-        """A string field: an id or keyword (short, one line), or ``free`` text (a name, a description)."""
-        value = self._get(key, default)
+    def text(self, key: str, default: str | None = None) -> str:
+        """A string field: an id or keyword (short, one line), or free text (a name, a description);
+        ``default`` stands in for the record's when the field is missing."""
+        spec = self.record[key]
+        value = self._get(key, spec.default if default is None else default, spec.required)
         if not isinstance(value, str):
             raise ValidationError(self.at(key), f"expected a string, got {_kind(value)}")
+        free = spec.kind == "text"
         check_text(value, self.at(key), MAX_TEXT if free else MAX_ID, free)
-        if nonempty and not value.strip():
+        if spec.kind == "id" and not value.strip():
             raise ValidationError(self.at(key), "expected a non-empty string")
+        if spec.choices and value not in spec.choices:
+            raise ValidationError(self.at(key), f"expected one of {', '.join(spec.choices)}, got {show(value)}")
         return value
 
-    def num(
-        self,
-        key: str,
-        default: float | None = None,
-        *,
-        low: float | None = None,
-        low_open: bool = False,
-        high: float | None = None,
-        nullable: bool = False,
-    ) -> float | None:
-        value = self._get(key, default, nullable)
-        if value is None and nullable:
+    def num(self, key: str) -> float | None:
+        """A number field, checked against the record's bounds; None for a null one that may be."""
+        spec = self.record.get(key, Field("number", "an attribute", required=True))
+        value = self._get(key, spec.default, spec.required or (spec.default is None and not spec.nullable))
+        if value is None and spec.nullable:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
             raise ValidationError(self.at(key), f"expected a finite number, got {_kind(value)}")
         value = float(value)
         if abs(value) > MAX_MAGNITUDE:
             raise ValidationError(self.at(key), f"expected a number within ±{MAX_MAGNITUDE:g}, got {value:g}")
-        if low is not None and (value < low or (low_open and value <= low)):
-            raise ValidationError(self.at(key), f"expected a number {'>' if low_open else '≥'} {low:g}, got {value:g}")
+        low, high = spec.low, spec.high
+        if low is not None and (value < low or (spec.low_open and value <= low)):
+            raise ValidationError(
+                self.at(key), f"expected a number {'>' if spec.low_open else '≥'} {low:g}, got {value:g}"
+            )
         if high is not None and value > high:
             raise ValidationError(self.at(key), f"expected a number ≤ {high:g}, got {value:g}")
         return value
 
-    def _get(self, key: str, default: Any, nullable: bool = False) -> Any:
+    def count(self, key: str) -> int:
+        """A whole number from 1 to MAX_NODE_COUNT (2.0 is read as 2)."""
+        count = self._get(key, None, True)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NODE_COUNT:
+            whole = isinstance(count, float) and count.is_integer() and 1 <= count <= MAX_NODE_COUNT
+            if not whole:
+                expected = f"a whole number from 1 to {MAX_NODE_COUNT:,}"
+                raise ValidationError(self.at(key), f"expected {expected}, got {_kind(count)}")
+        return int(count)
+
+    def const(self, key: str) -> None:
+        spec = self.record[key]
+        value = self._get(key, None, True)
+        if isinstance(spec.value, str):
+            if not isinstance(value, str):
+                raise ValidationError(self.at(key), f"expected a string, got {_kind(value)}")
+            check_text(value, self.at(key))
+            if value != spec.value:
+                raise ValidationError(self.at(key), f"expected {spec.value!r}, got {show(value)}")
+        elif value != spec.value or isinstance(value, bool):
+            raise ValidationError(
+                self.at(key), f"expected {spec.value}, got {_kind(value)}; this workbench reads version {spec.value}"
+            )
+
+    def _get(self, key: str, default: Any, required: bool = False) -> Any:
         if key in self.data:
             return self.data[key]
-        if default is None and not nullable:
+        if required:
             raise ValidationError(self.at(key), "missing required field")
         return default
 
-    def items(self, key: str, limit: int = MAX_ITEMS) -> list[Any]:
+    def items(self, key: str) -> list[Any]:
+        spec = self.record[key]
         value = self.data.get(key, [])
         if not isinstance(value, list):
             raise ValidationError(self.at(key), f"expected a list, got {_kind(value)}")
-        if len(value) > limit:
-            raise ValidationError(self.at(key), f"{len(value)} entries; the limit is {limit:,}")
+        if len(value) > spec.limit:
+            raise ValidationError(self.at(key), f"{len(value)} entries; the limit is {spec.limit:,}")
         return value
 
 
@@ -219,26 +336,24 @@ def _kind(value: Any) -> str:
 
 
 def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
-    ident = obj.text("id", nonempty=True)
+    ident = obj.text("id")
     if ident in seen:
         raise ValidationError(obj.at("id"), f"duplicate {what} id {show(ident)}")
     seen.add(ident)
     return ident
 
 
+def _records(top: _Obj, key: str) -> list[_Obj]:
+    """The entries of the list field ``key``, each read as its record."""
+    record = RECORDS[top.record[key].item]
+    return [_Obj(item, f"{top.at(key)}[{i}]", record) for i, item in enumerate(top.items(key))]
+
+
 def environment_from_dict(data: Any, check_strategy: StrategyCheck | None = None) -> Environment:
     """Validate a parsed JSON document and build the environment it describes."""
-    top = _Obj(
-        data,
-        "$",
-        ("format", "version", "name", "description", "time", "sites", "nodes", "local_tasks", "jobs", "strategy"),
-    )
-    fmt = top.text("format")
-    if fmt != FORMAT:
-        raise ValidationError("$.format", f"expected {FORMAT!r}, got {show(fmt)}")
-    version = top._get("version", None)
-    if version != VERSION or isinstance(version, bool):
-        raise ValidationError("$.version", f"expected {VERSION}, got {_kind(version)}; this workbench reads version 1")
+    top = _Obj(data, "$", RECORDS["environment"])
+    top.const("format")
+    top.const("version")
     time = _time_from(top.data.get("time", {}))
     sites = _sites_from(top)
     nodes = _nodes_from(top, {s.id for s in sites} if "sites" in top.data else None)
@@ -252,8 +367,8 @@ def environment_from_dict(data: Any, check_strategy: StrategyCheck | None = None
         local_tasks=tuple(tasks),
         jobs=tuple(jobs),
         time=time,
-        name=top.text("name", "", free=True),
-        description=top.text("description", "", free=True),
+        name=top.text("name"),
+        description=top.text("description"),
         strategy=strategy,
         sites=tuple(sites),
     )
@@ -263,15 +378,14 @@ def _sites_from(top: _Obj) -> list[Site]:
     """The optional site list (seed 004's machines of a grid); nodes and jobs name them in ``site``."""
     sites = []
     seen: set[str] = set()
-    for i, item in enumerate(top.items("sites")):
-        obj = _Obj(item, f"$.sites[{i}]", ("id", "name"))
+    for obj in _records(top, "sites"):
         ident = _unique_id(obj, seen, "site")
-        sites.append(Site(ident, obj.text("name", "", free=True)))
+        sites.append(Site(ident, obj.text("name")))
     return sites
 
 
 def _site_of(obj: _Obj, known: set[str] | None, what: str) -> str:
-    site = obj.text("site", "")
+    site = obj.text("site")
     if site and known is not None and site not in known:
         listed = ", ".join(sorted(known)) or "none"
         raise ValidationError(obj.at("site"), f"no site has id {show(site)} ({what}; sites: {listed})")
@@ -279,11 +393,11 @@ def _site_of(obj: _Obj, known: set[str] | None, what: str) -> str:
 
 
 def _time_from(data: Any) -> TimeSettings:
-    obj = _Obj(data, "$.time", ("start", "cycle_length", "horizon"))
-    start = obj.num("start", 0.0)
+    obj = _Obj(data, "$.time", RECORDS["time"])
+    start = obj.num("start")
     assert start is not None
-    cycle = obj.num("cycle_length", nullable=True, low=0.0, low_open=True)
-    horizon = obj.num("horizon", nullable=True)
+    cycle = obj.num("cycle_length")
+    horizon = obj.num("horizon")
     if horizon is not None and horizon <= start:
         raise ValidationError("$.time.horizon", f"expected a number > start ({start:g}) or null, got {horizon:g}")
     return TimeSettings(start=start, cycle_length=cycle, horizon=horizon)
@@ -292,27 +406,26 @@ def _time_from(data: Any) -> TimeSettings:
 def _nodes_from(top: _Obj, sites: set[str] | None) -> list[Node]:
     nodes = []
     seen: set[str] = set()
-    for i, item in enumerate(top.items("nodes", MAX_NODES)):
-        obj = _Obj(item, f"$.nodes[{i}]", ("id", "name", "performance", "price", "attributes", "site"))
+    for obj in _records(top, "nodes"):
         ident = _unique_id(obj, seen, "node")
         attrs = obj.data.get("attributes", {})
         if not isinstance(attrs, dict):
             raise ValidationError(obj.at("attributes"), f"expected an object of numbers, got {_kind(attrs)}")
-        attr_obj = _Obj(attrs, obj.at("attributes"), tuple(attrs))
+        attr_obj = _Obj(attrs, obj.at("attributes"), dict.fromkeys(attrs, Field("number", "an attribute", True)))
         for key in attrs:
             check_text(key, attr_obj.at(key))
         pairs = tuple((key, float(attr_obj.num(key) or 0.0)) for key in attrs)
         nodes.append(
             Node(
                 id=ident,
-                name=obj.text("name", ident, free=True),
-                performance=float(obj.num("performance", low=0.0, low_open=True) or 0.0),
-                price=float(obj.num("price", low=0.0) or 0.0),
+                name=obj.text("name", ident),
+                performance=float(obj.num("performance") or 0.0),
+                price=float(obj.num("price") or 0.0),
                 attributes=pairs,
                 site=_site_of(obj, sites, "a node's site must be listed in $.sites"),
             )
         )
-    if not nodes:
+    if len(nodes) < top.record["nodes"].least:
         raise ValidationError("$.nodes", "expected at least one node")
     return nodes
 
@@ -320,8 +433,7 @@ def _nodes_from(top: _Obj, sites: set[str] | None) -> list[Node]:
 def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
     tasks = []
     seen: set[str] = set()
-    for i, item in enumerate(top.items("local_tasks")):
-        obj = _Obj(item, f"$.local_tasks[{i}]", ("id", "node", "start", "end", "kind", "label"))
+    for obj in _records(top, "local_tasks"):
         ident = _unique_id(obj, seen, "local task")
         node = obj.text("node")
         if node not in node_ids:
@@ -331,10 +443,7 @@ def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
         assert end is not None
         if end <= start:
             raise ValidationError(obj.at("end"), f"expected a number > start ({start:g}), got {end:g}")
-        kind = obj.text("kind", "local")
-        if kind not in TASK_KINDS:
-            raise ValidationError(obj.at("kind"), f"expected one of {', '.join(TASK_KINDS)}, got {show(kind)}")
-        tasks.append(LocalTask(ident, node, start, end, kind, obj.text("label", "", free=True)))
+        tasks.append(LocalTask(ident, node, start, end, obj.text("kind"), obj.text("label")))
     _check_overlaps(tasks)
     return tasks
 
@@ -358,53 +467,28 @@ def _check_overlaps(tasks: list[LocalTask]) -> None:
 def _jobs_from(top: _Obj, sites: set[str]) -> list[Job]:
     jobs = []
     seen: set[str] = set()
-    for i, item in enumerate(top.items("jobs", MAX_ITEMS)):
-        jobs.append(_job_from(item, f"$.jobs[{i}]", sites, seen))
+    for obj in _records(top, "jobs"):
+        jobs.append(_job_from(obj, sites, seen))
     return jobs
 
 
-JOB_FIELDS = (
-    "id",
-    "name",
-    "node_count",
-    "min_performance",
-    "volume",
-    "budget",
-    "criterion",
-    "arrival",
-    "priority",
-    "actual_fraction",
-    "user",
-    "site",
-)
-
-
-def _job_from(item: Any, where: str, sites: set[str], seen: set[str]) -> Job:
-    obj = _Obj(item, where, JOB_FIELDS)
+def _job_from(obj: _Obj, sites: set[str], seen: set[str]) -> Job:
     ident = _unique_id(obj, seen, "job")
-    count = obj._get("node_count", None)
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_NODE_COUNT:
-        whole = isinstance(count, float) and count.is_integer() and 1 <= count <= MAX_NODE_COUNT
-        if not whole:
-            expected = f"a whole number from 1 to {MAX_NODE_COUNT:,}"
-            raise ValidationError(obj.at("node_count"), f"expected {expected}, got {_kind(count)}")
-        count = int(count)
-    budget = obj.num("budget", nullable=True, low=0.0, low_open=True)
-    criterion = obj.text("criterion", "finish")
-    if criterion not in JOB_CRITERIA:
-        raise ValidationError(obj.at("criterion"), f"expected one of {', '.join(JOB_CRITERIA)}, got {show(criterion)}")
+    count = obj.count("node_count")
+    budget = obj.num("budget")
+    criterion = obj.text("criterion")
     return Job(
         id=ident,
-        name=obj.text("name", ident, free=True),
+        name=obj.text("name", ident),
         node_count=count,
-        min_performance=float(obj.num("min_performance", 0.0, low=0.0) or 0.0),
-        volume=float(obj.num("volume", low=0.0, low_open=True) or 0.0),
+        min_performance=float(obj.num("min_performance") or 0.0),
+        volume=float(obj.num("volume") or 0.0),
         budget=math.inf if budget is None else budget,
         criterion=criterion,
-        arrival=float(obj.num("arrival", 0.0, low=0.0) or 0.0),
-        priority=float(obj.num("priority", 0.0) or 0.0),
-        actual_fraction=float(obj.num("actual_fraction", 1.0, low=0.0, low_open=True, high=1.0) or 1.0),
-        user=obj.text("user", ""),
+        arrival=float(obj.num("arrival") or 0.0),
+        priority=float(obj.num("priority") or 0.0),
+        actual_fraction=float(obj.num("actual_fraction") or 1.0),
+        user=obj.text("user"),
         site=_site_of(obj, sites, "a job is submitted at a site that has nodes or is listed in $.sites"),
     )
 
@@ -414,7 +498,7 @@ def job_problem(job: Job) -> ValidationError | None:
 
     Importers call it on every job they make, so what they write always loads (docs/formats.md, "Limits")."""
     try:
-        _job_from(job_to_dict(job), "$", {job.site}, set())
+        _job_from(_Obj(job_to_dict(job), "$", RECORDS["job"]), {job.site}, set())
     except ValidationError as exc:
         return exc
     return None
@@ -423,8 +507,8 @@ def job_problem(job: Job) -> ValidationError | None:
 def _strategy_from(data: Any, check: StrategyCheck | None) -> StrategyRef:
     if data is None:
         return StrategyRef()
-    obj = _Obj(data, "$.strategy", ("name", "params"))
-    name = obj.text("name", nonempty=True)
+    obj = _Obj(data, "$.strategy", RECORDS["strategy"])
+    name = obj.text("name")
     params = obj.data.get("params", {})
     if not isinstance(params, dict):
         raise ValidationError(obj.at("params"), f"expected an object, got {_kind(params)}")
@@ -432,7 +516,7 @@ def _strategy_from(data: Any, check: StrategyCheck | None) -> StrategyRef:
         try:
             name = check(name, params)
         except ParameterError as exc:
-            where = obj.at("name") if exc.name == "strategy" else _Obj({}, obj.at("params"), ()).at(exc.name)
+            where = obj.at("name") if exc.name == "strategy" else _Obj({}, obj.at("params"), {}).at(exc.name)
             raise ValidationError(where, exc.message) from None
     return StrategyRef(name, tuple(params.items()))
 

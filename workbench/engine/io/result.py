@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from workbench.engine.metrics import flow_metrics
+from workbench.engine.metrics import BOUNDED_SLOWDOWN_THRESHOLD, DEFINITIONS_VERSION, flow_definitions, flow_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
@@ -25,7 +25,10 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def schedule_to_dict(env: Environment, schedule: Schedule) -> dict[str, Any]:
+def schedule_to_dict(
+    env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD
+) -> dict[str, Any]:
+    """The schedule JSON; ``metrics`` are named in ``metric_definitions`` (docs/metrics.md)."""
     return _clean(
         {
             "strategy": schedule.strategy,
@@ -44,7 +47,8 @@ def schedule_to_dict(env: Environment, schedule: Schedule) -> dict[str, Any]:
             ],
             "unscheduled": list(schedule.unscheduled),
             "reasons": dict(schedule.reasons),
-            "metrics": flow_metrics(env, schedule).as_dict(),
+            "metrics": flow_metrics(env, schedule, threshold).as_dict(),
+            "metric_definitions": {"version": DEFINITIONS_VERSION, **flow_definitions()},
             "elapsed_ms": schedule.elapsed_ms,
         }
     )
@@ -71,6 +75,7 @@ def snapshot_summary(snap: Snapshot) -> dict[str, Any]:
                 "makespan": metrics.makespan,
                 "total_cost": metrics.total_cost,
                 "utilisation": metrics.utilisation,
+                "slot_utilisation": metrics.slot_utilisation,
             },
         }
     )
@@ -98,4 +103,22 @@ def schedule_to_csv(env: Environment, schedule: Schedule, waiting: Sequence[str]
         if job_id not in placed and job_id not in schedule.reasons:
             reason = "arrived; waits for a window at this step"
             writer.writerow([job_id, env.job(job_id).name, "waiting", "", "", "", "", "", "", reason])
+    return buffer.getvalue()
+
+
+METRICS_COLUMNS = ("measure", "value", "definition")
+
+
+def metrics_to_csv(env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD) -> str:
+    """The flow's measures, one row each with the definition it follows (docs/metrics.md); a per-node
+    measure has one row per node, named ``measure[node]``; a measure with no value has an empty cell."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(METRICS_COLUMNS)
+    definitions = flow_definitions()
+    for name, value in flow_metrics(env, schedule, threshold).as_dict().items():
+        values = value.items() if isinstance(value, dict) else [("", value)]
+        for node, v in values:
+            cell = "" if isinstance(v, float) and not math.isfinite(v) else v
+            writer.writerow([f"{name}[{node}]" if node else name, cell, definitions[name]])
     return buffer.getvalue()

@@ -49,7 +49,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("mean finish", "mean_finish", "min"),
     ("makespan", "makespan", "min"),
     ("total cost", "total_cost", "min"),
-    ("utilisation", "utilisation", "max"),
+    ("utilisation of capacity", "utilisation", "max"),
+    ("utilisation of free slots", "slot_utilisation", "max"),
     ("failures", "failed", "min"),
     ("run time (ms)", "elapsed_ms", "min"),
 ]

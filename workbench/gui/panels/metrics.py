@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QTableWidget, QTableWidgetItem, QTabWidget
 
-from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_metrics
+from workbench.engine.metrics import FlowMetrics, JobMetrics, definition, flow_metrics, job_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui import prepared
@@ -24,25 +24,42 @@ FLOW_ROWS: list[tuple[str, str]] = [
     ("failed (Y)", "failed"),
     ("mean start", "mean_start"),
     ("mean finish", "mean_finish"),
+    ("mean wait", "mean_wait"),
+    ("mean response", "mean_response"),
+    ("mean slowdown", "mean_slowdown"),
+    ("mean bounded slowdown (τ = 10)", "mean_bounded_slowdown"),
     ("makespan", "makespan"),
     ("total cost", "total_cost"),
     ("total CPU time", "total_cpu_time"),
-    ("utilisation", "utilisation"),
+    ("utilisation of capacity", "utilisation"),
+    ("utilisation of free slots", "slot_utilisation"),
     ("AWRT", "awrt"),
     ("alternatives per job (N_A)", "mean_alternatives"),
 ]
-JOB_COLUMNS = ["job", "start", "finish", "actual", "wait", "runtime", "cost", "n·T", "slowdown"]
+JOB_COLUMNS = [
+    "job",
+    "start",
+    "finish",
+    "actual",
+    "wait",
+    "response",
+    "runtime",
+    "cost",
+    "n·T",
+    "slowdown",
+    "bounded slowdown",
+]
 # The measures that are times (or node-times), shown in View ▸ Time unit.
 TIME_KEYS = frozenset(
-    {"mean_start", "mean_finish", "makespan", "total_cpu_time", "awrt"}
-    | {"start", "finish", "actual_finish", "wait", "runtime", "cpu_time"}
+    {"mean_start", "mean_finish", "mean_wait", "mean_response", "makespan", "total_cpu_time", "awrt"}
+    | {"start", "finish", "actual_finish", "wait", "runtime", "cpu_time", "response"}
 )
 
 
 def format_metric(key: str, value: float, unit: str = "model") -> str:
     if isinstance(value, float) and math.isnan(value):
         return "—"
-    if key == "utilisation":
+    if key in ("utilisation", "slot_utilisation"):
         return f"{100 * value:.1f} %"
     if key in TIME_KEYS:
         if key == "total_cpu_time" and unit != "model":  # nodes × time
@@ -54,7 +71,19 @@ def format_metric(key: str, value: float, unit: str = "model") -> str:
 class JobMetricsModel(QAbstractTableModel):
     """One row per placed job, read on demand (a flow may have tens of thousands)."""
 
-    FIELDS = ("job", "start", "finish", "actual_finish", "wait", "runtime", "cost", "cpu_time", "slowdown")
+    FIELDS = (
+        "job",
+        "start",
+        "finish",
+        "actual_finish",
+        "wait",
+        "response",
+        "runtime",
+        "cost",
+        "cpu_time",
+        "slowdown",
+        "bounded_slowdown",
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -101,6 +130,8 @@ class MetricsPanel(QTabWidget):
         self.flow = QTableWidget(len(FLOW_ROWS), 1)
         self.flow.setHorizontalHeaderLabels(["value"])
         self.flow.setVerticalHeaderLabels([label for label, _ in FLOW_ROWS])
+        for row, (_, key) in enumerate(FLOW_ROWS):  # each row's definition (docs/metrics.md) as its tooltip
+            self.flow.verticalHeaderItem(row).setToolTip(definition(key).text())
         self.flow.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.flow.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.job_model = JobMetricsModel()

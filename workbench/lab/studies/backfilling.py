@@ -184,6 +184,13 @@ BACKFILLING = checked(
             "placed": "jobs placed",
             "ms": "compute time of the run (ms)",
         },
+        definitions={
+            "mean_finish": "mean_finish",
+            "makespan": "makespan",
+            "mean_start": "mean_start",
+            "utilisation": "utilisation",
+            "placed": "placed",
+        },
         run=_backfill_run,
         published=_paper_backfill(),
         orderings=_backfill_orderings(),

@@ -16,7 +16,7 @@ from typing import Any
 from workbench.engine import registry
 from workbench.engine.grid.configs import CONFIGS
 from workbench.engine.grid.economic import MACHINE_FUNCTIONS, USER_FUNCTIONS
-from workbench.lab.studies.grid import MEASURES, grid_measures, grid_workload
+from workbench.lab.studies.grid import DEFINED, MEASURES, grid_measures, grid_workload
 from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, Sweep, checked
 
 MODIFICATION = 3  # parts of at most 64 nodes: every Table 1 configuration can run every part
@@ -174,6 +174,7 @@ ECONOMIC_STUDY = checked(
         ),
         reps=3,
         measures=MEASURES,
+        definitions=DEFINED,
         run=_run,
         claims=_claims(),
         figures=(

@@ -1,0 +1,124 @@
+"""`workbench traces`: the archive's logs by name, and a checked download into the user cache."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+
+import pytest
+
+from workbench.cli import main
+from workbench.engine.io.swf import import_swf
+from workbench.lab.archive import ARCHIVE, CACHE_VARIABLE, CATALOGUE, URL_VARIABLE, cache_folder
+
+SWF = """; MaxNodes: 4
+1 0 0 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1
+2 5 0 30 4 -1 -1 4 30 -1 1 2 2 -1 -1 -1 -1 -1
+"""
+KTH = "KTH-SP2-1996-2.1-cln.swf"
+
+
+@pytest.fixture
+def archive(tmp_path, monkeypatch):
+    """A local archive holding KTH-SP2's file name (a tiny log), and an empty cache; returns the gzip's sum."""
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    data = gzip.compress(SWF.encode())
+    (folder / f"{KTH}.gz").write_bytes(data)
+    monkeypatch.setenv(URL_VARIABLE, folder.as_uri())
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "cache"))
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_list_shows_every_log_with_its_size_citation_and_checksum_state(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path))
+    assert main(["traces", "list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE", "HPC2N", "LANL-CM5", "NASA-iPSC"):
+        assert re.search(rf"^{name} ", out, re.M), name
+    assert re.search(r"^KTH-SP2 +28,476 +100 +Sep 1996-Aug 1997", out, re.M)  # as the local copy's header says
+    assert "Feitelson, Tsafrir & Krakov" in out and "cite: Feitelson & Nitzberg" in out
+    assert out.count("(no checksum known)") == len(CATALOGUE)  # none is verified: say so
+    assert str(tmp_path / "traces") in out
+    for t in CATALOGUE:
+        assert (
+            t.url == f"{ARCHIVE}/{t.folder}/{t.file}"
+            and re.fullmatch(r"l_\w+", t.folder)
+            and t.file.endswith(".swf.gz")
+        )
+
+
+def test_get_downloads_shows_progress_unpacks_and_computes_the_sum(archive, capsys):
+    assert main(["traces", "get", "kth-sp2"]) == 0
+    captured = capsys.readouterr()
+    assert "100%" in captured.err  # the progress bar
+    path = cache_folder() / KTH
+    assert captured.out.strip() == f"{path} (downloaded); no checksum known; computed: {archive}"
+    assert path.read_text() == SWF and import_swf(path, 4).env.jobs[1].node_count == 4
+    assert hashlib.sha256((cache_folder() / f"{KTH}.gz").read_bytes()).hexdigest() == archive
+    assert main(["traces", "get", "KTH-SP2", "--sha256", archive.upper()]) == 0
+    assert capsys.readouterr().out.strip() == f"{path} (already in the cache); SHA-256 checked: {archive}"
+
+
+def test_get_checks_a_known_sum(archive, capsys):
+    assert main(["traces", "get", "KTH-SP2", "--sha256", archive]) == 0
+    assert f"(downloaded); SHA-256 checked: {archive}" in capsys.readouterr().out
+
+
+def test_a_bad_checksum_is_refused_in_one_line_and_nothing_is_kept(archive, capsys):
+    wrong = "0" * 64
+    assert main(["traces", "get", "KTH-SP2", "--sha256", wrong]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == f"workbench: error: KTH-SP2: SHA-256 mismatch: expected {wrong}, got {archive}; nothing was kept"
+    assert list(cache_folder().iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("http://127.0.0.1:9", "cannot download KTH-SP2 from http://127.0.0.1:9/KTH-SP2-1996-2.1-cln.swf.gz"),
+        ("file:///nonexistent/folder", "cannot download KTH-SP2 from file:///nonexistent/folder/"),
+    ],
+)
+def test_without_a_network_it_fails_with_one_line_and_no_traceback(archive, monkeypatch, capsys, url, words):
+    monkeypatch.setenv(URL_VARIABLE, url)
+    assert main(["traces", "get", "KTH-SP2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and "Traceback" not in err
+    assert list(cache_folder().iterdir()) == []
+
+
+def test_bad_names_sums_and_files_are_one_line(archive, capsys, tmp_path, monkeypatch):
+    for argv, words in (
+        (["traces", "get", "nope"], "no trace 'nope' in the catalogue"),
+        (["traces", "get", "KTH-SP2", "--sha256", "abc"], "--sha256: expected 64 hexadecimal digits"),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / f"{KTH}.gz").write_bytes(b"not gzip at all")
+    monkeypatch.setenv(URL_VARIABLE, broken.as_uri())
+    assert main(["traces", "get", "KTH-SP2"]) == 2
+    assert "not a readable gzip file" in capsys.readouterr().err.splitlines()[-1]
+    assert list(cache_folder().iterdir()) == []
+
+
+def test_a_sum_in_the_catalogue_is_checked_without_being_asked(archive, monkeypatch, capsys):
+    """Where the catalogue knows a sum, `get` checks it by itself and refuses a file that differs."""
+    import dataclasses
+
+    from workbench.lab import archive as module
+
+    def with_sum(value: str) -> tuple:
+        return tuple(dataclasses.replace(t, sha256=value) if t.name == "KTH-SP2" else t for t in CATALOGUE)
+
+    monkeypatch.setattr(module, "CATALOGUE", with_sum("f" * 64))
+    assert main(["traces", "get", "KTH-SP2"]) == 2
+    assert "SHA-256 mismatch: expected " + "f" * 64 in capsys.readouterr().err
+    assert list(cache_folder().iterdir()) == []
+    monkeypatch.setattr(module, "CATALOGUE", with_sum(archive))
+    assert main(["traces", "get", "KTH-SP2"]) == 0
+    assert f"SHA-256 checked: {archive}" in capsys.readouterr().out
