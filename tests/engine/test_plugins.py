@@ -418,3 +418,22 @@ def test_a_plugin_in_the_lab_runs_in_worker_processes(tmp_path):
     assert rows["Most spare time"].status == "ok", rows["Most spare time"].error
     assert rows["Most spare time"].measures["placed"] == 50.0
     assert rows["Most spare time"].measures["mean_finish"] != rows["BFfinish"].measures["mean_finish"]
+
+
+def test_a_plugin_criterion_finds_css_alternatives_as_its_built_in_twin_does():
+    @criterion("cheap", direction="min")
+    def cheap(c):
+        return c.price * c.length
+
+    env = load_environment(SAMPLE)
+    for strategy in ("CSS", "BSF"):
+        mine = registry.run(env, strategy, {"alternatives_by": "cheap"})
+        twin = registry.run(env, strategy, {"alternatives_by": "MinCost"})
+        own = registry.run(env, strategy)
+        assert mine.windows == twin.windows
+        assert mine.alternatives == twin.alternatives
+        assert mine.windows != own.windows  # the jobs' own criteria find other alternatives
+    with pytest.raises(Exception, match="alternatives_by: expected own or a square-window selector"):
+        registry.run(env, "CSS", {"alternatives_by": "EASY"})
+    with pytest.raises(Exception, match="alternatives_by: a selector finds square windows"):
+        registry.run(env, "CSS", {"alternatives_by": "cheap", "shape": "rough"})

@@ -8,7 +8,6 @@ environment files, ``simulator`` and ``run``, and ``selector`` for tools that pl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,19 +16,15 @@ from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.selectors import Selector
 from workbench.engine.simulate import Progress, Simulator, StopFn
-from workbench.engine.strategies import CATALOGUE, SELECTOR_BUILDERS, StrategyInfo, css_spec
+from workbench.engine.strategies import CATALOGUE, SELECTOR_BUILDERS, StrategyInfo, css_spec, name_key
 
 __all__ = ["StrategyInfo", "check_strategy", "css_spec", "get", "run", "selector", "simulator", "strategies"]
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s_\-]+", "", name).lower()
-
-
 def get(name: str) -> StrategyInfo:
     """The strategy called ``name`` (case, spaces, '-' and '_' do not matter)."""
-    key = _key(name)
-    info = next((info for info in CATALOGUE if _key(info.name) == key), None)
+    key = name_key(name)
+    info = next((info for info in CATALOGUE if name_key(info.name) == key), None)
     if info is None:
         raise ParameterError("strategy", f"unknown strategy {show(name)}; `workbench strategies` lists them")
     return info

@@ -10,6 +10,7 @@ name; the CLI's ``strategies`` command, the GUI's strategy panel and the docs ar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -79,6 +80,11 @@ AEP_CRITERIA = {
 
 
 CATALOGUE: list[StrategyInfo] = []  # every strategy, in the order the lists show them
+
+
+def name_key(name: str) -> str:
+    """What identifies a strategy's name: case, spaces, '-' and '_' do not matter."""
+    return re.sub(r"[\s_\-]+", "", name).lower()
 
 
 def _add(info: StrategyInfo) -> StrategyInfo:
@@ -343,7 +349,20 @@ _define_selectors()
 
 
 def css_spec(params: dict[str, Any]) -> CssSpec:
-    return CssSpec(params["vo_criterion"], params["max_alternatives"], params["resolution"], params["shape"])
+    by = params.get("alternatives_by", "own")
+    finder = None if by == "own" else _alternatives_finder(by, params["resolution"])
+    return CssSpec(params["vo_criterion"], params["max_alternatives"], params["resolution"], params["shape"], finder)
+
+
+def _alternatives_finder(name: str, resolution: float) -> SearchSelector:
+    """The selector whose search finds CSS's alternatives (``alternatives_by``), at CSS's resolution."""
+    info = next((i for i in CATALOGUE if i.family == "selector" and name_key(i.name) == name_key(name)), None)
+    chosen = None if info is None else SELECTOR_BUILDERS[info.name](info.resolve({"resolution": resolution}))
+    if not isinstance(chosen, SearchSelector):
+        raise ParameterError(
+            "alternatives_by", f"expected own or a square-window selector (FirstFit, CoP, a plug-in's…), got {name!r}"
+        )
+    return chosen
 
 
 def _css_flow(slices_param: bool) -> Flow:

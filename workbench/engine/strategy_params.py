@@ -134,6 +134,14 @@ CSS_PARAMS = (
     ),
     # An unbounded horizon offers endless alternatives: each one is a window held in memory.
     Param("max_alternatives", int, 20, "most alternatives per job and cycle", minimum=1, maximum=10_000),
+    Param(
+        "alternatives_by",
+        str,
+        "own",
+        "how each job's alternatives are found: own, by the job's own criterion (AEP) "
+        + cite("000", "§6.1")
+        + "; or the name of a square-window selector (a plug-in's, say), whose search finds them",
+    ),
     RESOLUTION,
     SHAPE,
 )

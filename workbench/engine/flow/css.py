@@ -42,6 +42,7 @@ from workbench.engine.model import Job, Window
 from workbench.engine.references import paper
 from workbench.engine.rough import SHAPES, search_rough
 from workbench.engine.search import SearchSpec, find_window
+from workbench.engine.selectors import SearchSelector
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
 
@@ -69,6 +70,7 @@ class CssSpec:
     max_alternatives: int = 20
     resolution: float = 1.0
     shape: str = "square"
+    by: SearchSelector | None = None  # the search that finds the alternatives; None: each job's own criterion
 
     def __post_init__(self) -> None:
         if self.vo_criterion not in VO_CRITERIA:
@@ -77,10 +79,14 @@ class CssSpec:
             raise ParameterError("max_alternatives", "must be at least 1 (an unbounded horizon offers endless ones)")
         if self.shape not in SHAPES:
             raise ParameterError("shape", f"expected one of {', '.join(SHAPES)}, got {self.shape!r}")
+        if self.by is not None and self.shape == "rough":
+            raise ParameterError("alternatives_by", "a selector finds square windows; with shape=rough use own")
 
     def find(self, table: SlotTable, job: Job, earliest: float) -> Window | None:
-        """One window of ``job`` by its own criterion (AEP) in this spec's shape."""
-        if self.shape == "rough":
+        """One window of ``job`` by its own criterion (AEP) in this spec's shape, or by ``by``'s search."""
+        if self.by is not None:
+            found = self.by.select(table, job, earliest)
+        elif self.shape == "rough":
             found = search_rough(table, job, job.criterion, earliest, self.resolution)
         else:
             search = SearchSpec(AEP[job.criterion](), exact=job.criterion in EXACT_AEP, resolution=self.resolution)
