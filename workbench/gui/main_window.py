@@ -43,7 +43,7 @@ from workbench.gui.panels.strategy import StrategyPanel
 from workbench.gui.panels.why import WhyPanel
 from workbench.gui.plugin_menu import PluginMenu
 from workbench.gui.window_files import WindowFiles
-from workbench.gui.workers import BackgroundCall, LiveRunner
+from workbench.gui.workers import BackgroundCall, LiveRunner, share_the_gil
 from workbench.session import edits
 from workbench.session.document import Document, empty_environment
 from workbench.session.state import find_job
@@ -56,6 +56,7 @@ AUTOSAVE_DELAY_MS = 2000
 class MainWindow(QMainWindow, Exports, WindowFiles):
     def __init__(self, env: Environment | None = None, path: Path | None = None, quiet: bool = False) -> None:
         super().__init__()
+        share_the_gil()
         self.quiet = quiet  # no modal dialogs (tests, screenshots); errors go to last_error
         self.last_error = ""
         self.document = Document(env or empty_environment(), path)

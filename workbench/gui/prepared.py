@@ -1,8 +1,9 @@
 """What the window shows of a result, computed in the worker thread so the GUI thread only draws.
 
 After a run, the worker also builds the free slots left by the local tasks and the
-windows (the chart draws them faintly) and the flow and per-job measures (the
-Metrics panel). The GUI thread looks them up by the schedule object; anything
+windows (the chart draws them faintly), the windows' parts and the picture's right
+edge (0.15 s of the GUI thread's time at 28,000 jobs), and the flow and per-job
+measures (the Metrics panel). The GUI thread looks them up by the schedule object; anything
 not prepared (a step in Cycles mode, say) is computed on the spot as before.
 No Qt here.
 """
@@ -16,6 +17,7 @@ from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
+from workbench.gui.gantt.geometry import Parts, visible_end, window_parts
 
 KEEP = 8  # results kept: the live one and a Compare of up to seven more
 
@@ -27,6 +29,9 @@ class Prepared:
     free: SlotTable
     metrics: FlowMetrics
     jobs: list[JobMetrics]
+    actual_ends: dict[str, float]  # each window's job's actual end
+    parts: Parts  # the windows' parts, on rows in the environment's node order
+    visible_end: float  # the right edge of the picture
 
 
 _lock = threading.Lock()
@@ -36,7 +41,17 @@ _kept: list[Prepared] = []
 def prepare(env: Environment, schedule: Schedule) -> Prepared:
     """Compute, keep and return what the window needs of ``schedule`` (call it off the GUI thread)."""
     free = SlotTable.from_environment(env).reserve(schedule.windows)
-    done = Prepared(env, schedule, free, flow_metrics(env, schedule), job_metrics(env, schedule))
+    ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
+    done = Prepared(
+        env,
+        schedule,
+        free,
+        flow_metrics(env, schedule),
+        job_metrics(env, schedule),
+        ends,
+        window_parts(env, schedule.windows, ends, None),
+        visible_end(env, schedule.windows),
+    )
     with _lock:
         _kept.append(done)
         del _kept[:-KEEP]

@@ -8,6 +8,7 @@ document is dropped.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +25,16 @@ from workbench.session.document import Document
 
 YIELD_EVERY = 0.01  # seconds of work between hand-overs of the GIL to the GUI thread
 YIELD_FOR = 0.0005  # seconds
+# CPython's switch interval while the GUI runs. Painting a table calls back into Python thousands of
+# times, and with the default 5 ms each call waited for a busy worker to let go of the GIL: the Jobs
+# table's repaint took 0.4-0.9 s during a run on 28,000 jobs instead of 8 ms. At 0.1 ms the waits
+# vanish; a worker alone (the GUI idle, asking for nothing) never switches, so it runs as fast.
+GUI_SWITCH_INTERVAL = 1e-4
+
+
+def share_the_gil() -> None:
+    """Let the GUI thread's callbacks take the GIL from a busy worker within 0.1 ms."""
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL)
 
 
 class Token:

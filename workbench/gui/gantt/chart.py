@@ -11,6 +11,7 @@ The chart never edits anything itself: it emits what the user asked for.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import html
 import math
 
@@ -93,6 +94,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.snapshot: Snapshot | None = None
         self._window_list: list[Window] = []
         self._actual_ends: dict[str, float] = {}  # where each drawn window's job really ended
+        self._ready: prepared.Prepared | None = None  # what the worker prepared of the result drawn
+        self._end = 0.0  # the right edge of the picture drawn
         self._distances: dict[str, Distances] = {}  # the L_left/L_right each placement saw
         self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
@@ -160,7 +163,11 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         the actual ends they were drawn with)."""
         self._schedule = schedule
         if schedule is not None:
-            self._actual_ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
+            ready = prepared.lookup(env, schedule)
+            ends = ready.actual_ends if ready is not None else None
+            self._actual_ends = (
+                ends if ends is not None else {w.job: schedule.actual_end(env, w) for w in schedule.windows}
+            )
             self._distances = dict(schedule.distances)
             self._groups = dict(schedule.groups)
         self._draw(env, list(schedule.windows) if schedule else list(windows or []), None, fit)
@@ -182,14 +189,16 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.node_axis.set_labels(geometry.row_labels(env, self.rows), {row for row, _ in self.rows.headers})
         self._draw_site_lines()
         self._window_list = windows
-        ready = prepared.lookup(env, self._schedule)
+        ready = prepared.lookup(env, self._schedule) if snapshot is None else None
+        self._ready = ready
+        self._end = ready.visible_end if ready is not None else geometry.visible_end(env, windows)
         self._table = None if ready is not None else SlotTable.from_environment(env)
-        self._draw_slots(env, windows, ready.free if ready is not None and snapshot is None else None)
+        self._draw_slots(env, windows, ready.free if ready is not None else None)
         self._draw_tasks(env)
         self._draw_windows(env, windows, snapshot)
         self._draw_lines(env, snapshot)
         self.set_selected(self.selected)
-        self._limit_view(env.time.start, geometry.visible_end(env, windows))
+        self._limit_view(env.time.start, self._end)
         if fit or self._needs_fit:
             self.fit()
             self._needs_fit = env.time.horizon is None and not windows
@@ -220,8 +229,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         else:
             table = (self._table or SlotTable.from_environment(env)).reserve(windows)
         self._free_for = (key, table)
-        end = geometry.visible_end(env, windows)
-        slot_end = np.minimum(table.end, end)
+        slot_end = np.minimum(table.end, self._end)
         self.slots.set_rects(
             table.start,
             self._row_of[table.node] + (1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT,
@@ -246,7 +254,15 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
 
     def _draw_windows(self, env: Environment, windows: list[Window], snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else None
-        parts = geometry.window_parts(env, windows, self._actual_ends, now, self._row_of)
+        ready = self._ready  # set only when ``windows`` are its schedule's
+        if ready is not None:  # prepared in the worker on rows in node order: only the rows move here
+            parts = dataclasses.replace(
+                ready.parts,
+                y=self._row_of[ready.parts.y.astype(np.int64)].astype(float),
+                released_y=self._row_of[ready.parts.released_y.astype(np.int64)].astype(float),
+            )
+        else:
+            parts = geometry.window_parts(env, windows, self._actual_ends, now, self._row_of)
         colouring = palette.colour_windows(env, windows, self.colour_by, self._actual_ends, now, self._groups)
         self._parts, self._colouring = parts, colouring
         count = len(colouring.colours)
@@ -348,14 +364,14 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
 
     def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else env.time.start
-        key = (env.time, now, geometry.visible_end(env, self._window_list) if env.time.horizon is None else None)
+        key = (env.time, now, self._end if env.time.horizon is None else None)
         if key == getattr(self, "_lines_key", None):
             return
         self._lines_key = key
         for line in self._lines:
             self.removeItem(line)
         self._lines = []
-        for x in geometry.cycle_marks(env, geometry.visible_end(env, self._window_list)):
+        for x in geometry.cycle_marks(env, self._end):
             self._add_line(x, "#7f7f7f", Qt.PenStyle.DashLine)
         if env.time.horizon is not None:
             self._add_line(env.time.horizon, "#404040", Qt.PenStyle.SolidLine)
@@ -433,7 +449,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             for label in self._labels:
                 label.setOpacity(1.0)
             return
-        end = geometry.visible_end(self.env, self._window_list)
+        end = self._end
         left = min(self.env.time.start, float(parts.x.min()))
         self.veil.set_rects(
             np.array([left]),

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QToolTip,
     QVBoxLayout,
@@ -48,6 +49,8 @@ from workbench.session.edits import Edit
 
 Index = QModelIndex | QPersistentModelIndex
 SIZE_SAMPLE_ROWS = 50
+MEASURED_CELLS = 3  # of a column's sampled texts, the longest few are measured (proportional fonts)
+CELL_PADDING = 1  # what QTableView adds to a cell's size hint for the grid line
 
 
 def fmt(value: float) -> str:
@@ -543,15 +546,31 @@ class TableDock(QDockWidget):
         self._fit_timer.start()
 
     def fit_columns(self) -> None:
-        """Widen every column its sampled content (and its title) no longer fits."""
+        """Widen every column its sampled content (and its title) no longer fits.
+
+        The sample is the rows on screen and the first SIZE_SAMPLE_ROWS; of each column's texts
+        there, the delegate measures only the longest few (Qt's own ``sizeHintForColumn`` measures
+        every sampled cell: 80 ms a refresh at 10,000 jobs, on every Cycles step)."""
         self._fit_timer.stop()
-        if self.model.rowCount() == 0:
+        rows = self.proxy.rowCount()
+        if rows == 0:
             return  # nothing to measure yet: the first content measures afresh
         header = self.view.horizontalHeader()
+        top = max(self.view.rowAt(0), 0)
+        bottom = self.view.rowAt(self.view.viewport().height() - 1)
+        bottom = rows - 1 if bottom < 0 else bottom
+        sample = sorted({*range(min(rows, SIZE_SAMPLE_ROWS)), *range(top, bottom + 1)})
+        option = QStyleOptionViewItem()
+        self.view.initViewItemOption(option)
+        delegate = self.view.itemDelegate()
         for c in range(self.model.columnCount()):
             if header.isSectionHidden(c):
                 continue
-            need = max(self.view.sizeHintForColumn(c), header.sectionSizeHint(c))
+            indexes = [self.proxy.index(r, c) for r in sample]
+            lengths = [len(str(i.data(Qt.ItemDataRole.DisplayRole) or "")) for i in indexes]
+            longest = sorted(range(len(indexes)), key=lengths.__getitem__)[-MEASURED_CELLS:]
+            content = max((delegate.sizeHint(option, indexes[i]).width() for i in longest), default=0)
+            need = max(content + CELL_PADDING, header.sectionSizeHint(c))
             if self._afresh or need > header.sectionSize(c):
                 header.resizeSection(c, need)
         self._afresh = False
