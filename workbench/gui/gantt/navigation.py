@@ -8,8 +8,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 
-from workbench.gui.gantt import geometry
-
 VIEW_MARGIN = 0.25  # how far past the schedule, as a share of its span, the view may go
 
 
@@ -26,7 +24,7 @@ class ChartNavigation:
         """Zoom to show every node and the whole scheduling interval."""
         if self.env is None:
             return
-        end = geometry.visible_end(self.env, self._window_list)
+        end = self._end
         self._limit_view(self.env.time.start, end)
         self.view.setRange(xRange=(self.env.time.start, end), yRange=(-0.2, self.rows.count), padding=0.02)
 
