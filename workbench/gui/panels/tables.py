@@ -156,16 +156,20 @@ class EnvTableModel(QAbstractTableModel):
         self.refresh()
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        column = self.columns[index.column()]
+        return self.cell(index.row(), index.column(), role)
+
+    def cell(self, row: int, col: int, role: int) -> Any:
+        """What ``data`` gives for the cell (row, col): the proxy asks here directly."""
+        column = self.columns[col]
         if role == Qt.ItemDataRole.DisplayRole:
-            return self.text(index.column(), index.row())
+            return self.text(col, row)
         if role == Qt.ItemDataRole.EditRole:
-            return full(column.get(self.document, index.row()))
+            return full(column.get(self.document, row))
         if role == Qt.ItemDataRole.ToolTipRole:
-            text = self.text(index.column(), index.row())
+            text = self.text(col, row)
             return text if len(text) > 18 else None
-        if self.colour_rows and index.column() == 0:
-            colour = palette.job_colour(self.document.env.jobs[index.row()].id)
+        if self.colour_rows and col == 0:
+            colour = palette.job_colour(self.document.env.jobs[row].id)
             if role == Qt.ItemDataRole.BackgroundRole:
                 return colour
             if role == Qt.ItemDataRole.ForegroundRole:
@@ -175,8 +179,11 @@ class EnvTableModel(QAbstractTableModel):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
+        return self.column_flags(index.column())
+
+    def column_flags(self, col: int) -> Qt.ItemFlag:
         base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        return base | Qt.ItemFlag.ItemIsEditable if self.columns[index.column()].set else base
+        return base | Qt.ItemFlag.ItemIsEditable if self.columns[col].set else base
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         column = self.columns[index.column()]
@@ -442,6 +449,18 @@ class TableProxy(QAbstractProxyModel):
         if not proxy_index.isValid() or not 0 <= proxy_index.row() < len(self.rows):
             return QModelIndex()
         return self.source.index(int(self.rows[proxy_index.row()]), proxy_index.column())
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        # Straight to the source's cell: the base class would call back into Python for mapToSource
+        # and again for the source's data, and a repaint asks for thousands of cells.
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        return self.source.cell(int(self.rows[index.row()]), index.column(), role)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return self.source.column_flags(index.column())
 
     def mapFromSource(self, source_index: Index) -> QModelIndex:
         if not source_index.isValid() or not 0 <= source_index.row() < len(self._where):
