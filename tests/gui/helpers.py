@@ -29,3 +29,23 @@ def threads_running(monkeypatch, module, name):
 
     monkeypatch.setattr(module, name, watched)
     return threads
+
+
+def python_calls(action) -> int:
+    """How many Python functions run (on this thread) during ``action()``: Qt calling back into
+    Python per row or per comparison shows here as tens of thousands."""
+    import sys
+
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return calls

@@ -17,6 +17,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QStyleOptionViewItem
 
+from tests.gui.helpers import python_calls
 from tests.traces import swf_environment
 from workbench.engine import registry
 from workbench.engine.io.envfile import save_environment
@@ -62,22 +63,6 @@ def test_a_prepared_result_draws_the_same_rectangles_without_recomputing_them(qt
         assert np.array_equal(mine, theirs)
 
 
-def _python_calls(action) -> int:
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        action()
-    finally:
-        sys.setprofile(None)
-    return calls
-
-
 def test_fitting_the_columns_reads_a_sample_not_every_row(qtbot, trace_env):
     """Fitting the Jobs table's columns costs the same at 300 and 3,000 rows (a fixed sample, the
     longest few texts of each column measured), and it fits every column but the stretched last
@@ -91,7 +76,7 @@ def test_fitting_the_columns_reads_a_sample_not_every_row(qtbot, trace_env):
         qtbot.addWidget(dock)
         dock.resize(900, 400)
         dock.show()
-        calls.append(_python_calls(dock.fit_columns))
+        calls.append(python_calls(dock.fit_columns))
     assert calls[1] < 1.2 * calls[0] + 200, calls
     header, proxy = dock.view.horizontalHeader(), dock.proxy
     option = QStyleOptionViewItem()

@@ -4,11 +4,12 @@ not a Python call per row or per pair of rows, so they never hold the window."""
 from __future__ import annotations
 
 import itertools
-import sys
 import time
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
+
+from tests.gui.helpers import python_calls
 
 ROWS = 28_000
 
@@ -30,24 +31,6 @@ def dock(qtbot, big_env):
     dock.resize(900, 500)
     dock.show()
     return dock
-
-
-def _python_calls(action) -> int:
-    """How many Python functions run (on this thread) during ``action()``: Qt calling back into
-    Python per row or per comparison shows here as tens of thousands."""
-    calls = 0
-
-    def count(frame, event, arg):
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        action()
-    finally:
-        sys.setprofile(None)
-    return calls
 
 
 def _column(dock, header: str) -> int:
@@ -101,12 +84,12 @@ def test_sorting_and_filtering_do_no_python_work_per_row(dock):
     dock.filter.setText("")
     dock.view.sortByColumn(n, Qt.SortOrder.AscendingOrder)
     budget = ROWS // 20
-    assert _python_calls(lambda: dock.view.sortByColumn(v, Qt.SortOrder.DescendingOrder)) < budget
-    assert _python_calls(lambda: dock.view.sortByColumn(n, Qt.SortOrder.DescendingOrder)) < budget
-    assert _python_calls(lambda: dock.filter.setText("12")) < budget
-    assert _python_calls(lambda: dock.filter.setText("123")) < budget
-    assert _python_calls(lambda: dock.filter.setText("")) < budget
-    assert _python_calls(lambda: dock.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)) < budget
+    assert python_calls(lambda: dock.view.sortByColumn(v, Qt.SortOrder.DescendingOrder)) < budget
+    assert python_calls(lambda: dock.view.sortByColumn(n, Qt.SortOrder.DescendingOrder)) < budget
+    assert python_calls(lambda: dock.filter.setText("12")) < budget
+    assert python_calls(lambda: dock.filter.setText("123")) < budget
+    assert python_calls(lambda: dock.filter.setText("")) < budget
+    assert python_calls(lambda: dock.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)) < budget
 
 
 @pytest.mark.timing
