@@ -868,12 +868,10 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
     rows = win.chart.rows
     assert [row for row, _ in rows.headers] == [0, 5, 9]  # a header, then the site's nodes
     labels = win.chart.node_axis._labels
-    assert labels[0].startswith("machine 1 · 4 nodes") and labels[5].startswith("machine 2 · 3 nodes")
-    # A header collapses nothing, so it shows no disclosure triangle that seems to offer it.
-    assert not any(ch in label for label in labels for ch in "▾▸▶▼▲◂◀")
+    assert labels[0].startswith("▾ machine 1 · 4 nodes") and labels[5].startswith("▾ machine 2 · 3 nodes")
     for node, row in zip(env.nodes, rows.row_of, strict=True):
         header = max(h for h, _ in rows.headers if h < row)
-        assert labels[header].startswith(env.site_name(node.site))
+        assert labels[header].startswith("▾ " + env.site_name(node.site))
     assert len(win.chart._site_lines) == 2  # separators above machines 2 and 3
     drawn = drawn_windows(win)
     index = env.node_index
@@ -904,6 +902,51 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
     assert list(dialog.results) == ["Local", "Job sharing", "Multi-site"]
     assert dialog.results["Local"].unscheduled  # the 5- and 6-node jobs are wider than their sites
+
+
+def test_a_click_on_a_machine_header_collapses_it_to_one_lane_and_opens_it_again(qtbot, window, tmp_path):
+    """Defect 19: the header's triangle does what it shows. Collapsed, a machine keeps its header row,
+    its nodes' windows and tasks are drawn on it (when the machine is busy), its tasks cannot be
+    dragged there, and an export shows the same rows; a second click opens it."""
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.gui.gantt import geometry
+    from workbench.gui.gantt.geometry import ROW_HEIGHT
+
+    win = grid_window(window, tmp_path, "Job sharing")
+    wait_result(qtbot, win)
+    env, chart = win.document.env, win.chart
+    before = chart.rows.count
+    site = chart.rows.header_sites[1]
+    members = [k for k, n in enumerate(env.nodes) if n.site == site]
+    header_row = chart.rows.headers[1][0]
+
+    def click_header() -> None:
+        """A real click on the header's label, at its row's height on the left axis."""
+        y = chart.view.mapViewToScene(QPointF(0, header_row + ROW_HEIGHT / 2)).y()
+        x = chart.node_axis.sceneBoundingRect().center().x()
+        where = chart.mapFromScene(QPointF(x, y))
+        qtbot.mouseClick(chart.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(int(where.x()), int(where.y())))
+        qtbot.wait(QApplication.doubleClickInterval() + 50)  # two clicks, not a double-click
+
+    click_header()
+    assert site in chart.collapsed
+    rows = chart.rows
+    assert rows.count == before - len(members)
+    assert all(rows.row_of[k] == header_row for k in members)
+    assert chart.node_axis._labels[header_row].startswith("▸ " + env.site_name(site))
+    site_of = {n.id: n.site for n in env.nodes}
+    parts = [n for w in win.document.result.windows for n in w.nodes if site_of[n] == site]
+    assert parts
+    assert int((chart.windows.y == header_row).sum()) == len(parts)  # the machine's parts, on its lane
+    task = next((t for t in env.local_tasks if site_of[t.node] == site), None)
+    if task is not None:
+        assert not chart.begin_drag(QPointF((task.start + task.end) / 2, header_row + ROW_HEIGHT / 2))
+    figure = win.chart_figure()
+    assert figure.collapsed == frozenset({site})
+    assert geometry.row_layout(env, figure.row_order, figure.collapsed).count == rows.count
+    click_header()
+    assert site not in chart.collapsed and chart.rows.count == before
 
 
 def test_the_economic_scheduler_runs_in_the_panel_the_player_and_compare(qtbot, window, tmp_path):

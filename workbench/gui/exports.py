@@ -42,6 +42,7 @@ class Exports:
             "highlight": self.state.job,
             "time_unit": self.chart.time_unit,
             "row_order": self.chart.row_order,
+            "collapsed": frozenset(self.chart.collapsed),
         }
         snap = self.showing_snapshot
         if snap is None:

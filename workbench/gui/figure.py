@@ -55,6 +55,7 @@ class Figure:
     highlight: str | None = None
     time_unit: str = "model"  # a key of geometry.TIME_UNITS
     row_order: str = "list"  # a key of geometry.ROW_ORDERS
+    collapsed: frozenset[str] = frozenset()  # grid machines drawn as one lane, as on screen
     groups: Mapping[str, str] = field(default_factory=dict)  # Batch-slicer/BSF parts, for colour by batch
     extra_legend: Sequence[tuple[str, QColor]] = field(default_factory=tuple)
     # EASY at a step: the blocked head's reservation (job, start, length, nodes), outlined as on screen.
@@ -68,7 +69,9 @@ class Figure:
 
     @property
     def row_range(self) -> tuple[int, int]:
-        return self.rows if self.rows is not None else (0, geometry.row_layout(self.env, self.row_order).count)
+        if self.rows is not None:
+            return self.rows
+        return 0, geometry.row_layout(self.env, self.row_order, self.collapsed).count
 
 
 def figure_of(env: Environment, schedule: Schedule | None, **options: object) -> Figure:
@@ -113,7 +116,7 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
 
     title_font, text_font, small_font = _font(13, bold=True), _font(10), _font(8.5)
     label_metrics = QFontMetricsF(text_font)
-    layout = geometry.row_layout(env, fig.row_order)
+    layout = geometry.row_layout(env, fig.row_order, fig.collapsed)
     row_of = layout.row_of
     labels = geometry.row_labels(env, layout)[first:last]
     left = 16 + max((label_metrics.horizontalAdvance(t) for t in labels), default=40)

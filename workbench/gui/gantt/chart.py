@@ -46,6 +46,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
 
     def __init__(self, parent: object = None, editable: bool = True) -> None:
         self.node_axis = NodeAxis()
+        self.node_axis.header_clicked.connect(self._on_header_clicked)
         self.time_axis = NumberAxis("bottom")
         self.view = EditViewBox(self)
         super().__init__(parent=parent, viewBox=self.view, axisItems={"left": self.node_axis, "bottom": self.time_axis})
@@ -95,6 +96,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self._window_list: list[Window] = []
         self._actual_ends: dict[str, float] = {}  # where each drawn window's job really ended
         self._ready: prepared.Prepared | None = None  # what the worker prepared of the result drawn
+        self.collapsed: set[str] = set()  # grid machines shown as one lane (a click on the header)
         self._end = 0.0  # the right edge of the picture drawn
         self._distances: dict[str, Distances] = {}  # the L_left/L_right each placement saw
         self._window_rect_job = np.empty(0, dtype=np.int64)
@@ -184,7 +186,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         if self.env is not None and self.env.nodes != env.nodes:
             self._needs_fit = True
         self.env, self.snapshot = env, snapshot
-        self.rows = geometry.row_layout(env, self.row_order)
+        self.rows = geometry.row_layout(env, self.row_order, self.collapsed)
         self._row_of = self.rows.row_of
         self.node_axis.set_labels(geometry.row_labels(env, self.rows), {row for row, _ in self.rows.headers})
         self._draw_site_lines()
@@ -307,6 +309,18 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         )
         self.hold_label.setPos(start, float(rows.min()) if rows.size else 0.0)
 
+    def toggle_site(self, site: str) -> None:
+        """Collapse a grid machine to one lane (its header row), or open it again (a click on its header)."""
+        self.collapsed ^= {site}
+        if self.env is not None:
+            self._draw(self.env, self._window_list, self.snapshot, fit=False)
+            self.view.setYRange(-0.2, self.rows.count, padding=0.02)
+
+    def _on_header_clicked(self, row: int) -> None:
+        site = self.rows.site_at(row)
+        if site is not None:
+            self.toggle_site(site)
+
     def set_row_order(self, order: str) -> None:
         """View ▸ Sort node rows: the environment's order, or by performance or price."""
         if order == self.row_order:
@@ -346,7 +360,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             name = env.job(w.job).name
             label.setText(name, color=palette.text_colour_on(colours[int(group[parts.window[k]])]))
             label.setPos(parts.x[k] + parts.width[k] / 2, parts.y[k] + ROW_HEIGHT / 2)
-            self._label_fit.append((float(parts.width[k]), len(name)))
+            # A collapsed machine's lane stacks its nodes' parts: names there would overprint.
+            lane = self.rows.node(int(parts.y[k])) is None
+            self._label_fit.append((0.0 if lane else float(parts.width[k]), len(name)))
         for label in self._labels[shown:]:
             label.setVisible(False)
         self._shown_labels = shown
@@ -566,6 +582,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         if hit is None or self.env is None:
             return False
         task = self.env.local_tasks[hit]
+        if self.rows.node(int(self._row_of[self.env.node_index[task.node]])) is None:
+            return False  # on a collapsed machine's lane: open the machine to edit its tasks
         edge = EDGE_PIXELS * self.view.viewPixelSize()[0]
         mode = "left" if point.x() - task.start < edge else "right" if task.end - point.x() < edge else "move"
         self._drag = _Drag(hit, mode, point, task.start, task.end, int(self._row_of[self.env.node_index[task.node]]))
@@ -579,7 +597,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         if d.mode == "move":
             start = float(round(d.start + dx))
             row = self.rows.nearest_node_row(math.floor(point.y()))
-            return start, start + (d.end - d.start), row
+            return start, start + (d.end - d.start), d.row if row is None else row
         if d.mode == "left":
             return float(min(round(d.start + dx), d.end - 1)), d.end, d.row
         return d.start, float(max(round(d.end + dx), d.start + 1)), d.row

@@ -147,9 +147,10 @@ class RowLayout:
     a group the View ▸ Sort node rows choice applies.
     """
 
-    row_of: np.ndarray  # node position -> row
+    row_of: np.ndarray  # node position -> row (a collapsed site's nodes: its header row)
     node_at: np.ndarray  # row -> node position; -1 on a header row
     headers: tuple[tuple[int, str], ...] = ()  # (row, label) of each site header
+    header_sites: tuple[str, ...] = ()  # the site of each header, in the same order
 
     @property
     def count(self) -> int:
@@ -161,14 +162,22 @@ class RowLayout:
             return int(self.node_at[row])
         return None
 
-    def nearest_node_row(self, row: int) -> int:
-        """The node row closest to ``row`` (a drag over a header lands on a node)."""
+    def nearest_node_row(self, row: int) -> int | None:
+        """The node row closest to ``row`` (a drag over a header lands on a node); None when every
+        site is collapsed."""
         rows = np.flatnonzero(self.node_at >= 0)
-        return int(rows[np.argmin(np.abs(rows - row))])
+        return int(rows[np.argmin(np.abs(rows - row))]) if rows.size else None
+
+    def site_at(self, row: int) -> str | None:
+        """The site whose header is ``row``, or None."""
+        return next((site for (r, _), site in zip(self.headers, self.header_sites, strict=True) if r == row), None)
 
 
-def row_layout(env: Environment, order: str) -> RowLayout:
-    """The rows of ``env`` under a View ▸ Sort node rows choice, grouped by site when it has sites."""
+def row_layout(env: Environment, order: str, collapsed: frozenset[str] | set[str] = frozenset()) -> RowLayout:
+    """The rows of ``env`` under a View ▸ Sort node rows choice, grouped by site when it has sites.
+
+    A site in ``collapsed`` keeps only its header row, and its nodes are drawn on it: one lane
+    that shows when the machine is busy."""
     count = len(env.nodes)
     if order == "performance":
         ranked = sorted(range(count), key=lambda k: (-env.nodes[k].performance, k))
@@ -177,6 +186,8 @@ def row_layout(env: Environment, order: str) -> RowLayout:
     else:
         ranked = list(range(count))
     headers: list[tuple[int, str]] = []
+    sites: list[str] = []
+    folded: list[tuple[list[int], int]] = []  # a collapsed site's nodes and its header row
     if env.site_ids:
         groups: dict[str, list[int]] = {site: [] for site in env.site_ids}
         for k in ranked:
@@ -186,17 +197,24 @@ def row_layout(env: Environment, order: str) -> RowLayout:
             if not members:
                 continue
             name = env.site_name(site) if site else "no site"
-            # No disclosure triangle: a header collapses nothing, so it offers nothing to click (defect 19).
-            headers.append((len(node_at), f"{name} · {len(members)} nodes"))
+            shut = site in collapsed
+            # The triangle says what a click on the header does: collapse the machine, or open it.
+            headers.append((len(node_at), f"{'▸' if shut else '▾'} {name} · {len(members)} nodes"))
+            sites.append(site)
+            if shut:
+                folded.append((members, len(node_at)))
             node_at.append(-1)
-            node_at.extend(members)
+            if not shut:
+                node_at.extend(members)
         at = np.array(node_at, dtype=np.int64)
     else:
         at = np.array(ranked, dtype=np.int64)
     row_of = np.empty(count, dtype=np.int64)
     nodes = at >= 0
     row_of[at[nodes]] = np.flatnonzero(nodes)
-    return RowLayout(row_of, at, tuple(headers))
+    for members, header in folded:
+        row_of[members] = header
+    return RowLayout(row_of, at, tuple(headers), tuple(sites))
 
 
 def row_labels(env: Environment, layout: RowLayout) -> list[str]:

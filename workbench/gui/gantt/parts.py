@@ -8,10 +8,10 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, Qt, Signal
 
 from workbench.engine.model import Environment, Window
 from workbench.gui.gantt.geometry import ROW_HEIGHT
@@ -65,7 +65,10 @@ class NumberAxis(pg.AxisItem):
 
 
 class NodeAxis(pg.AxisItem):
-    """Left axis: node rows labelled with name, performance and price, thinned to stay legible."""
+    """Left axis: node rows labelled with name, performance and price, thinned to stay legible; a
+    click on a grid machine's header collapses or opens it (``header_clicked``)."""
+
+    header_clicked = Signal(int)  # the header's row
 
     def __init__(self) -> None:
         super().__init__("left")
@@ -81,6 +84,16 @@ class NodeAxis(pg.AxisItem):
         self.setWidth(min(24 + 7.4 * width, 300))
         self.picture = None
         self.update()
+
+    def mouseClickEvent(self, ev: Any) -> None:
+        view = self.linkedView()
+        if view is not None and ev.button() == Qt.MouseButton.LeftButton:
+            row = math.floor(view.mapSceneToView(ev.scenePos()).y())
+            if row in getattr(self, "_headers", ()):
+                ev.accept()
+                self.header_clicked.emit(row)
+                return
+        super().mouseClickEvent(ev)
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
         count = len(self._labels)
