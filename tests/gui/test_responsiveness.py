@@ -171,3 +171,48 @@ def test_a_worker_thread_does_not_hold_a_repaint_hostage(qtbot, window):
     finally:
         done.set()
         worker.join()
+
+
+def test_hovering_a_job_repaints_only_its_highlight_not_every_window(qtbot, trace_env):
+    """The big layers keep their picture (a device-coordinate cache): hovering a job repaints its
+    highlight and blits the rest (at 28,000 jobs: 3 ms, from 70-100 ms a mouse move)."""
+    schedule = registry.run(trace_env, "EASY")
+    chart = GanttChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 500)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.set_data(trace_env, schedule, fit=True)
+    qtbot.wait(50)  # the view takes its new range in the event loop
+    chart.viewport().repaint()
+    code = type(chart.windows).paint.__code__
+
+    def layers_painted(action) -> list:
+        """The layers whose paint ran during ``action()`` (Qt calls it from C++)."""
+        seen = []
+
+        def watch(frame, event, arg):
+            if event == "call" and frame.f_code is code:
+                seen.append(frame.f_locals["self"])
+
+        sys.setprofile(watch)
+        try:
+            action()
+        finally:
+            sys.setprofile(None)
+        return seen
+
+    def hover_all() -> None:
+        for w in schedule.windows[:3]:
+            chart.set_hovered(w.job)
+            chart.viewport().repaint()
+
+    painted = layers_painted(hover_all)
+    assert not any(layer is chart.windows or layer is chart.slots for layer in painted)
+    assert any(layer is chart.focus or layer is chart.veil for layer in painted)  # the highlight is drawn
+
+    def zoom() -> None:
+        chart.view.scaleBy((0.5, 1.0))  # a zoom draws the windows anew
+        chart.viewport().repaint()
+
+    assert any(layer is chart.windows for layer in layers_painted(zoom))

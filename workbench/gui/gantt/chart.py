@@ -65,6 +65,11 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         # The released tail of an early finish lies under the job windows: others may run there.
         self.released = RectLayer(z=1.5)
         self.windows = RectLayer(z=2)
+        for layer in (self.slots, self.tasks, self.released, self.windows):
+            # The big layers keep their picture until they or the view change: a repaint of the
+            # window for anything else (a table, the status bar) blits it instead of drawing
+            # 218,000 rectangles of the KTH trace again.
+            layer.setCacheMode(layer.CacheMode.DeviceCoordinateCache)
         # Hovering or selecting a job dims everything else under a veil and redraws the job above it.
         self.veil = RectLayer(z=2.4)
         self.focus = RectLayer(z=2.5)

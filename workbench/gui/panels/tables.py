@@ -457,6 +457,19 @@ class TableProxy(QAbstractProxyModel):
             return None
         return self.source.cell(int(self.rows[index.row()]), index.column(), role)
 
+    def multiData(self, index: Index, span: Any) -> None:
+        """Every role a cell's painting asks for, in one call back into Python (Qt's default asks
+        ``data`` once per role: six to eight calls a cell, each waiting for the GIL while a run
+        computes)."""
+        valid = index.isValid() and 0 <= index.row() < len(self.rows)
+        row, col = (int(self.rows[index.row()]), index.column()) if valid else (-1, -1)
+        for item in span:
+            value = self.source.cell(row, col, item.role()) if valid else None
+            if value is None:
+                item.clearData()
+            else:
+                item.setData(value)
+
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
