@@ -107,6 +107,9 @@ class EnvTableModel(QAbstractTableModel):
         self.document = document
         self.count = count
         self.columns = columns
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        # Each painted cell asks for its flags: made once, not with Python enum arithmetic per cell.
+        self._flags = [base | Qt.ItemFlag.ItemIsEditable if c.set else base for c in columns]
         self.colour_rows = False
         self.time_unit = "model"  # View ▸ Time unit
         self.generation = 0  # bumped at every reset: sort keys and filter masks are per generation
@@ -182,8 +185,7 @@ class EnvTableModel(QAbstractTableModel):
         return self.column_flags(index.column())
 
     def column_flags(self, col: int) -> Qt.ItemFlag:
-        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        return base | Qt.ItemFlag.ItemIsEditable if self.columns[col].set else base
+        return self._flags[col]
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         column = self.columns[index.column()]
