@@ -108,13 +108,11 @@ def _worst_gap(beats, since):
 @pytest.mark.timing
 def test_stepping_a_cop_run_keeps_the_window_responsive(qtbot, window, tmp_path, trace_env):
     """Each Cycles step of CoP on a saturated 3,000-job flow: the step is computed in a worker and
-    shown on the GUI thread within 100 ms (measured at 10,000 KTH jobs: 30-66 ms a step, the very
-    first about 0.1-0.2 s while the compiled code loads; before: 165 ms, at most 258)."""
+    shown on the GUI thread within 100 ms, the first one too (measured at 10,000 KTH jobs: 30-76 ms a
+    step, the compiled code loaded at start by ``engine/warmup.py``; before: 165 ms, at most 258)."""
     path = tmp_path / "flow.json"
     save_environment(dataclasses.replace(trace_env, strategy=StrategyRef("CoP")), path)
     win = window(path)
-    win.cycles.request_step()  # the first step loads what it needs once
-    qtbot.waitUntil(lambda: not win.cycles.computing.busy, timeout=60_000)
     timer, beats = _heartbeat()
     gaps = []
     for _ in range(8):
@@ -124,7 +122,7 @@ def test_stepping_a_cop_run_keeps_the_window_responsive(qtbot, window, tmp_path,
         qtbot.wait(60)
         gaps.append(_worst_gap(beats, began))
     timer.stop()
-    assert win.cycles.position == 8
+    assert win.cycles.position == 7
     assert max(gaps) < 0.1, gaps
 
 

@@ -26,6 +26,7 @@ from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
+from workbench.engine.warmup import warm_in_background
 from workbench.gui import palette
 from workbench.gui.bridge import DocumentBridge
 from workbench.gui.exports import Exports
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
     def __init__(self, env: Environment | None = None, path: Path | None = None, quiet: bool = False) -> None:
         super().__init__()
         share_the_gil()
+        warm_in_background()  # numba loads each kernel at its first call: here, not mid-gesture
         self.quiet = quiet  # no modal dialogs (tests, screenshots); errors go to last_error
         self.last_error = ""
         self.document = Document(env or empty_environment(), path)
