@@ -388,7 +388,8 @@ def test_flow_rule_parameters_reach_the_key():
     assert a.windows != b.windows
 
 
-def test_a_plugin_in_the_lab_runs_in_worker_processes(tmp_path):
+@pytest.mark.parametrize("dask", [None, "local"])
+def test_a_plugin_in_the_lab_runs_in_worker_processes(tmp_path, dask):
     from workbench.lab.database import Database
     from workbench.lab.runner import run_study
 
@@ -412,7 +413,7 @@ def test_a_plugin_in_the_lab_runs_in_worker_processes(tmp_path):
         "local_load": "0.0",
         "job_perf_max": "12.0",
     }
-    result = run_study("backfilling", reps=1, workers=2, out=tmp_path / "run", overrides=sets)
+    result = run_study("backfilling", reps=1, workers=2, dask=dask, out=tmp_path / "run", overrides=sets)
     assert result.planned == 2
     rows = {row.strategy: row for row in Database(result.folder, "backfilling", create=False).rows()}
     assert rows["Most spare time"].status == "ok", rows["Most spare time"].error

@@ -21,6 +21,7 @@ from typing import Any
 
 import workbench
 from workbench.allocator import settle_allocator
+from workbench.engine import plugins
 from workbench.engine.errors import ParameterError, one_line
 from workbench.lab.catalogue import get_study
 from workbench.lab.database import Database, Row
@@ -55,6 +56,12 @@ def execute_batch(specs: list[RunSpec]) -> list[Row]:
             )
         )
     return out
+
+
+def execute_batch_with(plugin_files: list[str], specs: list[RunSpec]) -> list[Row]:
+    """``execute_batch`` in a worker that first loads the plug-in files the caller had loaded."""
+    plugins.load_files(plugin_files)
+    return execute_batch(specs)
 
 
 @dataclass
@@ -155,8 +162,6 @@ def _execute(
 def _execute_pool(todo: list[RunSpec], workers: int, should_stop: Callable[[], bool] | None) -> Iterator[list[Row]]:
     # Spawned, not forked: the caller may be the GUI, and a forked Qt process is not safe.
     # A spawned worker starts with the built-in strategies only: it loads the plug-ins this process has.
-    from workbench.engine import plugins
-
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=mp.get_context("spawn"),
@@ -197,7 +202,8 @@ def _execute_dask(
             why = one_line(f"{type(exc).__name__}: {exc}")
             raise ParameterError("--dask", f"cannot reach the Dask scheduler at {address}: {why}") from None
     try:
-        futures = [client.submit(execute_batch, batch, pure=False) for batch in _batches(todo, workers)]
+        files = plugins.loaded_files()  # a Dask worker starts with the built-in strategies only
+        futures = [client.submit(execute_batch_with, files, batch, pure=False) for batch in _batches(todo, workers)]
         for future in as_completed(futures):
             yield future.result()
             if should_stop is not None and should_stop():
