@@ -37,7 +37,7 @@ def _column(dock, header: str) -> int:
     return [c.header for c in dock.model.columns].index(header)
 
 
-def test_sorting_orders_numbers_as_numbers_and_filtering_keeps_exactly_the_matches(dock, big_env):
+def test_sorting_orders_numbers_as_numbers_and_filtering_keeps_exactly_the_matches(qtbot, dock, big_env):
     proxy, model = dock.proxy, dock.model
     v = _column(dock, "V")
     volumes = [j.volume for j in big_env.jobs]
@@ -60,6 +60,8 @@ def test_sorting_orders_numbers_as_numbers_and_filtering_keeps_exactly_the_match
     assert names == sorted(names)
     # The filter keeps exactly the rows with the text in some cell, as shown, in the sorted order.
     dock.filter.setText("12")
+    assert dock.filtering and proxy.rowCount() == ROWS  # the first filter reads the texts in a worker
+    qtbot.waitUntil(lambda: not dock.filtering, timeout=30_000)
     expected = {r for r in range(ROWS) if any("12" in model.text(c, r).lower() for c in range(model.columnCount()))}
     kept = [proxy.mapToSource(proxy.index(r, 0)).row() for r in range(proxy.rowCount())]
     assert set(kept) == expected and len(kept) == len(expected) and 0 < len(kept) < ROWS
@@ -74,13 +76,14 @@ def test_sorting_orders_numbers_as_numbers_and_filtering_keeps_exactly_the_match
     assert [proxy.mapToSource(proxy.index(r, 0)).row() for r in (0, 1, ROWS - 1)] == [0, 1, ROWS - 1]
 
 
-def test_sorting_and_filtering_do_no_python_work_per_row(dock):
+def test_sorting_and_filtering_do_no_python_work_per_row(qtbot, dock):
     """A count of work, not of time: once a column's values are read (one pass per model generation),
     a sort, a filter and clearing it run a handful of Python functions, not one per row or per pair
     (before: a Python lessThan per comparison and a filterAcceptsRow per row, 0.25-1.2 s at 28,000)."""
     v, n = _column(dock, "V"), _column(dock, "n")
     dock.view.sortByColumn(v, Qt.SortOrder.AscendingOrder)  # reads the V column once
-    dock.filter.setText("1")  # reads every column's text once
+    dock.filter.setText("1")  # reads every column's text once, in a worker
+    qtbot.waitUntil(lambda: not dock.filtering, timeout=30_000)
     dock.filter.setText("")
     dock.view.sortByColumn(n, Qt.SortOrder.AscendingOrder)
     budget = ROWS // 20
@@ -95,8 +98,8 @@ def test_sorting_and_filtering_do_no_python_work_per_row(dock):
 @pytest.mark.timing
 def test_sorting_and_filtering_28000_rows_keep_the_window_responsive(qtbot, dock):
     """A 10 ms heartbeat never waits long while the Jobs table of 28,000 jobs is sorted, filtered and
-    cleared (measured: 15-40 ms per sort or filter, about 0.3 s for the first filter, which reads every
-    cell once; before: sorting 1.2-1.9 s, filtering 0.4 s, clearing 1.2 s)."""
+    cleared, the first filter too, whose reading of every cell (0.3 s) is a worker's (measured: 15-40
+    ms per sort or filter; before: sorting 1.2-1.9 s, filtering 0.4 s, clearing 1.2 s)."""
     beats: list[float] = []
     heartbeat = QTimer()
     heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
@@ -116,11 +119,11 @@ def test_sorting_and_filtering_28000_rows_keep_the_window_responsive(qtbot, dock
     for step in steps:
         began = len(beats)
         step()
+        qtbot.waitUntil(lambda: not dock.filtering, timeout=30_000)
         qtbot.wait(60)
         gaps.append(max((b - a for a, b in itertools.pairwise(beats[max(began - 1, 0) :])), default=1.0))
     heartbeat.stop()
-    assert max(gaps[:3] + gaps[4:]) < 0.15, gaps  # every sort and every warm filter
-    assert gaps[3] < 0.6, gaps  # the first filter reads every cell once
+    assert max(gaps) < 0.1, gaps  # every sort and every filter, the first one too
 
 
 def test_ranks_and_distinct_texts_of_mixed_columns():

@@ -44,11 +44,13 @@ from workbench.engine.errors import ValidationError
 from workbench.engine.model import Environment
 from workbench.gui import palette
 from workbench.gui.numbers import TIME_UNITS, full, in_unit, number, unit_suffix
+from workbench.gui.workers import BackgroundCall
 from workbench.session.document import Document
 from workbench.session.edits import Edit
 
 Index = QModelIndex | QPersistentModelIndex
 SIZE_SAMPLE_ROWS = 50
+FILTER_IN_WORKER_CELLS = 100_000  # cells of a table above which its first filter reads in a worker
 MEASURED_CELLS = 3  # of a column's sampled texts, the longest few are measured (proportional fonts)
 CELL_PADDING = 1  # what QTableView adds to a cell's size hint for the grid line
 
@@ -367,11 +369,33 @@ class TableProxy(QAbstractProxyModel):
         shows: a filter matches the few distinct texts, then maps the verdicts to the rows."""
         self._fresh()
         if column not in self._texts:
-            m = self.source
-            spec = m.columns[column]
-            shown, inverse = distinct_texts(self._column_values(column), lambda v: m.text_of(spec, v).lower())
-            self._texts[column] = (np.array(shown or [""], dtype=str), inverse)
+            self._texts[column] = self._read_texts(column)
         return self._texts[column]
+
+    def _read_texts(self, column: int) -> tuple[np.ndarray, np.ndarray]:
+        m = self.source
+        spec = m.columns[column]
+        shown, inverse = distinct_texts(self._column_values(column), lambda v: m.text_of(spec, v).lower())
+        return np.array(shown or [""], dtype=str), inverse
+
+    def texts_ready(self) -> bool:
+        """Has every column's text been read for the model as it is now?"""
+        self._fresh()
+        return len(self._texts) == self.source.columnCount()
+
+    def read_all_texts(self) -> tuple[int, dict[int, tuple[np.ndarray, np.ndarray]]]:
+        """Every column's texts not yet read, for the current model generation: pure reading of the
+        immutable document, so a worker thread may do it (``install_texts`` takes the answer)."""
+        generation = self.source.generation
+        done = set(self._texts) if self._generation == generation else set()
+        return generation, {c: self._read_texts(c) for c in range(self.source.columnCount()) if c not in done}
+
+    def install_texts(self, generation: int, texts: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
+        """Keep what ``read_all_texts`` read, unless the model has changed since."""
+        self._fresh()
+        if generation == self._generation:
+            for column, value in texts.items():
+                self._texts.setdefault(column, value)
 
     def _kept(self) -> np.ndarray:
         n = self.source.rowCount()
@@ -543,6 +567,8 @@ class TableDock(QDockWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.setMaximumWidth(260)
         self.filter.textChanged.connect(lambda _: self.apply_filter())
+        self.reading = BackgroundCall()  # the texts of a large table, read for its first filter
+        self.reading.finished.connect(self._texts_read)
         bar.addWidget(self.filter)
         self.only: QCheckBox | None = None
         self._only_filter: Callable[[Document, int], bool] | None = None
@@ -620,8 +646,34 @@ class TableDock(QDockWidget):
         bar.insertWidget(bar.count() - 2, self.only)
 
     def apply_filter(self) -> None:
+        """Filter by the text and the check box. The first text filter of a large table (every cell
+        read once: 0.3 s at 28,000 jobs, again after each new result) reads in a worker and
+        applies when done; the typing goes on meanwhile."""
         only = self._only_filter if self.only is not None and self.only.isChecked() else None
-        self.proxy.set_filter(self.filter.text(), only)
+        text = self.filter.text()
+        cells = self.model.rowCount() * self.model.columnCount()
+        if text.strip() and cells > FILTER_IN_WORKER_CELLS and not self.proxy.texts_ready():
+            if not self.reading.busy:
+                # A note, not a refusal: in the muted text colour, not the message line's red.
+                self.message.setText(
+                    f"<span style='color:{palette.muted_text().name()}'>Filtering: reading every cell once…</span>"
+                )
+                self.reading.start(lambda token: self.proxy.read_all_texts())
+            return
+        self.proxy.set_filter(text, only)
+
+    @property
+    def filtering(self) -> bool:
+        """Is a filter waiting for the table's texts?"""
+        return self.reading.busy
+
+    def _texts_read(self, _ticket: int, answer: object, error: str | None) -> None:
+        self.message.clear()
+        if error is not None or not isinstance(answer, tuple):
+            self.message.setText(f"Filtering failed: {error}")
+            return
+        self.proxy.install_texts(*answer)
+        self.apply_filter()  # with the texts in (or reading again, if the table changed meanwhile)
 
     def select_source_row(self, row: int) -> None:
         """Select the row of the environment's list (wherever sorting or filtering put it)."""
