@@ -25,9 +25,9 @@ from workbench.engine.io.trace import (
     Machine,
     Selection,
     TraceImport,
+    imported,
     is_gzipped,
     reserved_length,
-    select_jobs,
     unheld,
     whole,
 )
@@ -110,14 +110,7 @@ def import_batsim(
             continue
         seen.add(job.id)
         jobs.append(job)
-    result = TraceImport(
-        nodes=machine.build(),
-        jobs=tuple(jobs),
-        skipped=skipped,
-        name=name or f"Batsim workload {os.path.basename(os.fspath(path))}",
-        machine=machine.describe(),
-    )
-    return result if selection is None else select_jobs(result, selection)
+    return imported(machine, jobs, skipped, name or f"Batsim workload {os.path.basename(os.fspath(path))}", selection)
 
 
 def _nb_res(top: _Obj) -> int:

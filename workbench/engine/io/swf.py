@@ -41,9 +41,9 @@ from workbench.engine.io.trace import (
     Machine,
     Selection,
     TraceImport,
+    imported,
     is_gzipped,
     reserved_length,
-    select_jobs,
     unheld,
     whole,
 )
@@ -168,16 +168,8 @@ def import_swf(
             seen.add(job[0].id)
             jobs.append(job[0])
             statuses.append(job[1])
-    result = TraceImport(
-        nodes=machine.build(),
-        jobs=tuple(jobs),
-        skipped=skipped,
-        name=name or f"SWF import of {os.path.basename(os.fspath(path))}",
-        machine=machine.describe(),
-        statuses=tuple(statuses),
-        notes=notes,
-    )
-    return result if selection is None else select_jobs(result, selection)
+    title = name or f"SWF import of {os.path.basename(os.fspath(path))}"
+    return imported(machine, jobs, skipped, title, selection, tuple(statuses), notes)
 
 
 def _default_nodes(header: Header) -> int:

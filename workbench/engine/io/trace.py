@@ -158,6 +158,28 @@ class TraceImport:
         )
 
 
+def imported(
+    machine: Machine,
+    jobs: list[Job],
+    skipped: list[str],
+    name: str,
+    selection: Selection | None,
+    statuses: tuple[int, ...] = (),
+    notes: tuple[str, ...] = (),
+) -> TraceImport:
+    """What an importer read, on its machine, with ``selection`` applied (SWF and Batsim alike)."""
+    result = TraceImport(
+        nodes=machine.build(),
+        jobs=tuple(jobs),
+        skipped=skipped,
+        name=name,
+        machine=machine.describe(),
+        statuses=statuses,
+        notes=notes,
+    )
+    return result if selection is None else select_jobs(result, selection)
+
+
 def select_jobs(result: TraceImport, selection: Selection) -> TraceImport:
     """The jobs of ``result`` that ``selection`` keeps (the one selection of `import-swf` and the
     Import dialog); the description says what was selected."""
