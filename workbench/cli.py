@@ -629,12 +629,15 @@ def _take_plugins(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _load_plugins(files: list[str]) -> None:
-    """Installed packages' plug-ins, then ``--plugin`` files; each refusal is one line on stderr,
-    and the built-in strategies keep working."""
+    """Installed packages' plug-ins (a refusal is a one-line warning: the built-ins keep working),
+    then the ``--plugin`` files the user named (a refusal is the command's error: one line, exit 2,
+    so that a script does not go on without the strategy it asked for)."""
     from workbench.engine import plugins
 
-    for error in [*plugins.load_entry_points(), *plugins.load_files(files)]:
-        print(f"workbench: {error}", file=sys.stderr)
+    for error in plugins.load_entry_points():
+        print(f"workbench: warning: {error}", file=sys.stderr)
+    for path in files:
+        plugins.load_file(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -643,9 +646,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     gui, cli = _parsers()
     parser = cli if argv and argv[0] in SUBCOMMANDS else gui
     args = parser.parse_args(argv)
-    _load_plugins(plugin_files)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
+        _load_plugins(plugin_files)
         return func(args)
     except WorkbenchError as exc:
         if args.debug:

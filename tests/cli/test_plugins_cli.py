@@ -52,15 +52,19 @@ def test_strategies_lists_a_plugins_strategies_with_their_parameters(capsys):
     assert "reservations=1" in text
 
 
-def test_a_refused_plugin_is_one_line_and_the_built_ins_still_run(tmp_path, capsys):
+def test_a_refused_plugin_is_the_commands_one_line_error(tmp_path, capsys):
+    """A plug-in file the user names that cannot be loaded stops the command with one line and exit
+    code 2 (a script must not go on without the strategy it asked for); without it, the built-ins run."""
     bad = tmp_path / "bad.py"
     bad.write_text("raise RuntimeError('no')\n")
-    assert main(["schedule", str(DEFAULT), "--plugin", str(bad), "--strategy", "FirstFit"]) == 0
+    assert main(["schedule", str(DEFAULT), "--plugin", str(bad), "--strategy", "FirstFit"]) == 2
     captured = capsys.readouterr()
-    assert captured.err == "workbench: plug-in bad.py: cannot be imported: RuntimeError: no (bad.py line 1)\n"
-    assert json.loads(captured.out)["windows"]
-    assert main(["schedule", str(DEFAULT), "--plugin", str(bad), "--strategy", "Most spare time"]) == 2
-    assert "unknown strategy 'Most spare time'" in capsys.readouterr().err
+    assert captured.err == "workbench: error: plug-in bad.py: cannot be imported: RuntimeError: no (bad.py line 1)\n"
+    assert captured.out == ""
+    assert main(["strategies", "--plugin", str(tmp_path / "nope.py")]) == 2
+    assert capsys.readouterr().err == f"workbench: error: plug-in nope.py: no such file: {tmp_path / 'nope.py'}\n"
+    assert main(["schedule", str(DEFAULT), "--strategy", "FirstFit"]) == 0
+    assert json.loads(capsys.readouterr().out)["windows"]
 
 
 def test_the_spare_time_example_finds_what_brute_force_finds():

@@ -220,7 +220,8 @@ def test_the_slots_a_criterion_sees_are_the_candidates_of_one_window_start():
         ),
         (
             "from workbench.api import criterion\n@criterion('S')\ndef f(c):\n    return c.start * float('nan')\n",
-            r"plug-in bad\.py, strategy 'S': returned nan for the slot on node index 0; every value must be finite",
+            r"plug-in bad\.py, strategy 'S': returned nan for a made-up slot \(the check when it loads\); "
+            r"every value must be finite",
         ),
         (
             "from workbench.api import criterion\n@criterion('S')\ndef f(c):\n    return 1 / 0\n",

@@ -220,15 +220,17 @@ def _number_array(plugin: CriterionPlugin, values: Any, shape: tuple[int, ...], 
     return array
 
 
-def _finite_array(plugin: CriterionPlugin, values: Any, shape: tuple[int, ...], what: str, c: Candidates) -> np.ndarray:
+def _finite_array(
+    plugin: CriterionPlugin, values: Any, shape: tuple[int, ...], what: str, c: Candidates, probe: bool = False
+) -> np.ndarray:
     array = _number_array(plugin, values, shape, what)
     bad = ~np.isfinite(array)
     if c.member is not None:
         bad &= c.member
     if bad.any():
         at = tuple(int(i) for i in np.argwhere(bad)[0])
-        node = int(np.asarray(c.node)[at])
-        raise plugin.fail(f"returned {array[at]} for the slot on node index {node}; every value must be finite")
+        where = "a made-up slot (the check when it loads)" if probe else f"the slot on node index {int(c.node[at])}"
+        raise plugin.fail(f"returned {array[at]} for {where}; every value must be finite")
     return array
 
 
@@ -289,10 +291,10 @@ def _probe(plugin: CriterionPlugin) -> None:
         rows = [a[None, :] for a in arrays]
         member = np.ones((1, 3), dtype=bool)
         c = Candidates.of(rows, _Zeros(3, 2), np.array([[10.0]]), np.array([[20.0]]), 60.0, defaults, member)
-        _finite_array(plugin, _call(plugin, plugin.func, c), (1, 3), "slot", c)
+        _finite_array(plugin, _call(plugin, plugin.func, c), (1, 3), "slot", c, probe=True)
     else:
         c = Candidates.of(arrays, attrs, 10.0, 20.0, 60.0, defaults)
-        _finite_array(plugin, _call(plugin, plugin.func, c), (3,), "slot", c)
+        _finite_array(plugin, _call(plugin, plugin.func, c), (3,), "slot", c, probe=True)
 
 
 class _Zeros(Mapping[str, np.ndarray]):

@@ -227,7 +227,10 @@ class WhyPanel(QWidget):
                 elif tip:
                     item.setToolTip(f"<b>value {number(c.value)}</b> =<br>{tip}")
                 self.table.setItem(r, col, item)
+        listed = len(ex.candidates)
         notes = [f"{ex.compared} candidate windows compared."] if ex.compared else []
+        if ex.compared > listed:
+            notes[0] = f"{ex.compared} candidate windows compared; the best {listed} are listed."
         notes += list(ex.notes)
         if any(len(g) > 1 for _, g in rows):
             notes.append("A row with several starts stands for windows a sliver apart on the same nodes.")
