@@ -113,6 +113,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self._build_actions()
         self._connect()
         self.resize(*self.opening_size(quiet))
+        self._balanced = not quiet and self.settings.value("state") is not None  # a saved layout wins
         self.setWindowIcon(app_icon())
         if not quiet:  # screenshots and tests use the default layout, and leave the user's alone
             self._restore_layout()
@@ -121,6 +122,20 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self.refresh_tables()
 
     # ------------------------------------------------------------ layout
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_balanced", True):
+            self._balanced = True
+            QTimer.singleShot(0, self.balance_right_column)
+
+    def balance_right_column(self) -> None:
+        """The tabs under the strategy (Metrics, Cycles, Why here?) hold tables: give them three fifths
+        of the right column, so that Why here? shows its candidates, not only its header. The column
+        keeps its height (the bottom docks theirs)."""
+        docks = [self.findChild(QDockWidget, "strategy"), self.findChild(QDockWidget, "metrics")]
+        total = sum(d.height() for d in docks)
+        self.resizeDocks(docks, [total * 2 // 5, total - total * 2 // 5], Qt.Orientation.Vertical)
 
     def opening_size(self, fixed: bool) -> tuple[int, int]:
         """1500 × 920, or what the screen has room for (a 1366 × 768 laptop): screenshots and tests
