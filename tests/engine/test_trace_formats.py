@@ -153,6 +153,29 @@ def test_a_selection_that_cannot_select_is_one_clear_error(tmp_path, selection, 
     assert str(caught.value) == words
 
 
+def test_lines_left_out_after_the_first_n_jobs_are_not_reported(tmp_path):
+    """With --first N, a bad line past the N-th job taken is outside what was asked for: the summary
+    and the description do not count it (a review found `--first 500` reporting nine lines from the
+    rest of the KTH trace). Bad lines before it still are."""
+    trace = write_trace(
+        tmp_path / "t.swf",
+        ["MaxNodes: 4"],
+        [
+            swf_line(1, 0, 50, 2, 100),
+            swf_line(2, 5, "1e30", 2, -1),  # before the second job taken: reported
+            swf_line(3, 10, 60, 1, 100),
+            swf_line(4, 20, 60, 1, 100),
+            swf_line(5, 30, "1e30", 1, -1),  # after it: beyond --first 2
+        ],
+    )
+    everything = import_swf(trace)
+    assert [s.split(":")[0] for s in everything.skipped] == ["line 3", "line 6"]
+    first_two = import_swf(trace, selection=Selection(first=2))
+    assert [j.id for j in first_two.env.jobs] == ["1", "3"]
+    assert [s.split(":")[0] for s in first_two.skipped] == ["line 3"]
+    assert "1 left out" in first_two.env.description
+
+
 def test_a_value_an_environment_cannot_hold_leaves_its_line_out(tmp_path):
     """A run time of 1e30 with no request (a volume of 1e30), a submit time of 1e30 and a job number
     of 309 digits are each reported with the line number and the field; the rest imports, and what is

@@ -100,6 +100,7 @@ def import_batsim(
     machine = Machine(_nb_res(top) if nodes is None else nodes, perf, price, performance, seed)
     machine.check()
     delays, skipped = _delays(top)
+    after = [0] * len(skipped)  # per entry left out: the jobs read before it
     jobs: list[Job] = []
     seen: set[str] = set()
     for i, item in enumerate(top.items("jobs")):
@@ -107,10 +108,12 @@ def import_batsim(
             job = _job_from(item, f"$.jobs[{i}]", machine, delays, seen)
         except ValidationError as exc:
             skipped.append(str(exc))
+            after.append(len(jobs))
             continue
         seen.add(job.id)
         jobs.append(job)
-    return imported(machine, jobs, skipped, name or f"Batsim workload {os.path.basename(os.fspath(path))}", selection)
+    title = name or f"Batsim workload {os.path.basename(os.fspath(path))}"
+    return imported(machine, jobs, skipped, title, selection, skipped_after=tuple(after))
 
 
 def _nb_res(top: _Obj) -> int:

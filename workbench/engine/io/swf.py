@@ -152,6 +152,7 @@ def import_swf(
     machine = Machine(nodes, perf, price, performance, seed)
     machine.check()
     notes, skipped = _header_notes(header)
+    after = [0] * len(skipped)  # per skipped line: the jobs read before it
     jobs: list[Job] = []
     statuses: list[int] = []
     seen: set[str] = set()
@@ -164,12 +165,13 @@ def import_swf(
         job = _job_from(line.split(), machine, seen)
         if isinstance(job, str):
             skipped.append(f"line {lineno}: {job}")
+            after.append(len(jobs))
         else:
             seen.add(job[0].id)
             jobs.append(job[0])
             statuses.append(job[1])
     title = name or f"SWF import of {os.path.basename(os.fspath(path))}"
-    return imported(machine, jobs, skipped, title, selection, tuple(statuses), notes)
+    return imported(machine, jobs, skipped, title, selection, tuple(statuses), notes, tuple(after))
 
 
 def _default_nodes(header: Header) -> int:

@@ -137,6 +137,7 @@ class TraceImport:
     notes: tuple[str, ...] = ()  # facts of the source kept in the description (the SWF header's)
     selected: str = ""  # the selection applied, in words
     dropped: int = 0  # jobs the selection left out (by request: not in ``skipped``)
+    skipped_after: tuple[int, ...] = ()  # per ``skipped`` entry, how many jobs were read before it
     strategy: str = "EASY"
 
     @cached_property
@@ -166,6 +167,7 @@ def imported(
     selection: Selection | None,
     statuses: tuple[int, ...] = (),
     notes: tuple[str, ...] = (),
+    skipped_after: tuple[int, ...] = (),
 ) -> TraceImport:
     """What an importer read, on its machine, with ``selection`` applied (SWF and Batsim alike)."""
     result = TraceImport(
@@ -176,6 +178,7 @@ def imported(
         machine=machine.describe(),
         statuses=statuses,
         notes=notes,
+        skipped_after=skipped_after,
     )
     return result if selection is None else select_jobs(result, selection)
 
@@ -185,16 +188,27 @@ def select_jobs(result: TraceImport, selection: Selection) -> TraceImport:
     Import dialog); the description says what was selected."""
     selection.check()
     statuses = result.statuses or (UNKNOWN_STATUS,) * len(result.jobs)
-    kept = [(job, s) for job, s in zip(result.jobs, statuses, strict=True) if selection.keeps(job, s)]
+    kept = [
+        (i, job, s) for i, (job, s) in enumerate(zip(result.jobs, statuses, strict=True)) if selection.keeps(job, s)
+    ]
+    cut = selection.first is not None and len(kept) > selection.first
     kept = kept[: selection.first]
     if len(kept) == len(result.jobs) and not selection.describe():
         return result
+    skipped, after = result.skipped, result.skipped_after
+    if cut and len(after) == len(skipped):
+        # What was left out after the last job taken is beyond the selection: not reported.
+        last = kept[-1][0] if kept else -1
+        keep = [k for k, a in enumerate(after) if a <= last + 1]
+        skipped, after = [skipped[k] for k in keep], tuple(after[k] for k in keep)
     return dataclasses.replace(
         result,
-        jobs=tuple(job for job, _ in kept),
-        statuses=tuple(s for _, s in kept),
+        jobs=tuple(job for _, job, _ in kept),
+        statuses=tuple(s for _, _, s in kept),
         selected=selection.describe(),
         dropped=len(result.jobs) - len(kept),
+        skipped=skipped,
+        skipped_after=after,
     )
 
 
