@@ -86,8 +86,10 @@ class ByteBar(ProgressBar):
 def _cmd_strategies(args: argparse.Namespace) -> int:
     from workbench.engine import registry
 
-    for info in registry.strategies():
-        print(f"{info.name:14s} {info.family:8s} {info.description}")
+    infos = registry.strategies()
+    width = max(14, *(len(info.name) for info in infos))  # a plug-in's long name keeps the columns
+    for info in infos:
+        print(f"{info.name:{width}s} {info.family:8s} {info.description}")
         if args.verbose:
             for p in info.params:
                 extra = f" (one of {', '.join(p.choices)})" if p.choices else ""
