@@ -140,6 +140,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
         write_json_atomic({key: doc[key] for key in ("strategy", "metrics", "metric_definitions")}, out)
         return 0
     text = metrics_to_csv(env, schedule, args.slowdown_threshold)
+    if args.no_nodes:  # a per-node row's measure is "name[node]"
+        text = "".join(line for line in text.splitlines(keepends=True) if "[" not in line.split(",", 1)[0])
     if out is not None:
         write_text_atomic(text, out)
     else:
@@ -495,6 +497,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
     p.add_argument("-o", "--output", help="FILE.csv (measure, value, definition) or FILE.json (default: CSV on stdout)")
     _threshold_option(p)
+    p.add_argument(
+        "--no-nodes",
+        action="store_true",
+        help="leave out the per-node rows (profit, busy time, utilisation of each node)",
+    )
     p.set_defaults(func=_cmd_metrics)
     p = sub.add_parser("simulate", parents=[common], help="step a strategy, one summary line per snapshot")
     p.add_argument("env")

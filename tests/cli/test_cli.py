@@ -382,3 +382,14 @@ def test_export_writes_swf_and_batsim_formats(tmp_path, capsys):
         assert main(["export", str(env_path), *bad]) == 2
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1
+
+
+def test_metrics_without_the_per_node_rows(capsys):
+    """`workbench metrics --no-nodes`: the flow's measures only, the same as with the per-node rows."""
+    assert main(["metrics", str(TINY), "--strategy", "EASY"]) == 0
+    every = capsys.readouterr().out.splitlines()
+    assert main(["metrics", str(TINY), "--strategy", "EASY", "--no-nodes"]) == 0
+    flow = capsys.readouterr().out.splitlines()
+    assert flow == [line for line in every if "[" not in line.split(",", 1)[0]]
+    assert flow[0] == "measure,value,definition" and len(flow) < len(every)
+    assert any(line.startswith("utilisation,") for line in flow)
