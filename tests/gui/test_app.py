@@ -908,6 +908,7 @@ def test_a_click_on_a_machine_header_collapses_it_to_one_lane_and_opens_it_again
     """Defect 19: the header's triangle does what it shows. Collapsed, a machine keeps its header row,
     its nodes' windows and tasks are drawn on it (when the machine is busy), its tasks cannot be
     dragged there, and an export shows the same rows; a second click opens it."""
+    import numpy as np
     from PySide6.QtWidgets import QApplication
 
     from workbench.gui.gantt import geometry
@@ -938,7 +939,14 @@ def test_a_click_on_a_machine_header_collapses_it_to_one_lane_and_opens_it_again
     site_of = {n.id: n.site for n in env.nodes}
     parts = [n for w in win.document.result.windows for n in w.nodes if site_of[n] == site]
     assert parts
-    assert int((chart.windows.y == header_row).sum()) == len(parts)  # the machine's parts, on its lane
+    on_lane = np.floor(chart.windows.y) == header_row
+    assert int(on_lane.sum()) == len(parts)  # the machine's parts, on its lane
+    # Each node keeps its own thin strip of the lane, so the lane shows how much of the machine is
+    # busy (a job on 2 of 16 nodes fills 2 strips), not only whether any of it is.
+    strip = ROW_HEIGHT / len(members)
+    assert np.allclose(chart.windows.h[on_lane], strip)
+    assert set(np.round((chart.windows.y[on_lane] - header_row) / strip, 6)) <= set(range(len(members)))
+    assert np.allclose(rows.y[members], header_row + strip * np.arange(len(members)))
     task = next((t for t in env.local_tasks if site_of[t.node] == site), None)
     if task is not None:
         assert not chart.begin_drag(QPointF((task.start + task.end) / 2, header_row + ROW_HEIGHT / 2))

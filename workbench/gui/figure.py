@@ -117,7 +117,6 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
     title_font, text_font, small_font = _font(13, bold=True), _font(10), _font(8.5)
     label_metrics = QFontMetricsF(text_font)
     layout = geometry.row_layout(env, fig.row_order, fig.collapsed)
-    row_of = layout.row_of
     labels = geometry.row_labels(env, layout)[first:last]
     left = 16 + max((label_metrics.horizontalAdvance(t) for t in labels), default=40)
     right, top = 24.0, 58.0 if fig.subtitle else 40.0
@@ -146,51 +145,55 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
             QRectF(16, 30, width - 32, 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, fig.subtitle
         )
 
-    def rects(x: np.ndarray, y: np.ndarray, w: np.ndarray, h: float, colour: QColor, edge: QColor | None) -> None:
-        """Rectangles in data coordinates, cut to the plot (no clip path: every renderer agrees)."""
+    def rects(
+        x: np.ndarray, y: np.ndarray, w: np.ndarray, h: float | np.ndarray, colour: QColor, edge: QColor | None
+    ) -> None:
+        """Rectangles in data coordinates (top ``y``, height ``h``), cut to the plot (no clip path:
+        every renderer agrees)."""
         a, b = np.maximum(x, t0), np.minimum(x + w, t1)
+        tall = np.broadcast_to(np.asarray(h, float), x.shape)
         keep = (b > a) & (y >= first) & (y < last)
         if not keep.any():
             return
-        xa, xb = px(a[keep]), px(b[keep])
-        ya = py(y[keep]) + (ROW_HEIGHT - h) / 2 * row_px if h < ROW_HEIGHT else py(y[keep])
+        xa, xb, ya, hk = px(a[keep]), px(b[keep]), py(y[keep]), tall[keep] * row_px
         painter.setBrush(QBrush(colour))
-        pen = QPen(edge) if edge is not None and row_px * h >= 4 else QPen(Qt.PenStyle.NoPen)
+        pen = QPen(edge) if edge is not None else QPen(Qt.PenStyle.NoPen)
         pen.setCosmetic(False)
         pen.setWidthF(0.8)
-        # An outline on a rectangle narrower than a few pixels is all outline: thousands of them make
-        # a figure nearly black (and a huge SVG). Those are filled only.
-        wide = (xb - xa) >= MIN_OUTLINED_PX
+        # An outline on a rectangle narrower or lower than a few pixels is all outline: thousands of
+        # them make a figure nearly black (and a huge SVG). Those are filled only.
+        outlined = ((xb - xa) >= MIN_OUTLINED_PX) & (hk >= 4)
         bare = QPen(Qt.PenStyle.NoPen)
         for i in range(xa.size):
-            painter.setPen(pen if wide[i] else bare)
-            painter.drawRect(QRectF(float(xa[i]), float(ya[i]), float(xb[i] - xa[i]), h * row_px))
+            painter.setPen(pen if outlined[i] else bare)
+            painter.drawRect(QRectF(float(xa[i]), float(ya[i]), float(xb[i] - xa[i]), float(hk[i])))
 
     # Free slots, faint, as on screen.
     from workbench.engine.slots import SlotTable
 
     table = SlotTable.from_environment(env, list(fig.windows))
+    bar = layout.h  # per node: ROW_HEIGHT, or its strip of a collapsed machine's lane
     rects(
         table.start,
-        row_of[table.node].astype(float),
+        layout.y[table.node] + 0.25 * bar[table.node],
         np.minimum(table.end, t1) - table.start,
-        ROW_HEIGHT * 0.5,
+        0.5 * bar[table.node],
         QColor(palette.FREE_SLOT),
         None,
     )
     for kind, colour in palette.TASK_COLOURS.items():
-        tasks = [t for t in env.local_tasks if t.kind == kind]
-        if tasks:
+        at = np.array([env.node_index[t.node] for t in env.local_tasks if t.kind == kind], np.int64)
+        if at.size:
             rects(
-                np.array([t.start for t in tasks]),
-                np.array([row_of[env.node_index[t.node]] for t in tasks], float),
-                np.array([t.end - t.start for t in tasks]),
-                ROW_HEIGHT,
+                np.array([t.start for t in env.local_tasks if t.kind == kind]),
+                layout.y[at],
+                np.array([t.end - t.start for t in env.local_tasks if t.kind == kind]),
+                bar[at],
                 QColor(colour),
                 None,
             )
 
-    parts = geometry.window_parts(env, fig.windows, fig.actual_ends, fig.now, row_of)
+    parts = geometry.window_parts(env, fig.windows, fig.actual_ends, fig.now, layout.y)
     colouring = _colouring(fig)
     group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
     focus = (
@@ -206,12 +209,19 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
             fill = palette.planned_colour(colour) if planned else QColor(colour)
             if fig.highlight is not None:
                 dim = pick & ~focus
-                rects(parts.x[dim], parts.y[dim], parts.width[dim], ROW_HEIGHT, _dimmed(fill), QColor("#c0c0c0"))
+                dim_h = bar[parts.node[dim]]
+                rects(parts.x[dim], parts.y[dim], parts.width[dim], dim_h, _dimmed(fill), QColor("#c0c0c0"))
                 pick = pick & focus
             edge = QColor("#606060") if planned else QColor("#202020")
-            rects(parts.x[pick], parts.y[pick], parts.width[pick], ROW_HEIGHT, fill, edge)
+            rects(parts.x[pick], parts.y[pick], parts.width[pick], bar[parts.node[pick]], fill, edge)
+    scale = bar[parts.released_node] / ROW_HEIGHT
     rects(
-        parts.released_x, parts.released_y, parts.released_width, ROW_HEIGHT - 0.4, palette.RELEASED, QColor("#808080")
+        parts.released_x,
+        parts.released_y + 0.2 * scale,
+        parts.released_width,
+        (ROW_HEIGHT - 0.4) * scale,
+        palette.RELEASED,
+        QColor("#808080"),
     )
 
     if fig.hold is not None:  # EASY's reservation for the blocked head, as the chart outlines it
@@ -220,10 +230,13 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(QPen(QColor(palette.HOLD), 2.0))
         for node in held:
-            row = row_of[env.node_index[node]] if node in env.node_index else -1
+            k = env.node_index.get(node, -1)
+            row, tall = (float(layout.y[k]), float(bar[k])) if k >= 0 else (-1.0, ROW_HEIGHT)
             if b > a and first <= row < last:
-                top = float(py(row)) + 0.05 * row_px
-                painter.drawRect(QRectF(float(px(a)), top, float(px(b) - px(a)), (ROW_HEIGHT - 0.1) * row_px))
+                top = float(py(row)) + 0.05 * tall / ROW_HEIGHT * row_px
+                painter.drawRect(
+                    QRectF(float(px(a)), top, float(px(b) - px(a)), (tall - 0.1 * tall / ROW_HEIGHT) * row_px)
+                )
 
     # Job names on every part wide enough (and a row tall enough) to hold them.
     if row_px * ROW_HEIGHT >= 11:
@@ -231,8 +244,8 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
         names = QFontMetricsF(small_font)
         for k in range(parts.window.size):
             a, b = max(parts.x[k], t0), min(parts.x[k] + parts.width[k], t1)
-            if b <= a or not first <= parts.y[k] < last:
-                continue
+            if b <= a or not first <= parts.y[k] < last or layout.node(int(parts.y[k])) is None:
+                continue  # outside, or on a collapsed machine's lane (names there would overprint)
             window = fig.windows[int(parts.window[k])]
             name = env.job(window.job).name
             box = QRectF(float(px(a)), float(py(parts.y[k])), float(px(b) - px(a)), ROW_HEIGHT * row_px)

@@ -237,11 +237,12 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             table = (self._table or SlotTable.from_environment(env)).reserve(windows)
         self._free_for = (key, table)
         slot_end = np.minimum(table.end, self._end)
+        height = self.rows.h[table.node]  # a node's bar: ROW_HEIGHT, or its strip of a collapsed lane
         self.slots.set_rects(
             table.start,
-            self._row_of[table.node] + (1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT,
+            self.rows.y[table.node] + ((1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT) * height / ROW_HEIGHT,
             slot_end - table.start,
-            np.full(table.size, ROW_HEIGHT * 0.5),
+            height * 0.5,
             np.zeros(table.size, dtype=np.int64),
             [QColor(palette.FREE_SLOT)],
         )
@@ -250,11 +251,12 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         index = env.node_index
         kinds = list(palette.TASK_COLOURS)
         tasks = env.local_tasks
+        at = np.fromiter((index[t.node] for t in tasks), np.int64, len(tasks))
         self.tasks.set_rects(
             np.fromiter((t.start for t in tasks), float, len(tasks)),
-            np.fromiter((self._row_of[index[t.node]] for t in tasks), float, len(tasks)),
+            self.rows.y[at],
             np.fromiter((t.end - t.start for t in tasks), float, len(tasks)),
-            np.full(len(tasks), ROW_HEIGHT),
+            self.rows.h[at],
             np.fromiter((kinds.index(t.kind) for t in tasks), np.int64, len(tasks)),
             [QColor(palette.TASK_COLOURS[k]) for k in kinds],
         )
@@ -262,14 +264,13 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
     def _draw_windows(self, env: Environment, windows: list[Window], snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else None
         ready = self._ready  # set only when ``windows`` are its schedule's
+        rows = self.rows
         if ready is not None:  # prepared in the worker on rows in node order: only the rows move here
             parts = dataclasses.replace(
-                ready.parts,
-                y=self._row_of[ready.parts.y.astype(np.int64)].astype(float),
-                released_y=self._row_of[ready.parts.released_y.astype(np.int64)].astype(float),
+                ready.parts, y=rows.y[ready.parts.node], released_y=rows.y[ready.parts.released_node]
             )
         else:
-            parts = geometry.window_parts(env, windows, self._actual_ends, now, self._row_of)
+            parts = geometry.window_parts(env, windows, self._actual_ends, now, rows.y)
         colouring = palette.colour_windows(env, windows, self.colour_by, self._actual_ends, now, self._groups)
         self._parts, self._colouring = parts, colouring
         count = len(colouring.colours)
@@ -279,13 +280,14 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         light = [palette.planned_colour(c) for c in colouring.colours]
         edge = [QColor("#202020")] * count + [QColor("#606060")] * count
         self.windows.set_rects(
-            parts.x, parts.y, parts.width, np.full(parts.x.size, ROW_HEIGHT), group, colouring.colours + light, edge
+            parts.x, parts.y, parts.width, rows.h[parts.node], group, colouring.colours + light, edge
         )
+        scale = rows.h[parts.released_node] / ROW_HEIGHT
         self.released.set_rects(
             parts.released_x,
-            parts.released_y + 0.2,
+            parts.released_y + 0.2 * scale,
             parts.released_width,
-            np.full(parts.released_x.size, ROW_HEIGHT - 0.4),
+            (ROW_HEIGHT - 0.4) * scale,
             np.zeros(parts.released_x.size, dtype=np.int64),
             [palette.RELEASED],
             [QColor("#808080")],
@@ -307,10 +309,16 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         job_id, start, length, nodes = hold
         name = env.job(job_id).name if job_id in env.job_index else job_id
         self.hold_label.setText(f"{name}: reserved", color=palette.HOLD)
-        rows = np.array([self._row_of[env.node_index[n]] for n in nodes if n in env.node_index], float)
+        at = np.array([env.node_index[n] for n in nodes if n in env.node_index], np.int64)
+        rows, height = self.rows.y[at], self.rows.h[at]
         size = np.full(rows.size, 1.0)
         self.hold.set_outlines(
-            start * size, rows + 0.05, length * size, (ROW_HEIGHT - 0.1) * size, QColor(palette.HOLD), 2.0
+            start * size,
+            rows + 0.05 * height / ROW_HEIGHT,
+            length * size,
+            height - 0.1 * height / ROW_HEIGHT,
+            QColor(palette.HOLD),
+            2.0,
         )
         self.hold_label.setPos(start, float(rows.min()) if rows.size else 0.0)
 
@@ -408,18 +416,17 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         """Outline every part of the job's window (or clear the outline), and bring it forward."""
         self.selected = job_id
         index = self.env.node_index if self.env is not None else {}
-        parts = [
-            (w.start, self._row_of[index[n]], w.length) for w in self._window_list if w.job == job_id for n in w.nodes
-        ]
+        parts = [(w.start, index[n], w.length) for w in self._window_list if w.job == job_id for n in w.nodes]
         if not parts:
             self.selection.clear()
         else:
-            x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
+            x, at, w = (np.array(v, float) for v in zip(*parts, strict=True))
+            y, height = self.rows.y[at.astype(np.int64)], self.rows.h[at.astype(np.int64)]
             self.selection.set_rects(
                 x,
                 y - 0.06,
                 w,
-                np.full(x.size, ROW_HEIGHT + 0.12),
+                height + 0.12,
                 np.zeros(x.size, dtype=np.int64),
                 [QColor(0, 0, 0, 0)],
                 [QColor(palette.HIGHLIGHT)],
@@ -435,12 +442,13 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             self.ghosts.clear()
             return
         index = self.env.node_index
-        parts = [(s, self._row_of[index[n]], length) for s, length, nodes in windows for n in nodes if n in index]
+        parts = [(s, index[n], length) for s, length, nodes in windows for n in nodes if n in index]
         if not parts:
             self.ghosts.clear()
             return
-        x, y, w = (np.array(v, float) for v in zip(*parts, strict=True))
-        self.ghosts.set_outlines(x, y + 0.1, w, np.full(x.size, ROW_HEIGHT - 0.2), QColor(palette.GHOST), 1.6)
+        x, at, w = (np.array(v, float) for v in zip(*parts, strict=True))
+        y, height = self.rows.y[at.astype(np.int64)], self.rows.h[at.astype(np.int64)]
+        self.ghosts.set_outlines(x, y + 0.1 * height / ROW_HEIGHT, w, height * 0.75, QColor(palette.GHOST), 1.6)
 
     def leaveEvent(self, event: QEvent) -> None:
         """The mouse has left the chart: the time cursor and the hover highlight go with it."""
@@ -486,7 +494,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             parts.x[mine],
             parts.y[mine],
             parts.width[mine],
-            np.full(mine.size, ROW_HEIGHT),
+            self.rows.h[parts.node[mine]],
             np.arange(mine.size),
             [colours[int(g)] for g in group],
             [QColor(palette.HIGHLIGHT)] * mine.size,

@@ -12,7 +12,7 @@ apart), so no two solid parts ever share a node at the same time.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -41,6 +41,8 @@ class Parts:
     released_x: np.ndarray
     released_y: np.ndarray
     released_width: np.ndarray
+    node: np.ndarray  # the node position of each part
+    released_node: np.ndarray
 
 
 def solid_end(window: Window, actual_end: float, now: float | None) -> float:
@@ -59,15 +61,16 @@ def window_parts(
     now: float | None,
     row_of: np.ndarray | None = None,
 ) -> Parts:
-    """``row_of[k]``: the row of the k-th node of the environment (default: its own position)."""
+    """``row_of[k]``: where the k-th node of the environment is drawn (default: its own position;
+    ``RowLayout.y`` for a layout's, collapsed machines' lanes included)."""
     index = env.node_index
     counts = np.fromiter((len(w.nodes) for w in windows), np.int64, len(windows))
     owner = np.repeat(np.arange(len(windows)), counts)
     starts = np.fromiter((w.start for w in windows), float, len(windows))
     ends = np.fromiter((w.end for w in windows), float, len(windows))
     solid = np.fromiter((solid_end(w, actual_ends.get(w.job, w.end), now) for w in windows), float, len(windows))
-    rows = np.fromiter((index[n] for w in windows for n in w.nodes), np.int64, int(counts.sum()))
-    rows = (row_of[rows] if row_of is not None else rows).astype(float)
+    positions = np.fromiter((index[n] for w in windows for n in w.nodes), np.int64, int(counts.sum()))
+    rows = (row_of[positions] if row_of is not None else positions).astype(float)
     x = starts[owner]
     part_end, part_solid = ends[owner], solid[owner]
     if any(w.lengths for w in windows):
@@ -88,6 +91,8 @@ def window_parts(
         released_x=part_solid[cut],
         released_y=rows[cut],
         released_width=(part_end - part_solid)[cut],
+        node=positions,
+        released_node=positions[cut],
     )
 
 
@@ -151,6 +156,11 @@ class RowLayout:
     node_at: np.ndarray  # row -> node position; -1 on a header row
     headers: tuple[tuple[int, str], ...] = ()  # (row, label) of each site header
     header_sites: tuple[str, ...] = ()  # the site of each header, in the same order
+    # Where each node's bar is drawn and how tall: its row and ROW_HEIGHT, or, on a collapsed
+    # machine's lane, a thin strip of it (the k-th of N nodes at row + k·ROW_HEIGHT/N), so that the
+    # lane shows how much of the machine is busy, not only whether any of it is.
+    y: np.ndarray = field(default_factory=lambda: np.empty(0))
+    h: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     @property
     def count(self) -> int:
@@ -212,9 +222,14 @@ def row_layout(env: Environment, order: str, collapsed: frozenset[str] | set[str
     row_of = np.empty(count, dtype=np.int64)
     nodes = at >= 0
     row_of[at[nodes]] = np.flatnonzero(nodes)
+    y = row_of.astype(float)
+    h = np.full(count, ROW_HEIGHT)
     for members, header in folded:
         row_of[members] = header
-    return RowLayout(row_of, at, tuple(headers), tuple(sites))
+        strip = ROW_HEIGHT / len(members)
+        y[members] = header + strip * np.arange(len(members))
+        h[members] = strip
+    return RowLayout(row_of, at, tuple(headers), tuple(sites), y, h)
 
 
 def row_labels(env: Environment, layout: RowLayout) -> list[str]:
