@@ -54,6 +54,7 @@ class Profile:
         self._capable: dict[float, tuple[int, float, int]] = {}
         self._scratch: tuple[np.ndarray, np.ndarray] | None = None
         self._rows: dict[int, tuple[Window, np.ndarray, np.ndarray]] = {}  # id(window) -> (window, xs, ends)
+        self.dropped = -math.inf  # every interval that ended by this time is gone (``drop_before``)
 
     def capable(self, min_performance: float) -> tuple[int, float, int]:
         """The nodes of performance >= ``min_performance``: how many, the slowest, and how many
@@ -83,8 +84,15 @@ class Profile:
         self.changed()
 
     def remove(self, window: Window) -> None:
-        """Give the window's intervals back (each must be present)."""
+        """Give the window's intervals back (each must be present, but for the parts that ended by
+        the last ``drop_before``: a rough-edged window's short parts go before its long ones)."""
         xs, ends = self._parts(window)
+        present = ends > self.dropped
+        if not present.all():
+            xs, ends = xs[present], ends[present]
+        if xs.size == 0:
+            self._rows.pop(id(window), None)
+            return
         missing = delete_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends)
         if missing >= 0:
             raise ValueError(f"window of {window.job} is not in the profile on {self.node_ids[int(xs[missing])]}")
@@ -106,6 +114,7 @@ class Profile:
 
     def drop_before(self, t: float) -> None:
         """Forget intervals that end by ``t`` (they cannot touch any slot from ``t`` on)."""
+        self.dropped = max(self.dropped, t)
         gone = (self.be <= t).sum(axis=1)  # rows are sorted by start, and so by end
         if not gone.any():
             return
