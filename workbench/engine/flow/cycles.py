@@ -14,11 +14,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 
-from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.batching import AllJobs, BatchFormer
 from workbench.engine.model import EPS, Environment, Job, in_queue_order
-from workbench.engine.search import SearchSpec, find_window
+from workbench.engine.search import FIRST_FIT, find_window
 from workbench.engine.simulate import FlowRun, Recorder, Snapshot
 from workbench.engine.slots import SlotTable
 
@@ -105,7 +104,7 @@ def _left_out_reason(env: Environment, rec: Recorder, job: Job, out_of_cycles: b
     t = env.time
     earliest = max(job.arrival, t.start)
     table = SlotTable.from_environment(env, rec.windows.values(), istart=earliest, iend=t.end)
-    if find_window(table, job, SearchSpec(StartTime()), earliest) is None:
+    if find_window(table, job, FIRST_FIT, earliest) is None:
         return explain_failure(table, job, earliest)
     if out_of_cycles:
         return f"still waiting after {max_cycles} cycles (the max_cycles limit)"
@@ -136,7 +135,7 @@ def _window_inside_a_cycle(env: Environment, rec: Recorder, job: Job, earliest: 
         ce = min(cs + t.cycle_length, t.end)
         lo = max(cs, earliest)
         table = SlotTable.from_environment(env, rec.windows.values(), istart=lo, iend=ce)
-        found = find_window(table, job, SearchSpec(StartTime()), lo)
+        found = find_window(table, job, FIRST_FIT, lo)
         if found is not None:
             return found.window.start
     return None

@@ -18,17 +18,14 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from workbench.engine.criteria import StartTime
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.cycles import capable
 from workbench.engine.flow.events import Completions, EventPolicy, WaitingQueue, run_events
 from workbench.engine.model import EPS, Environment, Job, Window
-from workbench.engine.search import SearchSpec, find_window
+from workbench.engine.search import FIRST_FIT, find_window
 from workbench.engine.search.firstfit import first_fit
 from workbench.engine.simulate import FlowRun, Recorder
 from workbench.engine.slots import SlotTable
-
-FIRST_FIT = SearchSpec(StartTime())
 
 # The order of one pass: the waiting jobs (in queue order) and the time -> their positions, in the
 # order to try them (each position once). None: queue order.

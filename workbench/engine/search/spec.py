@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.engine.criteria import Criterion
+from workbench.engine.criteria import Criterion, StartTime
 from workbench.engine.model import Window
 from workbench.engine.slots import Distances, SlotTable, window_distances
 
@@ -27,6 +27,10 @@ class SearchSpec:
     length_factor: float = 1.0  # BFshort reserves 0.99 * T
     resolution: float = 1.0
     quantum: float = 0.0  # > 0: window lengths rounded up to whole quanta of time
+
+
+# FirstFit's search: the earliest window, lite (the feasibility test of the flows and EASY's choice).
+FIRST_FIT = SearchSpec(StartTime())
 
 
 @dataclass(frozen=True)
