@@ -92,10 +92,11 @@ def _add(info: StrategyInfo) -> StrategyInfo:
     return info
 
 
-def selector_named(name: str, params: dict[str, Any]) -> Selector:
-    """The selector of the catalogue's selector ``name`` (its exact name) with ``params`` resolved."""
-    info = next(info for info in CATALOGUE if info.name == name and info.family == "selector")
-    return SELECTOR_BUILDERS[name](info.resolve(params))
+def selector_named(name: str, params: dict[str, Any]) -> Selector | None:
+    """The selector of the catalogue's selector ``name`` (case, spaces, '-' and '_' do not matter)
+    with ``params`` resolved; None when no selector has that name."""
+    info = next((i for i in CATALOGUE if i.family == "selector" and name_key(i.name) == name_key(name)), None)
+    return None if info is None else SELECTOR_BUILDERS[info.name](info.resolve(params))
 
 
 def _selector_flow(build: Callable[[dict[str, Any]], Selector]) -> Flow:
@@ -356,8 +357,7 @@ def css_spec(params: dict[str, Any]) -> CssSpec:
 
 def _alternatives_finder(name: str, resolution: float) -> SearchSelector:
     """The selector whose search finds CSS's alternatives (``alternatives_by``), at CSS's resolution."""
-    info = next((i for i in CATALOGUE if i.family == "selector" and name_key(i.name) == name_key(name)), None)
-    chosen = None if info is None else SELECTOR_BUILDERS[info.name](info.resolve({"resolution": resolution}))
+    chosen = selector_named(name, {"resolution": resolution})
     if not isinstance(chosen, SearchSelector):
         raise ParameterError(
             "alternatives_by", f"expected own or a square-window selector (FirstFit, CoP, a plug-in's…), got {name!r}"
@@ -377,6 +377,7 @@ def _css_flow(slices_param: bool) -> Flow:
 def _bsf_flow(env: Environment, params: dict[str, Any], rec: Recorder) -> FlowRun:
     check_bsf_params(params["rule"], params["n_high"], params["high_fraction"], params["slices"], len(env.jobs))
     chosen = selector_named(params["selector"], {"resolution": params["resolution"]})
+    assert chosen is not None  # the parameter's choices are the selectors' names
     placer = bsf_placer(
         chosen,
         params["rule"],
