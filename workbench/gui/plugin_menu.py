@@ -16,16 +16,14 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from workbench.engine import plugins, registry
 from workbench.engine.errors import WorkbenchError
+from workbench.gui.window_files import settings_list
 from workbench.session import edits
 
 SETTINGS_KEY = "plugins"
 
 
 def remembered(settings: QSettings) -> list[str]:
-    value = settings.value(SETTINGS_KEY, [])
-    if isinstance(value, str):  # QSettings gives a lone string for a one-item list
-        value = [value]
-    return [str(v) for v in value or []]
+    return settings_list(settings, SETTINGS_KEY)
 
 
 def load_remembered(settings: QSettings) -> list[str]:

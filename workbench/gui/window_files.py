@@ -23,6 +23,14 @@ def autosave_path() -> Path:
     return Path(folder) / "autosave.json"
 
 
+def settings_list(settings: Any, key: str) -> list[str]:
+    """A list of strings kept in the settings (QSettings gives a lone string for a one-item list)."""
+    value = settings.value(key, [])
+    if isinstance(value, str):
+        value = [value]
+    return [str(v) for v in value or []]
+
+
 class WindowFiles:
     """A mixin of ``MainWindow``: it reads the window's document, chart, settings and menus."""
 
@@ -76,10 +84,7 @@ class WindowFiles:
         self.clear_autosave()
 
     def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
+        return settings_list(self.settings, "recent")
 
     def _add_recent(self, path: Path) -> None:
         items = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
