@@ -30,13 +30,10 @@ def load_remembered(settings: QSettings) -> list[str]:
     """Load the remembered plug-in files (and installed packages' plug-ins); the refusals, one line each.
     A file that is gone is forgotten."""
     errors = [str(e) for e in plugins.load_entry_points()]
-    kept = []
-    for path in remembered(settings):
-        if not Path(path).is_file():
-            errors.append(f"plug-in {Path(path).name}: no such file any more: {path} (forgotten)")
-            continue
-        kept.append(path)
-        errors += [str(e) for e in plugins.load_files([path])]
+    paths = remembered(settings)
+    kept = [path for path in paths if Path(path).is_file()]
+    errors += [f"plug-in {Path(p).name}: no such file any more: {p} (forgotten)" for p in paths if p not in kept]
+    errors += [str(e) for e in plugins.load_files(kept)]
     settings.setValue(SETTINGS_KEY, kept)
     return errors
 
