@@ -197,9 +197,16 @@ def job_metrics(
     return out
 
 
-def flow_metrics(env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD) -> FlowMetrics:
-    """The flow's measures, each as ``DEFINITIONS`` states it; ``threshold`` is the bounded slowdown's τ."""
-    per_job = job_metrics(env, schedule, threshold)
+def flow_metrics(
+    env: Environment,
+    schedule: Schedule,
+    threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
+    per_job: list[JobMetrics] | None = None,
+) -> FlowMetrics:
+    """The flow's measures, each as ``DEFINITIONS`` states it; ``threshold`` is the bounded slowdown's τ;
+    ``per_job``: ``job_metrics(env, schedule, threshold)`` when the caller has it already."""
+    if per_job is None:
+        per_job = job_metrics(env, schedule, threshold)
     starts = np.array([m.start for m in per_job])
     finishes = np.array([m.actual_finish for m in per_job])
     weights = np.array([own_work(env, schedule, w) for w in schedule.windows])

@@ -63,6 +63,11 @@ def job_colour_index(job_id: str) -> int:
     return key % len(JOB_COLOURS)
 
 
+def job_groups(windows: Sequence[Window]) -> np.ndarray:
+    """Each window's palette entry under Colour by ▸ Job (no Qt: the worker prepares it)."""
+    return np.fromiter((job_colour_index(w.job) for w in windows), np.int64, len(windows))
+
+
 def job_colour(job_id: str) -> QColor:
     return QColor(JOB_COLOURS[job_colour_index(job_id)])
 
@@ -106,8 +111,10 @@ def colour_windows(
     actual_ends: Mapping[str, float],
     now: float | None,
     groups: Mapping[str, str] | None = None,
+    by_job: np.ndarray | None = None,
 ) -> Colouring:
-    """Colour groups for ``windows`` under a View ▸ Colour by ``mode`` (a key of COLOUR_BY)."""
+    """Colour groups for ``windows`` under a View ▸ Colour by ``mode`` (a key of COLOUR_BY);
+    ``by_job``: ``job_groups(windows)`` when the worker prepared it."""
     if mode == "criterion":
         names = list(CRITERION_COLOURS)
         group = [names.index(env.job(w.job).criterion) for w in windows]
@@ -131,8 +138,8 @@ def colour_windows(
         if len(order) > 8:
             legend.append((f"… {len(order)} in all", QColor("#ffffff")))
         return Colouring(np.array(group, np.int64), colours, legend)
-    group = [job_colour_index(w.job) for w in windows]
-    return Colouring(np.array(group, np.int64), colours, [("jobs (a colour each)", colours[0])])
+    group = job_groups(windows) if by_job is None else by_job
+    return Colouring(group, colours, [("jobs (a colour each)", colours[0])])
 
 
 def _batch_label(env: Environment, window: Window, groups: Mapping[str, str] | None) -> str:

@@ -271,7 +271,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             )
         else:
             parts = geometry.window_parts(env, windows, self._actual_ends, now, rows.y)
-        colouring = palette.colour_windows(env, windows, self.colour_by, self._actual_ends, now, self._groups)
+        colouring = palette.colour_windows(
+            env, windows, self.colour_by, self._actual_ends, now, self._groups, ready.by_job if ready else None
+        )
         self._parts, self._colouring = parts, colouring
         count = len(colouring.colours)
         group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
@@ -416,7 +418,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         """Outline every part of the job's window (or clear the outline), and bring it forward."""
         self.selected = job_id
         index = self.env.node_index if self.env is not None else {}
-        parts = [(w.start, index[n], w.length) for w in self._window_list if w.job == job_id for n in w.nodes]
+        window = next((w for w in self._window_list if w.job == job_id), None) if job_id is not None else None
+        parts = [(window.start, index[n], window.length) for n in window.nodes] if window is not None else []
         if not parts:
             self.selection.clear()
         else:

@@ -4,8 +4,8 @@ A ``RectLayer`` keeps parallel numpy arrays (x, y, width, height, colour group).
 Painting fills a QRectF buffer backed by numpy memory (pyqtgraph's
 ``PrimitiveArray``, as its ``BarGraphItem`` does) with only the rectangles that
 intersect the exposed area, and calls ``drawRects`` once per colour group: no
-Python object per rectangle. Outlines are dropped when rows are only a few
-pixels high, where they would only darken the picture. Hit-testing is numpy on
+Python object per rectangle. Outlines are dropped when rows, or rectangles, are only a
+few pixels across, where they would only darken the picture. Hit-testing is numpy on
 the same arrays; the bounds are computed once per update.
 """
 
@@ -116,20 +116,36 @@ class RectLayer(pg.GraphicsObject):
         visible = (
             (x <= exposed.right()) & (x + w >= exposed.left()) & (y <= exposed.bottom()) & (y + h >= exposed.top())
         )
-        row_pixels = abs(painter.transform().m22()) * float(np.median(self._h))
-        outlines = row_pixels >= OUTLINE_MIN_PIXELS
+        transform = painter.transform()
+        row_pixels = abs(transform.m22()) * float(np.median(self._h))
+        # An outline only where it can be seen around a fill: rows and rectangles a few pixels
+        # across. A year of a trace at full view is mostly slivers, and outlining each one drew the
+        # picture nearly black (and took most of the paint's time).
+        outlined = (w * abs(transform.m11()) >= OUTLINE_MIN_PIXELS) if row_pixels >= OUTLINE_MIN_PIXELS else None
         no_pen = QPen(Qt.PenStyle.NoPen)
         for g in range(len(self._brushes)):
             lo, hi = self._starts[g], self._starts[g + 1]
             pick = np.nonzero(visible[lo:hi])[0] + lo
             if pick.size == 0:
                 continue
-            self._buffer.resize(pick.size)
-            memory = self._buffer.ndarray()
-            memory[:, 0], memory[:, 1], memory[:, 2], memory[:, 3] = x[pick], y[pick], w[pick], h[pick]
             painter.setBrush(self._brushes[g])
-            painter.setPen(self._pens[g] if outlines else no_pen)
-            painter.drawRects(*self._buffer.drawargs())
+            if outlined is None:
+                self._draw(painter, pick, no_pen)
+                continue
+            edged = outlined[pick]
+            self._draw(painter, pick[~edged], no_pen)
+            self._draw(painter, pick[edged], self._pens[g])
+
+    def _draw(self, painter: QPainter, pick: np.ndarray, pen: QPen) -> None:
+        """One ``drawRects`` call for the sorted rectangles ``pick``."""
+        if pick.size == 0:
+            return
+        x, y, w, h = self._sorted
+        self._buffer.resize(pick.size)
+        memory = self._buffer.ndarray()
+        memory[:, 0], memory[:, 1], memory[:, 2], memory[:, 3] = x[pick], y[pick], w[pick], h[pick]
+        painter.setPen(pen)
+        painter.drawRects(*self._buffer.drawargs())
 
     def boundingRect(self) -> QRectF:
         return self._bounds
