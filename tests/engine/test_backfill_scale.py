@@ -434,3 +434,71 @@ def test_the_compiled_placement_search_sums_wide_windows_as_numpy_does():
             assert got is not None and want is not None
             assert got.window == want.window
             assert got.value == want.value
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=5),
+    earliest=st.sampled_from([0.0, 3.0, 10.0, 30.0]),
+    without=st.integers(-1, 3),
+    gone=st.integers(-1, 3),
+    quantum=st.sampled_from([0.0, 0.0, 4.0]),
+    factor=st.sampled_from([1.0, 1.0, 0.99]),
+    budget=st.sampled_from([math.inf, None, 0.5, 1.0, 2.0]),
+)
+def test_the_compiled_finish_time_search_is_the_general_search(env, earliest, without, gone, quantum, factor, budget):
+    """BFfinish's and BFshort's exact search (the finish time weighs every slot of a window alike) in
+    compiled code gives the general exact search's window and value: with budgets (the job's own, none,
+    or a share of its cheapest window's cost), on rows where windows were added and one taken out,
+    with an owner's intervals given back, in whole quanta and with 0.99 T."""
+    import dataclasses
+
+    from workbench.engine import criteria as cr
+    from workbench.engine.search.placement import compiled_for, placement_in
+
+    profile, placed = _profile_with_reservations(env)
+    if 0 <= gone < len(placed):
+        profile.remove(placed[gone])
+    job = env.jobs[0]
+    spec = SearchSpec(cr.FinishTime(), exact=True, length_factor=factor, quantum=quantum)
+    if budget is not None:
+        cheapest = find_window(profile.search_table(earliest, without=without), job, SearchSpec(cr.Cost()), earliest)
+        scale = cheapest.window.cost if cheapest is not None else 1.0
+        job = dataclasses.replace(job, budget=budget if math.isinf(budget) else budget * scale * 1.3)
+    assert compiled_for(spec, job, profile)
+    want = find_window(profile.search_table(earliest, without=without), job, spec, earliest)
+    got = placement_in(profile, job, spec, earliest, without)
+    assert (got is None) == (want is None)
+    if got is not None:
+        assert got.window == want.window
+        assert got.value == want.value
+
+
+def test_the_compiled_finish_time_search_sums_wide_windows_as_numpy_does():
+    """Windows of 9 to 257 slots on nodes of three speeds: the finish-time values are summed in numpy's
+    pairwise order, so the compiled search's value and window are the general search's to the bit."""
+    import numpy as np
+
+    from workbench.engine import criteria as cr
+    from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
+    from workbench.engine.search.placement import placement_in
+
+    rng = np.random.default_rng(11)
+    nodes = [
+        Node(id=f"n{i}", name=f"n{i}", performance=float(rng.choice([1.3, 2.1, 3.7])), price=float(rng.integers(1, 9)))
+        for i in range(300)
+    ]
+    tasks = []
+    for i in range(300):
+        for a in np.sort(rng.choice(np.arange(0, 400, 7), size=6, replace=False))[::2]:
+            tasks.append(LocalTask(id=f"t{len(tasks)}", node=f"n{i}", start=float(a), end=float(a + rng.integers(1, 40))))
+    spec = SearchSpec(cr.FinishTime(), exact=True)
+    for count in (9, 40, 130, 257):
+        job = Job(id="j", name="j", node_count=count, min_performance=1.0, volume=31.7)
+        env = Environment(tuple(nodes), tuple(tasks), (job,), TimeSettings(0.0, None, None), "wide")
+        profile = Profile(SlotTable.from_environment(env))
+        want = find_window(profile.search_table(2.5), job, spec, 2.5)
+        got = placement_in(profile, job, spec, 2.5)
+        assert got is not None and want is not None
+        assert got.window == want.window
+        assert got.value == want.value

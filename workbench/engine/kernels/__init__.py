@@ -21,7 +21,7 @@ to the stepped EASY and the textbook ones.
 """
 
 from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ, easy_hosts, easy_nodes
-from workbench.engine.kernels.placement import PLACE_COP, PLACE_NONE, PLACE_PAST, placement_in_rows
+from workbench.engine.kernels.placement import PLACE_COP, PLACE_FINISH, PLACE_NONE, PLACE_PAST, placement_in_rows
 from workbench.engine.kernels.replan import PASS_DONE, PASS_PYTHON, PASS_SELECTOR, PASS_WIDEN, replan_pass
 from workbench.engine.kernels.rows import EPS, UNITS_CAP, delete_rows, earliest_in_rows, insert_rows, unverify
 
@@ -36,6 +36,7 @@ __all__ = [
     "PASS_SELECTOR",
     "PASS_WIDEN",
     "PLACE_COP",
+    "PLACE_FINISH",
     "PLACE_NONE",
     "PLACE_PAST",
     "QLEN",

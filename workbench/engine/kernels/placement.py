@@ -8,64 +8,9 @@ import math
 import numpy as np
 from numba import njit
 
-from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _row_gaps
+from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _pairwise_sum, _row_gaps
 
-PLACE_NONE, PLACE_COP, PLACE_PAST = 0, 1, 2
-
-
-@njit(cache=True, nogil=True)
-def _block_sum(a: np.ndarray, lo: int, n: int) -> float:
-    """numpy's pairwise sum of a[lo:lo + n] for n <= 128: eight running sums, then the rest."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[lo + i]
-        return res
-    r = a[lo : lo + 8].copy()
-    i = 8
-    stop = n - n % 8
-    while i < stop:
-        for q in range(8):
-            r[q] += a[lo + i + q]
-        i += 8
-    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@njit(cache=True, nogil=True)
-def _pairwise_sum(a: np.ndarray) -> float:
-    """numpy's sum of ``a`` (``np.add.reduce``'s pairwise order, bit for bit): the search compares
-    window values that were summed so, within EPS of each other. Halves (cut at a multiple of 8)
-    until blocks of 128, without recursion (a stack of (start, size, halves added yet))."""
-    if a.size <= 128:
-        return _block_sum(a, 0, a.size)
-    task_lo = np.empty(128, dtype=np.int64)
-    task_n = np.empty(128, dtype=np.int64)
-    task_join = np.zeros(128, dtype=np.bool_)
-    sums = np.empty(128)
-    tasks = 1
-    kept = 0
-    task_lo[0], task_n[0] = 0, a.size
-    while tasks:
-        tasks -= 1
-        lo, n, join = task_lo[tasks], task_n[tasks], task_join[tasks]
-        if join:
-            kept -= 1
-            sums[kept - 1] = sums[kept - 1] + sums[kept]
-        elif n <= 128:
-            sums[kept] = _block_sum(a, lo, n)
-            kept += 1
-        else:
-            half = n // 2
-            half -= half % 8
-            task_lo[tasks], task_n[tasks], task_join[tasks] = lo, n, True
-            task_lo[tasks + 1], task_n[tasks + 1], task_join[tasks + 1] = lo + half, n - half, False
-            task_lo[tasks + 2], task_n[tasks + 2], task_join[tasks + 2] = lo, half, False
-            tasks += 3
-    return sums[0]
+PLACE_NONE, PLACE_COP, PLACE_PAST, PLACE_FINISH = 0, 1, 2, 3  # PLACE_FINISH: ``earliest_in_rows(finish=True)``
 
 
 @njit(cache=True, nogil=True)

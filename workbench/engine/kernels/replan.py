@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from workbench.engine.kernels.placement import PLACE_NONE, placement_in_rows
+from workbench.engine.kernels.placement import PLACE_FINISH, PLACE_NONE, placement_in_rows
 from workbench.engine.kernels.rows import EPS, _holding_gap, delete_rows, earliest_in_rows, insert_rows, unverify
 
 PASS_DONE, PASS_SELECTOR, PASS_WIDEN, PASS_PYTHON = 0, 1, 2, 3
@@ -39,7 +39,8 @@ def replan_pass(
     reservation); one with no earlier window gets its certificate. A job j that has one moves there
     at once when ``move[j]`` (FirstFit's window is the selector's), as ``_move`` does, and the move
     is written to ``moves``. A job whose selector is PAST's or CoP's exact search with no budget
-    (``place[j]``, their constants ``consts``) gets that search here (``placement_in_rows``), and
+    (``place[j]``, their constants ``consts``) gets that search here (``placement_in_rows``), as
+    does one under the finish-time criterion (PLACE_FINISH: ``earliest_in_rows`` with ``finish``), and
     moves if its window starts earlier, as ``_choose`` decides; for any other, the pass stops at
     it for the selector.
 
@@ -114,29 +115,54 @@ def replan_pass(
                 return PASS_SELECTOR, written, nodes_written, checks, cleared, placed, j, k, t, chosen
             first = t
             placed += 1
-            k, t, chosen, _ = placement_in_rows(
-                bs,
-                be,
-                owner,
-                count,
-                istart,
-                iend,
-                perf,
-                price,
-                rank,
-                cols[col_off[j] : col_off[j] + col_cnt[j]],
-                my_levels,
-                my_lengths,
-                n,
-                place[j],
-                consts,
-                resolution,
-                earliest,
-                first,
-                j,
-                scratch_i,
-                scratch_f,
-            )
+            if place[j] == PLACE_FINISH:
+                k, t, chosen = earliest_in_rows(
+                    bs,
+                    be,
+                    owner,
+                    count,
+                    istart,
+                    iend,
+                    perf,
+                    price,
+                    rank,
+                    cols[col_off[j] : col_off[j] + col_cnt[j]],
+                    my_levels,
+                    my_lengths,
+                    n,
+                    budget[j],
+                    resolution,
+                    earliest,
+                    math.inf,
+                    j,
+                    scratch_i,
+                    scratch_f,
+                    True,
+                )
+            else:
+                k, t, chosen, _ = placement_in_rows(
+                    bs,
+                    be,
+                    owner,
+                    count,
+                    istart,
+                    iend,
+                    perf,
+                    price,
+                    rank,
+                    cols[col_off[j] : col_off[j] + col_cnt[j]],
+                    my_levels,
+                    my_lengths,
+                    n,
+                    place[j],
+                    consts,
+                    resolution,
+                    earliest,
+                    first,
+                    j,
+                    scratch_i,
+                    scratch_f,
+                )
             if k < 0 or t >= before - EPS:
                 verified[j] = False  # an earlier window exists but the criterion prefers this one
                 continue

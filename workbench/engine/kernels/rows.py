@@ -59,6 +59,61 @@ def _row_gaps(
     return m
 
 
+@njit(cache=True, nogil=True)
+def _block_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """numpy's pairwise sum of a[lo:lo + n] for n <= 128: eight running sums, then the rest."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r = a[lo : lo + 8].copy()
+    i = 8
+    stop = n - n % 8
+    while i < stop:
+        for q in range(8):
+            r[q] += a[lo + i + q]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True, nogil=True)
+def _pairwise_sum(a: np.ndarray) -> float:
+    """numpy's sum of ``a`` (``np.add.reduce``'s pairwise order, bit for bit): the search compares
+    window values that were summed so, within EPS of each other. Halves (cut at a multiple of 8)
+    until blocks of 128, without recursion (a stack of (start, size, halves added yet))."""
+    if a.size <= 128:
+        return _block_sum(a, 0, a.size)
+    task_lo = np.empty(128, dtype=np.int64)
+    task_n = np.empty(128, dtype=np.int64)
+    task_join = np.zeros(128, dtype=np.bool_)
+    sums = np.empty(128)
+    tasks = 1
+    kept = 0
+    task_lo[0], task_n[0] = 0, a.size
+    while tasks:
+        tasks -= 1
+        lo, n, join = task_lo[tasks], task_n[tasks], task_join[tasks]
+        if join:
+            kept -= 1
+            sums[kept - 1] = sums[kept - 1] + sums[kept]
+        elif n <= 128:
+            sums[kept] = _block_sum(a, lo, n)
+            kept += 1
+        else:
+            half = n // 2
+            half -= half % 8
+            task_lo[tasks], task_n[tasks], task_join[tasks] = lo, n, True
+            task_lo[tasks + 1], task_n[tasks + 1], task_join[tasks + 1] = lo + half, n - half, False
+            task_lo[tasks + 2], task_n[tasks + 2], task_join[tasks + 2] = lo, half, False
+            tasks += 3
+    return sums[0]
+
+
 Key = tuple[float, float, float, int]
 
 
@@ -95,13 +150,20 @@ def earliest_in_rows(
     without: int,
     scratch_i: np.ndarray,
     scratch_f: np.ndarray,
+    finish: bool = False,
 ) -> tuple[int, float, np.ndarray]:
-    """FirstFit's window on the profile rows (``firstfit.first_fit`` on ``Profile.gaps``).
+    """FirstFit's window on the profile rows (``firstfit.first_fit`` on ``Profile.gaps``); with
+    ``finish``, the exact search's window under the finish-time criterion (BFfinish, BFshort).
 
     ``cols``: the nodes of performance >= the job's minimum; ``rank``: each node's place in
     (price, position) order; ``levels`` highest first with their window ``lengths``;
     ``budget`` in cost units, -1 for none. Returns (level index, start, the n chosen node
-    positions), level index -1 when no window starts before ``before``. ``scratch_i`` and
+    positions), level index -1 when no window starts before ``before``.
+
+    Every slot of a window scores the same under a window-wide criterion, so at each level the
+    earliest affordable start wins, on the cheapest n nodes (FirstFit's choice). FirstFit's value
+    -t lets the first level found cut the others short; the finish time -(t + T) weighs each level's
+    earliest window by its length, so every level that could still finish as early is swept. ``scratch_i`` and
     ``scratch_f`` (one int and three floats per row entry and row, at least) hold the gaps.
     """
     none = np.empty(0, dtype=np.int64)
@@ -129,10 +191,13 @@ def earliest_in_rows(
     for g in range(size):
         longest[gn[g]] = max(longest[gn[g]], gend[g] - ges[g])
     for k in range(levels.size):
-        if best_k >= 0 and best_t < es_min - EPS:
-            break  # no later level can start earlier than the incumbent
         level = levels[k]
         length = lengths[k]
+        if best_k >= 0 and finish:
+            if es_min + length > best_t + best_length + EPS:
+                continue  # this level's windows all finish later than the incumbent's
+        elif best_k >= 0 and best_t < es_min - EPS:
+            break  # no later level can start earlier than the incumbent
         fit = 0
         fit_exact = 0
         for x in cols:
@@ -173,7 +238,9 @@ def earliest_in_rows(
         b.sort()
         ax.sort()
         bx.sort()
-        cut = best_t + EPS if best_k >= 0 else before
+        cut = before
+        if best_k >= 0:  # a later start can only lose (or tie within EPS, where the key decides)
+            cut = min(before, best_t + best_length - length + 2 * EPS) if finish else best_t + EPS
         ia = 0
         ib = 0
         jx = 0
@@ -205,9 +272,12 @@ def earliest_in_rows(
                     units += min(math.ceil(price[c] * length / resolution - 1e-9), UNITS_CAP)
                 if units > budget:
                     continue  # the cheapest choice is over budget: the next time
-            value = 0.0
-            for _ in range(n):
-                value += -t
+            if finish:
+                value = _pairwise_sum(np.full(n, -(t + length)))  # as numpy sums the n slots' z
+            else:
+                value = 0.0
+                for _ in range(n):
+                    value += -t
             ordered = np.sort(chosen)
             total = 0.0
             for c in ordered:

@@ -92,9 +92,11 @@ def first_fit_in(
     before: float = math.inf,
     quantum: float = 0.0,
     without: int = NO_OWNER,
+    finish: bool = False,
 ) -> Found | None:
     """``first_fit`` on the profile's gaps (``without``'s intervals given back), read in place by
-    a compiled loop (``kernels.earliest_in_rows``). The window's ``Found`` carries no table."""
+    a compiled loop (``kernels.earliest_in_rows``); with ``finish``, the exact search by finish time
+    instead (``search.placement``). The window's ``Found`` carries no table."""
     nodes = node_facts(profile, job.min_performance)
     n = job.node_count
     if nodes.count < n:
@@ -121,6 +123,7 @@ def first_fit_in(
         before,
         without,
         *profile.scratch(),
+        finish,
     )
     if k < 0:
         return None
@@ -128,7 +131,7 @@ def first_fit_in(
     T = float(lengths[k])
     ids = profile.node_ids
     window = Window(job.id, float(t), T, tuple(ids[p] for p in positions), T * float(profile.price[positions].sum()))
-    return Found(window, float(np.full(n, -t).sum()))
+    return Found(window, float(np.full(n, -(t + T) if finish else -t).sum()))
 
 
 Best = tuple[float, float, float, float, np.ndarray]  # value, t, T, cost, chosen node positions

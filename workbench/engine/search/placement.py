@@ -1,4 +1,5 @@
-"""CoP and PAST, fast: their exact search with no budget, on a profile's rows in compiled code.
+"""CoP and PAST, fast: their exact search with no budget, on a profile's rows in compiled code; and
+the finish-time criterion's exact search (BFfinish, BFshort), budget and all.
 
 PAST and CoP (seed 001 §4.1) score every slot of a window by its finish time, its
 node's performance and how snugly it fits its gap; the exact search takes the n best
@@ -10,6 +11,10 @@ scored, sorted and summed exactly as ``search.search_profile`` does, so the answ
 are the same window (the tests hold it to the general search on random profiles).
 Dynamic backfilling with CoP makes hundreds of thousands of such searches on a
 saturated flow; in numpy each costs about 0.8 ms of array calls.
+
+The finish time -(t + T) scores every slot of a window alike: each level's best window is its
+earliest affordable one on the cheapest nodes, which is FirstFit's search at that level
+(``kernels.earliest_in_rows`` with ``finish``); the levels are then weighed by their finish.
 """
 
 from __future__ import annotations
@@ -19,13 +24,21 @@ import math
 import numpy as np
 
 from workbench.engine import criteria as cr
-from workbench.engine.kernels import PLACE_COP, PLACE_NONE, PLACE_PAST, earliest_in_rows, placement_in_rows
+from workbench.engine.kernels import (
+    PLACE_COP,
+    PLACE_FINISH,
+    PLACE_NONE,
+    PLACE_PAST,
+    earliest_in_rows,
+    placement_in_rows,
+)
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
 from workbench.engine.search.facts import node_facts
+from workbench.engine.search.firstfit import first_fit_in
 from workbench.engine.search.spec import Found, SearchSpec
 
-_KINDS: dict[type, int] = {cr.CoordinatedPlacement: PLACE_COP, cr.Past: PLACE_PAST}
+_KINDS: dict[type, int] = {cr.CoordinatedPlacement: PLACE_COP, cr.Past: PLACE_PAST, cr.FinishTime: PLACE_FINISH}
 
 
 def _kind(spec: SearchSpec) -> int:
@@ -36,8 +49,8 @@ def placement_kind(spec: SearchSpec) -> tuple[int, np.ndarray]:
     """The kernel's kind of ``spec`` (PLACE_NONE unless it is PAST's or CoP's exact search) and
     the criterion's constants in the kernel's order."""
     kind = _kind(spec)
-    if kind == PLACE_NONE:
-        return PLACE_NONE, np.zeros(7)
+    if kind in (PLACE_NONE, PLACE_FINISH):
+        return kind, np.zeros(7)
     crit = spec.criterion
     assert isinstance(crit, cr._Placement)
     return kind, np.array([crit.k[key] for key in cr.PAST_COP_DEFAULTS], dtype=np.float64)
@@ -50,10 +63,13 @@ MAX_LEVELS = 64
 
 
 def compiled_for(spec: SearchSpec, job: Job, profile: Profile) -> bool:
-    """Does ``placement_in`` answer this search (PAST or CoP, exact, no budget, at most
-    ``MAX_LEVELS`` performance levels to choose from)? The cheap tests come first: every other
-    search of a flow asks too."""
-    if _kind(spec) == PLACE_NONE or not math.isinf(job.budget):
+    """Does ``placement_in`` answer this search (the finish time, exact; or PAST or CoP, exact, no
+    budget, at most ``MAX_LEVELS`` performance levels to choose from)? The cheap tests come first:
+    every other search of a flow asks too."""
+    kind = _kind(spec)
+    if kind == PLACE_FINISH:
+        return True
+    if kind == PLACE_NONE or not math.isinf(job.budget):
         return False
     return node_facts(profile, job.min_performance).levels.size <= MAX_LEVELS
 
@@ -62,6 +78,10 @@ def placement_in(
     profile: Profile, job: Job, spec: SearchSpec, earliest: float, without: int = NO_OWNER
 ) -> Found | None:
     """``search_profile``'s window for a search ``compiled_for`` answers; the ``Found`` carries no table."""
+    if _kind(spec) == PLACE_FINISH:
+        return first_fit_in(
+            profile, job, earliest, spec.length_factor, spec.resolution, math.inf, spec.quantum, without, finish=True
+        )
     nodes = node_facts(profile, job.min_performance)
     n = job.node_count
     if nodes.count < n:
