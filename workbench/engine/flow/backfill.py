@@ -200,9 +200,11 @@ class _Replanner:
         for window in [*fixed, *plan.values()]:
             self._track(window)
 
-    def _track(self, window: Window) -> None:
+    def _track(self, window: Window, compiled_knows: bool = False) -> None:
+        """Follow the job's window: its actual end (the early completions to come) and, unless the
+        compiled pass made the move itself (``compiled_knows``), the pass's copy of its nodes."""
         self.current[window.job] = window
-        if self.compiled is not None:
+        if self.compiled is not None and not compiled_knows:
             self.compiled.track(window)
         end = self.rec.actual[window.job]
         self._seq += 1
@@ -603,17 +605,35 @@ class _CompiledPass:
         )
 
     def _replay(self, written: int) -> list[str]:
-        """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one."""
+        """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one.
+
+        A saturated flow makes hundreds of thousands of moves, so this reads the kernel's arrays as
+        lists once and builds each window directly: its nodes come sorted, and its cost is summed as
+        numpy sums (in order, as numpy does below eight terms)."""
         rp = self.rp
         mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = self.moves
         explain = rp.rec.explain
-        n_of = self.shapes[0]
+        n_of, len_off, lengths = self.shapes[0], self.shapes[8], self.shapes[9]
+        jobs_, node_ids, price = rp.jobs, rp.profile.node_ids, rp.profile.price
+        prices = price.tolist()
+        plan, current, profile, rec = rp.plan, rp.current, rp.profile, rp.rec
+        js, levels, starts = mv_job[:written].tolist(), mv_level[:written].tolist(), mv_start[:written].tolist()
+        total_nodes = int(n_of[mv_job[:written]].sum())
+        nodes = mv_nodes[:total_nodes].tolist()
         ids: list[str] = []
         offset = 0
-        for w in range(written):
-            j = int(mv_job[w])
+        for j, k, t in zip(js, levels, starts, strict=True):
             n = int(n_of[j])
-            window = self._window(j, int(mv_level[w]), float(mv_start[w]), mv_nodes[offset : offset + n])
+            positions = nodes[offset : offset + n]
+            T = float(lengths[len_off[j] + k])
+            if n < 8:
+                total = 0.0
+                for x in positions:
+                    total += prices[x]
+            else:
+                total = float(price[positions].sum())
+            job_id = jobs_[j].id
+            window = Window(job_id, t, T, tuple([node_ids[x] for x in positions]), T * total)
             distances = None
             if explain:
                 distances = (
@@ -621,14 +641,13 @@ class _CompiledPass:
                     tuple(mv_right[offset : offset + n].tolist()),
                 )
             offset += n
-            job_id = window.job
-            old = rp.plan.get(job_id)
+            old = plan.get(job_id)
             if old is not None:
-                del rp.current[job_id]
-                rp.profile.forget(old)
-            rp.plan[job_id] = window
-            rp.rec.place(window, distances)
-            rp.rec.counts["moves"] += 1
-            rp._track(window)
+                del current[job_id]
+                profile.forget(old)
+            plan[job_id] = window
+            rec.place(window, distances)
+            rp._track(window, compiled_knows=True)
             ids.append(job_id)
+        rec.counts["moves"] += written
         return ids
