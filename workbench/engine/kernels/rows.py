@@ -177,6 +177,10 @@ def earliest_in_rows(
     gn, ges, gend = gn[:size], ges[:size], gend[:size]
     by_rank = none  # lite takes members in (price, position) order: sorted when first needed
     es_min = ges.min()
+    if finish:  # the earliest any level could start: a finish-time bound on every level
+        es_min = _first_cover(gn, ges, gend, np.argsort(ges), perf, cols, levels, lengths, n, before)
+        if es_min == math.inf:
+            return -1, 0.0, none
     best_k = -1
     best_t = math.inf
     best_value = 0.0
@@ -288,6 +292,70 @@ def earliest_in_rows(
                 best_k, best_t, best_value, best_length, best_cost, best_chosen = k, t, value, length, cost, chosen
             break  # the first affordable time decides this level
     return best_k, best_t, best_chosen
+
+
+@njit(cache=True, nogil=True)
+def _first_cover(
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+    by_start: np.ndarray,
+    perf: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    before: float,
+) -> float:
+    """The earliest gap start t < ``before`` at which n gaps each hold their node's shortest part
+    from t on (inf if there is none): a necessary condition of a window at t at every level.
+
+    A node of performance p serves the levels up to p, whose windows are no shorter than the
+    shortest of them (``need``); so every level's members covering t also cover t here, and no
+    level has a window before this time. One sweep answers for all the levels at once: on a
+    saturated plan most searches end here (a waiting job that cannot start earlier).
+    """
+    L = levels.size
+    shortest = np.empty(L)  # the shortest window of the levels from k down
+    shortest[L - 1] = lengths[L - 1]
+    for k in range(L - 2, -1, -1):
+        shortest[k] = min(lengths[k], shortest[k + 1])
+    need = np.zeros(perf.size)
+    for x in cols:
+        k = 0
+        while k < L - 1 and levels[k] > perf[x]:
+            k += 1
+        need[x] = shortest[k]
+    size = ges.size
+    member = np.empty(size, dtype=np.bool_)
+    last = np.empty(size)
+    for g in range(size):
+        last[g] = gend[g] - need[gn[g]] + EPS
+        # (a gap whose room rounds below its start is left out: a level counts it as covering nothing)
+        member[g] = gend[g] - ges[g] >= need[gn[g]] - EPS and last[g] >= ges[g]
+    by_last = np.argsort(last)
+    ps = 0  # by_start read so far: ia members start by t
+    pe = 0  # by_last read so far: ib members end too soon to start at t
+    ia = 0
+    ib = 0
+    prev = -math.inf
+    for i in range(size):
+        g = by_start[i]
+        t = ges[g]
+        if t >= before:
+            break
+        if not member[g] or t == prev:
+            continue
+        prev = t
+        while ps < size and ges[by_start[ps]] <= t:
+            ia += member[by_start[ps]]
+            ps += 1
+        while pe < size and last[by_last[pe]] < t:
+            ib += member[by_last[pe]]
+            pe += 1
+        if ia - ib >= n:
+            return t
+    return math.inf
 
 
 @njit(cache=True, nogil=True)
