@@ -404,16 +404,14 @@ def test_the_compiled_placement_search_is_the_general_search(
         assert got.value == want.value
 
 
-def test_the_compiled_placement_search_sums_wide_windows_as_numpy_does():
-    """Windows of hundreds of slots on a machine of many levels: the compiled search sums z in numpy's
-    pairwise order (blocks of eight, halves past 128), so its values and choices are the general
-    search's to the bit."""
+def _wide_profiles(seed):
+    """(job, profile) for jobs of 9 to 257 nodes on 300 nodes of three speeds, each with three local
+    tasks in [0, 440): windows of hundreds of slots, summed past numpy's blocks of eight and 128."""
     import numpy as np
 
     from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
-    from workbench.engine.search.placement import placement_in
 
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     nodes = [
         Node(id=f"n{i}", name=f"n{i}", performance=float(rng.choice([1.3, 2.1, 3.7])), price=float(rng.integers(1, 9)))
         for i in range(300)
@@ -426,7 +424,16 @@ def test_the_compiled_placement_search_sums_wide_windows_as_numpy_does():
     for count in (9, 40, 130, 257):
         job = Job(id="j", name="j", node_count=count, min_performance=1.0, volume=31.7)
         env = Environment(tuple(nodes), tuple(tasks), (job,), TimeSettings(0.0, None, None), "wide")
-        profile = Profile(SlotTable.from_environment(env))
+        yield job, Profile(SlotTable.from_environment(env))
+
+
+def test_the_compiled_placement_search_sums_wide_windows_as_numpy_does():
+    """Windows of hundreds of slots on a machine of many levels: the compiled search sums z in numpy's
+    pairwise order (blocks of eight, halves past 128), so its values and choices are the general
+    search's to the bit."""
+    from workbench.engine.search.placement import placement_in
+
+    for job, profile in _wide_profiles(7):
         for kind in ("cop", "past"):
             spec = _placement_spec(kind, 0.1, 0.0001, 1.0, 0.1)
             want = find_window(profile.search_table(2.5), job, spec, 2.5)
@@ -477,26 +484,11 @@ def test_the_compiled_finish_time_search_is_the_general_search(env, earliest, wi
 def test_the_compiled_finish_time_search_sums_wide_windows_as_numpy_does():
     """Windows of 9 to 257 slots on nodes of three speeds: the finish-time values are summed in numpy's
     pairwise order, so the compiled search's value and window are the general search's to the bit."""
-    import numpy as np
-
     from workbench.engine import criteria as cr
-    from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
     from workbench.engine.search.placement import placement_in
 
-    rng = np.random.default_rng(11)
-    nodes = [
-        Node(id=f"n{i}", name=f"n{i}", performance=float(rng.choice([1.3, 2.1, 3.7])), price=float(rng.integers(1, 9)))
-        for i in range(300)
-    ]
-    tasks = []
-    for i in range(300):
-        for a in np.sort(rng.choice(np.arange(0, 400, 7), size=6, replace=False))[::2]:
-            tasks.append(LocalTask(id=f"t{len(tasks)}", node=f"n{i}", start=float(a), end=float(a + rng.integers(1, 40))))
     spec = SearchSpec(cr.FinishTime(), exact=True)
-    for count in (9, 40, 130, 257):
-        job = Job(id="j", name="j", node_count=count, min_performance=1.0, volume=31.7)
-        env = Environment(tuple(nodes), tuple(tasks), (job,), TimeSettings(0.0, None, None), "wide")
-        profile = Profile(SlotTable.from_environment(env))
+    for job, profile in _wide_profiles(11):
         want = find_window(profile.search_table(2.5), job, spec, 2.5)
         got = placement_in(profile, job, spec, 2.5)
         assert got is not None and want is not None
