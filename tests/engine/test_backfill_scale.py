@@ -367,6 +367,19 @@ def _profile_with_reservations(env, owners_from=1):
     return profile, placed
 
 
+def _assert_compiled_is_general(profile, job, spec, earliest, without):
+    """``placement_in`` answers the search, with the general exact search's window and value."""
+    from workbench.engine.search.placement import compiled_for, placement_in
+
+    assert compiled_for(spec, job, profile)
+    want = find_window(profile.search_table(earliest, without=without), job, spec, earliest)
+    got = placement_in(profile, job, spec, earliest, without)
+    assert (got is None) == (want is None)
+    if got is not None:
+        assert got.window == want.window
+        assert got.value == want.value
+
+
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     env=environments(max_jobs=5),
@@ -388,20 +401,12 @@ def test_the_compiled_placement_search_is_the_general_search(
     where windows were added and one taken out, with an owner's intervals given back."""
     import dataclasses
 
-    from workbench.engine.search.placement import compiled_for, placement_in
-
     profile, placed = _profile_with_reservations(env)
     if 0 <= gone < len(placed):
         profile.remove(placed[gone])
     job = dataclasses.replace(env.jobs[0], budget=math.inf)
     spec = _placement_spec(kind, alpha1, alpha2, delta1, delta2, quantum)
-    assert compiled_for(spec, job, profile)
-    want = find_window(profile.search_table(earliest, without=without), job, spec, earliest)
-    got = placement_in(profile, job, spec, earliest, without)
-    assert (got is None) == (want is None)
-    if got is not None:
-        assert got.window == want.window
-        assert got.value == want.value
+    _assert_compiled_is_general(profile, job, spec, earliest, without)
 
 
 def _wide_profiles(seed):
@@ -461,7 +466,6 @@ def test_the_compiled_finish_time_search_is_the_general_search(env, earliest, wi
     import dataclasses
 
     from workbench.engine import criteria as cr
-    from workbench.engine.search.placement import compiled_for, placement_in
 
     profile, placed = _profile_with_reservations(env)
     if 0 <= gone < len(placed):
@@ -472,13 +476,7 @@ def test_the_compiled_finish_time_search_is_the_general_search(env, earliest, wi
         cheapest = find_window(profile.search_table(earliest, without=without), job, SearchSpec(cr.Cost()), earliest)
         scale = cheapest.window.cost if cheapest is not None else 1.0
         job = dataclasses.replace(job, budget=budget if math.isinf(budget) else budget * scale * 1.3)
-    assert compiled_for(spec, job, profile)
-    want = find_window(profile.search_table(earliest, without=without), job, spec, earliest)
-    got = placement_in(profile, job, spec, earliest, without)
-    assert (got is None) == (want is None)
-    if got is not None:
-        assert got.window == want.window
-        assert got.value == want.value
+    _assert_compiled_is_general(profile, job, spec, earliest, without)
 
 
 def test_the_compiled_finish_time_search_sums_wide_windows_as_numpy_does():
