@@ -86,7 +86,8 @@ def replan_pass(
         # The rows, the nodes and the job's shape: what every search of job j reads.
         where = (bs, be, owner, count, istart, iend, perf, price, rank, cols[col_off[j] : col_off[j] + col_cnt[j]])
         shape = (my_levels, my_lengths, n)
-        k, t, chosen = earliest_in_rows(*where, *shape, budget[j], resolution, earliest, before, j, scratch_i, scratch_f)
+        scratch = (scratch_i, scratch_f)
+        k, t, chosen = earliest_in_rows(*where, *shape, budget[j], resolution, earliest, before, j, *scratch)
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
             continue
@@ -99,11 +100,11 @@ def replan_pass(
             placed += 1
             if place[j] == PLACE_FINISH:
                 k, t, chosen = earliest_in_rows(
-                    *where, *shape, budget[j], resolution, earliest, math.inf, j, scratch_i, scratch_f, True
+                    *where, *shape, budget[j], resolution, earliest, math.inf, j, *scratch, True
                 )
             else:
                 k, t, chosen, _ = placement_in_rows(
-                    *where, *shape, place[j], consts, resolution, earliest, first, j, scratch_i, scratch_f
+                    *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch
                 )
             if k < 0 or t >= before - EPS:
                 verified[j] = False  # an earlier window exists but the criterion prefers this one
