@@ -118,6 +118,37 @@ def test_a_worker_call_spares_the_collector_what_already_exists(qtbot):
     assert frozen >= len(document)
 
 
+def test_cycles_a_worker_call_leaves_are_freed_by_the_next_call(qtbot):
+    """Freezing the heap at each call must not keep for good the reference cycles that an earlier
+    call left behind (a run leaves hundreds): the next call collects them before it freezes."""
+    import weakref
+
+    class Cycle:
+        pass
+
+    call = workers.BackgroundCall()
+    answers = []
+    call.finished.connect(lambda ticket, result, error: answers.append(error))
+    left = []
+
+    def leave_a_cycle(token):
+        cycle = Cycle()
+        cycle.me = cycle
+        left.append(weakref.ref(cycle))
+
+    gc.disable()  # no automatic collection on the way: only the call's own can free the cycle
+    try:
+        call.start(leave_a_cycle)
+        qtbot.waitUntil(lambda: len(answers) == 1, timeout=10_000)
+        assert left[0]() is not None
+        call.start(lambda token: None)
+        qtbot.waitUntil(lambda: len(answers) == 2, timeout=10_000)
+        assert left[0]() is None
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
 def test_slivers_are_filled_without_an_outline(qtbot):
     """On screen as in the exported figure, a rectangle a few pixels wide gets no outline (a year of
     a trace at full view drew nearly black, and outlining was most of the paint's time); a wide one
