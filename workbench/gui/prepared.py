@@ -11,6 +11,7 @@ No Qt objects here.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ class Prepared:
     metrics: FlowMetrics
     jobs: list[JobMetrics]
     actual_ends: dict[str, float]  # each window's job's actual end
-    parts: Parts  # the windows' parts, on rows in the environment's node order
+    parts: Parts  # the windows' parts, on rows in the environment's node order, by colour (``by_colour``)
     visible_end: float  # the right edge of the picture
     by_job: np.ndarray  # each window's palette entry under Colour by ▸ Job (``palette.job_groups``)
 
@@ -48,6 +49,7 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
     free = SlotTable.from_environment(env).reserve(schedule.windows)
     ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
     per_job = job_metrics(env, schedule)
+    by_job = job_groups(schedule.windows)
     done = Prepared(
         env,
         schedule,
@@ -55,14 +57,30 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
         flow_metrics(env, schedule, per_job=per_job),
         per_job,
         ends,
-        window_parts(env, schedule.windows, ends, None),
+        by_colour(window_parts(env, schedule.windows, ends, None), by_job),
         visible_end(env, schedule.windows),
-        job_groups(schedule.windows),
+        by_job,
     )
     with _lock:
         _kept.append(done)
         del _kept[:-KEEP]
     return done
+
+
+def by_colour(parts: Parts, by_job: np.ndarray) -> Parts:
+    """The parts in the order the chart paints them under Colour by ▸ Job: by colour, stably. The
+    layer then has nothing to sort and gathers nothing (at 218,000 parts the GUI thread's gathers in
+    a shuffled order took 35 ms)."""
+    order = np.argsort(by_job[parts.window].astype(np.int16), kind="stable")
+    return dataclasses.replace(
+        parts,
+        window=parts.window[order],
+        x=parts.x[order],
+        y=parts.y[order],
+        width=parts.width[order],
+        planned=parts.planned[order],
+        node=parts.node[order],
+    )
 
 
 def lookup(env: Environment, schedule: Schedule | None) -> Prepared | None:

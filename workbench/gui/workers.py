@@ -118,15 +118,16 @@ class BackgroundCall(QObject):
         self.ticket += 1
         ticket = self.ticket
 
+        # What exists now (the documents, the results on screen) is long-lived: the cyclic collector
+        # leaves it alone from here on. A full collection walks every tracked object while holding
+        # the GIL, and on a 28,000-job document it stopped the window for 80-115 ms in the middle of
+        # a run; now it walks only what the call makes. The collection first frees the cycles that
+        # earlier calls left (it walks only what they made), so that none is kept for good. It runs
+        # here on the GUI thread: a collection may delete Qt objects, which only this thread may.
+        gc.collect()
+        gc.freeze()
+
         def work() -> None:
-            # What exists now (the documents, the results on screen) is long-lived: the cyclic
-            # collector leaves it alone from here on. A full collection walks every tracked object
-            # while holding the GIL, and on a 28,000-job document it stopped the window for 80-115
-            # ms in the middle of a run; now it walks only what this call makes. The collection
-            # first frees the cycles earlier calls left (it walks only what they made), so that
-            # none is kept for good.
-            gc.collect()
-            gc.freeze()
             try:
                 result, error = call(token), None
             except Cancelled:
