@@ -48,8 +48,9 @@ def test_a_prepared_result_draws_the_same_rectangles_without_recomputing_them(qt
     qtbot.addWidget(plain)
     plain.set_row_order(order)
     plain.set_data(trace_env, schedule)
-    want = [_rects(plain.windows), _rects(plain.released)], plain._end
+    want = [_rects(plain.windows)], plain._end
     colours = plain._colouring.group
+    tails = plain.released.count
 
     prepared.prepare(trace_env, schedule)
 
@@ -63,11 +64,42 @@ def test_a_prepared_result_draws_the_same_rectangles_without_recomputing_them(qt
     qtbot.addWidget(chart)
     chart.set_row_order(order)
     chart.set_data(trace_env, schedule)
-    got = [_rects(chart.windows), _rects(chart.released)], chart._end
+    got = [_rects(chart.windows)], chart._end
     assert got[1] == want[1]
     assert np.array_equal(chart._colouring.group, colours)
     for mine, theirs in zip(itertools.chain(*got[0]), itertools.chain(*want[0]), strict=True):
         assert np.array_equal(mine, theirs)
+    # The released tails that later windows cover whole are left out, and the picture is the same.
+    assert 0 < chart.released.count < tails
+    for drawn in (plain, chart):
+        drawn.resize(900, 500)
+        drawn.show()
+        drawn.fit()
+    qtbot.wait(50)
+    assert plain.grab().toImage() == chart.grab().toImage()
+
+
+def test_a_tail_is_left_out_only_when_later_windows_cover_it_whole():
+    """``geometry.uncovered_tails`` against the plain reading: node 0's tail [5, 10) is covered by
+    two windows that touch (5-7, 7-12); node 1's by one that starts a hair late (5 + 1e-12); node 2's
+    tail has a gap at [6, 6.5); node 3's tail has no later window; a window on another node covers
+    nothing."""
+    def parts(x, width, node, tails):
+        tx, tw, tn = (np.array(v, dtype=float) for v in zip(*tails, strict=True))
+        return geometry.Parts(
+            window=np.arange(len(x)), x=np.array(x, float), y=np.array(node, float), width=np.array(width, float),
+            planned=np.zeros(len(x), bool), solid_end=np.zeros(len(x)), released_x=tx, released_y=tn,
+            released_width=tw, node=np.array(node), released_node=tn.astype(np.int64),
+        )  # fmt: skip
+
+    given = parts(
+        x=[0, 5, 7, 0, 5 + 1e-12, 0, 5, 6.5, 0, 5],
+        width=[5, 2, 5, 5, 9, 5, 1, 9, 5, 9],
+        node=[0, 0, 0, 1, 1, 2, 2, 2, 3, 4],
+        tails=[(5, 5, 0), (5, 5, 1), (5, 5, 2), (5, 5, 3)],
+    )
+    left = geometry.uncovered_tails(given)
+    assert left.released_node.tolist() == [2, 3]
 
 
 def test_fitting_the_columns_reads_a_sample_not_every_row(qtbot, trace_env):
