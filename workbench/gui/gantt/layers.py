@@ -28,7 +28,7 @@ class RectLayer(pg.GraphicsObject):
         self.setZValue(z)
         self._x = self._y = self._w = self._h = np.empty(0)
         self._group = np.empty(0, dtype=np.int64)
-        self._sorted = np.empty((4, 0))
+        self._sorted: tuple[np.ndarray, ...] = (np.empty(0),) * 4
         self._starts = np.zeros(1, dtype=np.int64)
         self._brushes: list[QBrush] = []
         self._pens: list[QPen] = []
@@ -74,15 +74,13 @@ class RectLayer(pg.GraphicsObject):
         # as 16-bit integers, which numpy sorts stably by radix (218,000 parts: 1 ms, not 17); given
         # in group order already (a prepared result), they are only copied.
         in_order = bool((self._group[1:] >= self._group[:-1]).all())
-        if in_order:
-            self._sorted = np.stack([self._x, self._y, self._w, self._h])
+        if in_order:  # the caller's arrays as they are (a copy of 218,000 parts took up to 18 ms)
+            self._sorted = (self._x, self._y, self._w, self._h)
             sorted_group = self._group
         else:
             keys = self._group.astype(np.int16) if len(colours) < np.iinfo(np.int16).max else self._group
             order = np.argsort(keys, kind="stable")
-            self._sorted = np.empty((4, order.size))
-            for row, values in enumerate((self._x, self._y, self._w, self._h)):
-                np.take(values, order, out=self._sorted[row])
+            self._sorted = tuple(np.take(values, order) for values in (self._x, self._y, self._w, self._h))
             sorted_group = self._group[order]
         self._starts = np.searchsorted(sorted_group, np.arange(len(colours) + 1))
         self._brushes = [QBrush(c) for c in colours]
