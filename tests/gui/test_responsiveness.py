@@ -240,9 +240,9 @@ def test_stepping_a_cop_run_keeps_the_window_responsive(qtbot, window, tmp_path,
 @pytest.mark.timing
 def test_opening_a_large_file_keeps_the_window_responsive(qtbot, window, tmp_path):
     """Opening a 28,000-job environment (about 8 MB) in the background and drawing its EASY result:
-    the heartbeat never waits 100 ms (measured on the KTH trace, 8.4 MB: worst gaps 87-167 ms, from
+    the heartbeat never waits 100 ms (measured on the KTH trace, 8.4 MB: worst gaps 66-107 ms, from
     0.4-0.5 s before the GIL, collector, drawing and table fixes; 441 ms in the issue. What is left is
-    the result's delivery and the chart's first paint of its 218,000 window parts, back to back)."""
+    the result's delivery and the chart's first paint of its window parts, back to back)."""
     big = swf_environment(seed=5, jobs=28_000, nodes=100)
     path = tmp_path / "big.json"
     save_environment(dataclasses.replace(big, strategy=StrategyRef("EASY")), path)
