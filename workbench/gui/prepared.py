@@ -12,7 +12,6 @@ No Qt objects here.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from dataclasses import dataclass
 
@@ -72,16 +71,7 @@ def by_colour(parts: Parts, by_job: np.ndarray) -> Parts:
     """The parts in the order the chart paints them under Colour by ▸ Job: by colour, stably. The
     layer then has nothing to sort and gathers nothing (at 218,000 parts the GUI thread's gathers in
     a shuffled order took 35 ms)."""
-    order = np.argsort(by_job[parts.window].astype(np.int16), kind="stable")
-    return dataclasses.replace(
-        parts,
-        window=parts.window[order],
-        x=parts.x[order],
-        y=parts.y[order],
-        width=parts.width[order],
-        planned=parts.planned[order],
-        node=parts.node[order],
-    )
+    return parts.parts_at(np.argsort(by_job[parts.window].astype(np.int16), kind="stable"))
 
 
 def lookup(env: Environment, schedule: Schedule | None) -> Prepared | None:

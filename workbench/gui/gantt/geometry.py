@@ -45,6 +45,17 @@ class Parts:
     node: np.ndarray  # the node position of each part
     released_node: np.ndarray
 
+    def parts_at(self, index: np.ndarray) -> Parts:
+        """Only the window parts ``index`` picks (a mask, or an order), the tails as they are."""
+        return self._taking(("window", "x", "y", "width", "planned", "node"), index)
+
+    def tails_at(self, index: np.ndarray) -> Parts:
+        """Only the released tails ``index`` picks, the window parts as they are."""
+        return self._taking(("released_x", "released_y", "released_width", "released_node"), index)
+
+    def _taking(self, names: tuple[str, ...], index: np.ndarray) -> Parts:
+        return dataclasses.replace(self, **{name: getattr(self, name)[index] for name in names})
+
 
 def solid_end(window: Window, actual_end: float, now: float | None) -> float:
     """Where a window's solid part ends: its actual end once its job has finished early.
@@ -132,14 +143,7 @@ def uncovered_tails(parts: Parts) -> Parts:
     covered[tail[found]] = (run_node[run[found]] == parts.released_node[tail[found]]) & (
         run_end[run[found]] >= b[tail[found]] - EPS
     )
-    keep = ~covered
-    return dataclasses.replace(
-        parts,
-        released_x=parts.released_x[keep],
-        released_y=parts.released_y[keep],
-        released_width=parts.released_width[keep],
-        released_node=parts.released_node[keep],
-    )
+    return parts.tails_at(~covered)
 
 
 def visible_end(env: Environment, windows: Sequence[Window]) -> float:
