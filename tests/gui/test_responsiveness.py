@@ -84,6 +84,7 @@ def test_a_tail_is_left_out_only_when_later_windows_cover_it_whole():
     two windows that touch (5-7, 7-12); node 1's by one that starts a hair late (5 + 1e-12); node 2's
     tail has a gap at [6, 6.5); node 3's tail has no later window; a window on another node covers
     nothing."""
+
     def parts(x, width, node, tails):
         tx, tw, tn = (np.array(v, dtype=float) for v in zip(*tails, strict=True))
         return geometry.Parts(

@@ -478,6 +478,7 @@ class _CompiledPass:
         self.rank = rank
         self.place = place
         self.index = {job.id: i for i, job in enumerate(rp.jobs)}
+        self.prices = rp.profile.price.tolist()  # the nodes never change
         m, held = len(rp.jobs), int(shapes[0].sum())
         self.moves = (
             np.empty(m, dtype=np.int64),
@@ -592,30 +593,31 @@ class _CompiledPass:
                 if rp._check(j):
                     moved.append(rp.jobs[j].id)
                 continue
-            if rp._choose(j, Found(self._window(j, k, t, chosen), 0.0)):
+            if rp._choose(j, Found(self._window(j, k, float(t), np.sort(chosen).tolist()), 0.0)):
                 moved.append(rp.jobs[j].id)
 
-    def _window(self, j: int, k: int, t: float, chosen: np.ndarray) -> Window:
-        """The window job j gets at level k from t on the nodes ``chosen`` (as ``first_fit_in``)."""
-        positions = np.sort(chosen)
+    def _window(self, j: int, k: int, t: float, positions: list[int]) -> Window:
+        """The window job j gets at level k from t on the node ``positions`` (sorted), as
+        ``first_fit_in`` builds it: its cost summed as numpy sums (in order below eight terms)."""
         T = float(self.shapes[9][self.shapes[8][j] + k])
-        ids, price = self.rp.profile.node_ids, self.rp.profile.price
-        return Window(
-            self.rp.jobs[j].id, float(t), T, tuple(ids[p] for p in positions), T * float(price[positions].sum())
-        )
+        if len(positions) < 8:
+            total = 0.0
+            for x in positions:
+                total += self.prices[x]
+        else:
+            total = float(self.rp.profile.price[positions].sum())
+        ids = self.rp.profile.node_ids
+        return Window(self.rp.jobs[j].id, t, T, tuple([ids[x] for x in positions]), T * total)
 
     def _replay(self, written: int) -> list[str]:
         """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one.
 
         A saturated flow makes hundreds of thousands of moves, so this reads the kernel's arrays as
-        lists once and builds each window directly: its nodes come sorted, and its cost is summed as
-        numpy sums (in order, as numpy does below eight terms)."""
+        lists once (each move's nodes come sorted)."""
         rp = self.rp
         mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = self.moves
         explain = rp.rec.explain
-        n_of, len_off, lengths = self.shapes[0], self.shapes[8], self.shapes[9]
-        jobs_, node_ids, price = rp.jobs, rp.profile.node_ids, rp.profile.price
-        prices = price.tolist()
+        n_of = self.shapes[0]
         plan, current, profile, rec = rp.plan, rp.current, rp.profile, rp.rec
         js, levels, starts = mv_job[:written].tolist(), mv_level[:written].tolist(), mv_start[:written].tolist()
         total_nodes = int(n_of[mv_job[:written]].sum())
@@ -624,16 +626,8 @@ class _CompiledPass:
         offset = 0
         for j, k, t in zip(js, levels, starts, strict=True):
             n = int(n_of[j])
-            positions = nodes[offset : offset + n]
-            T = float(lengths[len_off[j] + k])
-            if n < 8:
-                total = 0.0
-                for x in positions:
-                    total += prices[x]
-            else:
-                total = float(price[positions].sum())
-            job_id = jobs_[j].id
-            window = Window(job_id, t, T, tuple([node_ids[x] for x in positions]), T * total)
+            window = self._window(j, k, t, nodes[offset : offset + n])
+            job_id = window.job
             distances = None
             if explain:
                 distances = (

@@ -163,8 +163,9 @@ def earliest_in_rows(
     Every slot of a window scores the same under a window-wide criterion, so at each level the
     earliest affordable start wins, on the cheapest n nodes (FirstFit's choice). FirstFit's value
     -t lets the first level found cut the others short; the finish time -(t + T) weighs each level's
-    earliest window by its length, so every level that could still finish as early is swept. ``scratch_i`` and
-    ``scratch_f`` (one int and three floats per row entry and row, at least) hold the gaps.
+    earliest window by its length, so every level that could still finish as early is swept.
+    ``scratch_i`` and ``scratch_f`` (one int and three floats per row entry and row, at least) hold
+    the gaps.
     """
     none = np.empty(0, dtype=np.int64)
     third = scratch_f.size // 3
@@ -178,7 +179,7 @@ def earliest_in_rows(
     by_rank = none  # lite takes members in (price, position) order: sorted when first needed
     es_min = ges.min()
     if finish:  # the earliest any level could start: a finish-time bound on every level
-        es_min = _first_cover(gn, ges, gend, np.argsort(ges), perf, cols, levels, lengths, n, before)
+        es_min = _first_cover(gn, ges, gend, perf, cols, levels, lengths, n, before)
         if es_min == math.inf:
             return -1, 0.0, none
     best_k = -1
@@ -299,7 +300,6 @@ def _first_cover(
     gn: np.ndarray,
     ges: np.ndarray,
     gend: np.ndarray,
-    by_start: np.ndarray,
     perf: np.ndarray,
     cols: np.ndarray,
     levels: np.ndarray,
@@ -312,8 +312,8 @@ def _first_cover(
 
     A node of performance p serves the levels up to p, whose windows are no shorter than the
     shortest of them (``need``); so every level's members covering t also cover t here, and no
-    level has a window before this time. One sweep answers for all the levels at once: on a
-    saturated plan most searches end here (a waiting job that cannot start earlier).
+    level has a window before this time. One sweep answers for all the levels at once; the
+    finish-time search bounds each level's finish by it.
     """
     L = levels.size
     shortest = np.empty(L)  # the shortest window of the levels from k down
@@ -333,6 +333,7 @@ def _first_cover(
         last[g] = gend[g] - need[gn[g]] + EPS
         # (a gap whose room rounds below its start is left out: a level counts it as covering nothing)
         member[g] = gend[g] - ges[g] >= need[gn[g]] - EPS and last[g] >= ges[g]
+    by_start = np.argsort(ges)
     by_last = np.argsort(last)
     ps = 0  # by_start read so far: ia members start by t
     pe = 0  # by_last read so far: ib members end too soon to start at t

@@ -46,8 +46,8 @@ def _kind(spec: SearchSpec) -> int:
 
 
 def placement_kind(spec: SearchSpec) -> tuple[int, np.ndarray]:
-    """The kernel's kind of ``spec`` (PLACE_NONE unless it is PAST's or CoP's exact search) and
-    the criterion's constants in the kernel's order."""
+    """The kernel's kind of ``spec`` (PLACE_NONE unless it is PAST's, CoP's or the finish time's
+    exact search) and the criterion's constants in the kernel's order (none for the finish time)."""
     kind = _kind(spec)
     if kind in (PLACE_NONE, PLACE_FINISH):
         return kind, np.zeros(7)
