@@ -62,6 +62,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
             return 2
         app.processEvents()
         window.chart.fit()
+        window.chart.finish_drawing()
         app.processEvents()
         if not window.grab().save(screenshot):
             print(f"workbench: error: {screenshot}: cannot write the PNG", file=sys.stderr)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QLabel
 
@@ -35,6 +35,11 @@ from workbench.gui.numbers import number, time
 
 MAX_LABELS = 400
 EDGE_PIXELS = 6
+
+
+# A fresh picture with more rectangles than this in its cached layers is painted a layer at a time.
+STAGGER_RECTS = 150_000
+STAGGER_MS = 500
 
 
 class GanttChart(ChartNavigation, pg.PlotWidget):
@@ -65,6 +70,14 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         # The released tail of an early finish lies under the job windows: others may run there.
         self.released = RectLayer(z=1.5)
         self.windows = RectLayer(z=2)
+        # A fresh picture of many rectangles is drawn one cached layer per paint, windows first (see
+        # ``_draw_in_turn``); the rest are shown after the one before has painted, or after at most
+        # ``STAGGER_MS`` (a layer out of view never paints).
+        self._in_turn: list[RectLayer] = []
+        self._next_layer = QTimer(self, singleShot=True, interval=0)
+        self._next_layer.timeout.connect(self._show_next_layer)
+        self._all_layers = QTimer(self, singleShot=True, interval=STAGGER_MS)
+        self._all_layers.timeout.connect(self.finish_drawing)
         for layer in (self.slots, self.tasks, self.released, self.windows):
             # The big layers keep their picture until they or the view change: a repaint of the
             # window for anything else (a table, the status bar) blits it instead of drawing
@@ -209,6 +222,44 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         if fit or self._needs_fit:
             self.fit()
             self._needs_fit = env.time.horizon is None and not windows
+        self._draw_in_turn()
+
+    def _draw_in_turn(self) -> None:
+        """Above ``STAGGER_RECTS`` rectangles, paint the cached layers one at a time, windows first.
+
+        Each cached layer draws all its rectangles into its cache on the first paint after a change:
+        on the whole KTH trace 218,000 window parts, 142,000 released tails and 65,000 free slots,
+        together 35 ms idle and up to 80 ms while the worker still computes, on top of the result's
+        delivery. Hiding the lower layers and showing each once the one before has painted keeps
+        every paint to one layer's share; the picture is whole a few frames later.
+        """
+        self.finish_drawing()
+        order = (self.windows, self.tasks, self.released, self.slots)
+        if sum(layer.count for layer in order) < STAGGER_RECTS:
+            return
+        self._in_turn = [layer for layer in order[1:] if layer.count]
+        for layer in self._in_turn:
+            layer.setVisible(False)
+        self.windows.after_paint = self._next_layer.start
+        self._all_layers.start()
+
+    def _show_next_layer(self) -> None:
+        if not self._in_turn:
+            return
+        layer = self._in_turn.pop(0)
+        layer.after_paint = self._next_layer.start if self._in_turn else None
+        layer.setVisible(True)
+        if not self._in_turn:
+            self._all_layers.stop()
+
+    def finish_drawing(self) -> None:
+        """Show every layer still waiting its turn (before a grab of the picture, or when time is up)."""
+        self._all_layers.stop()
+        self._next_layer.stop()
+        for layer in (self.windows, *self._in_turn):
+            layer.after_paint = None
+            layer.setVisible(True)
+        self._in_turn = []
 
     def _draw_site_lines(self) -> None:
         """A separator above each site's header row (seed 004 grids)."""

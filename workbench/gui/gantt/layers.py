@@ -11,6 +11,8 @@ the same arrays; the bounds are computed once per update.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.Qt import internals
@@ -37,6 +39,7 @@ class RectLayer(pg.GraphicsObject):
         self._buffer = internals.PrimitiveArray(QRectF, 4)
         self._bounds = QRectF()
         self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+        self.after_paint: Callable[[], None] | None = None  # called once, after the next paint
 
     @property
     def x(self) -> np.ndarray:
@@ -118,6 +121,14 @@ class RectLayer(pg.GraphicsObject):
         return int(self._x.size)
 
     def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        try:
+            self._paint(painter, option)
+        finally:
+            call, self.after_paint = self.after_paint, None
+            if call is not None:
+                call()
+
+    def _paint(self, painter: QPainter, option: object) -> None:
         if self._x.size == 0:
             return
         exposed = option.exposedRect  # type: ignore[attr-defined]

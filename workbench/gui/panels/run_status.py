@@ -36,6 +36,10 @@ class RunStatus(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.label, self.bar, self.cancel):
             layout.addWidget(widget)
+        # As tall with the progress bar hidden as shown: otherwise the status bar grew by a few pixels
+        # at every run's start and shrank at its end, and so did the chart above it, which then
+        # redrew every rectangle twice (a KTH-sized result: 40–80 ms each).
+        self.setMinimumHeight(max(widget.sizeHint().height() for widget in (self.label, self.bar, self.cancel)))
         self.reveal = QTimer(self)
         self.reveal.setSingleShot(True)
         self.reveal.setInterval(SHOW_AFTER_MS)
