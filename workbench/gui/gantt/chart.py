@@ -46,6 +46,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
     """Draws an environment with a schedule or a snapshot; emits the user's gestures."""
 
     job_clicked = Signal(str)
+    drawn = Signal()  # a picture painted a layer at a time is whole (``_draw_in_turn``)
     task_changed = Signal(str, float, float, str)  # task id, start, end, node id (one gesture)
     task_add_requested = Signal(str, float)  # node id, time
 
@@ -74,6 +75,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         # ``_draw_in_turn``); the rest are shown after the one before has painted, or after at most
         # ``STAGGER_MS`` (a layer out of view never paints).
         self._in_turn: list[RectLayer] = []
+        self.drawing = False  # layers still waiting their turn (``drawn`` follows)
         self._next_layer = QTimer(self, singleShot=True, interval=0)
         self._next_layer.timeout.connect(self._show_next_layer)
         self._all_layers = QTimer(self, singleShot=True, interval=STAGGER_MS)
@@ -242,15 +244,16 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             layer.setVisible(False)
         self.windows.after_paint = self._next_layer.start
         self._all_layers.start()
+        self.drawing = True
 
     def _show_next_layer(self) -> None:
+        """Show the next layer waiting its turn, or, once the last one has painted, say so."""
         if not self._in_turn:
+            self.finish_drawing()
             return
         layer = self._in_turn.pop(0)
-        layer.after_paint = self._next_layer.start if self._in_turn else None
+        layer.after_paint = self._next_layer.start
         layer.setVisible(True)
-        if not self._in_turn:
-            self._all_layers.stop()
 
     def finish_drawing(self) -> None:
         """Show every layer still waiting its turn (before a grab of the picture, or when time is up)."""
@@ -260,6 +263,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             layer.after_paint = None
             layer.setVisible(True)
         self._in_turn = []
+        if self.drawing:
+            self.drawing = False
+            self.drawn.emit()
 
     def _draw_site_lines(self) -> None:
         """A separator above each site's header row (seed 004 grids)."""
