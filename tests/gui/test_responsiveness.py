@@ -422,3 +422,19 @@ def test_the_jobs_table_shows_a_new_result_once_the_chart_is_whole(qtbot, window
     qtbot.waitUntil(lambda: bool(seen) and not win.chart.drawing and not win.runner.busy, timeout=30_000)
     qtbot.wait(50)
     assert seen == ["result, chart drawing: True", "table reset"]
+
+
+def test_a_cycles_step_is_drawn_whole(qtbot, monkeypatch, trace_env):
+    """Play steps several times a second: a step's picture is never drawn a layer at a time (the
+    free slots and released tails would flicker), whatever its size."""
+    from workbench.gui.gantt import chart as chart_module
+
+    monkeypatch.setattr(chart_module, "STAGGER_RECTS", 1)
+    sim = registry.simulator(trace_env, "EASY", {}, history=True)
+    sim.run()
+    step = sim.snapshots[len(sim.snapshots) // 2]
+    chart = GanttChart()
+    qtbot.addWidget(chart)
+    chart.set_snapshot(trace_env, step)
+    assert chart.windows.count and chart.slots.count
+    assert chart.slots.isVisible() and chart.released.isVisible() and not chart.drawing

@@ -224,7 +224,10 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         if fit or self._needs_fit:
             self.fit()
             self._needs_fit = env.time.horizon is None and not windows
-        self._draw_in_turn()
+        if snapshot is None:
+            self._draw_in_turn()
+        else:  # Cycles mode: Play steps several times a second, and the lower layers would flicker
+            self.finish_drawing()
 
     def _draw_in_turn(self) -> None:
         """Above ``STAGGER_RECTS`` rectangles, paint the cached layers one at a time, windows first.
@@ -233,7 +236,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         on the whole KTH trace 218,000 window parts, 142,000 released tails and 65,000 free slots,
         together 35 ms idle and up to 80 ms while the worker still computes, on top of the result's
         delivery. Hiding the lower layers and showing each once the one before has painted keeps
-        every paint to one layer's share; the picture is whole a few frames later.
+        every paint to one layer's share; the picture is whole a few frames later. (Only for a
+        result: the steps of Cycles mode are drawn whole.)
         """
         self.finish_drawing()
         order = (self.windows, self.tasks, self.released, self.slots)
