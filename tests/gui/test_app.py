@@ -1180,6 +1180,27 @@ def test_the_chart_stays_on_the_schedule_and_open_recent_forgets_a_deleted_file(
     assert str(copy.resolve()) not in win.recent_files()
 
 
+def test_opening_a_file_again_shows_it_whole_whatever_the_zoom(qtbot, window, tmp_path):
+    """A new document (here the same file opened again, as a user does) is shown whole once its result
+    is in: the chart kept the last one's zoom, clamped to the new limits (a reviewer saw 600,000-630,000
+    of the KTH trace's 30 million time units)."""
+    from tests.traces import swf_environment
+    from workbench.engine.io.envfile import save_environment
+
+    path = tmp_path / "trace.json"
+    save_environment(swf_environment(seed=3, jobs=200, nodes=16), path)  # an open horizon, as SWF imports have
+    win = window(path)
+    chart = win.chart
+    end = max(w.end for w in win.document.result.windows)
+    start = win.document.env.time.start
+    chart.view.setXRange(start + 0.4 * (end - start), start + 0.45 * (end - start), padding=0)
+    assert win.open_path(path)
+    qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
+    qtbot.wait(50)
+    (x0, x1), _ = chart.view.viewRange()
+    assert x0 <= start and x1 >= end
+
+
 def test_the_generate_dialog_names_its_parameters_in_words(qtbot):
     """Every preset's parameters show a label in words with an explanation (the raw name in the
     tooltip, not as the label), and the presets cite their papers by authors, not file numbers."""

@@ -377,6 +377,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         if not self.document.can_undo:  # a new or opened document: its columns are measured afresh
             for dock in (self.nodes, self.tasks, self.jobs):
                 dock.request_fit(afresh=True)
+            self.chart.fit_next()  # and the chart shows it whole, whatever the last one's zoom
         self.cycles.on_environment_changed()
         # Keep the old windows on screen until the new result arrives (marked as the previous result);
         # nothing of another document, or of a failed run.

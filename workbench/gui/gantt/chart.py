@@ -229,6 +229,11 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         else:  # Cycles mode: Play steps several times a second, and the lower layers would flicker
             self.finish_drawing()
 
+    def fit_next(self) -> None:
+        """Show the next picture whole (and the one after, while it has no windows yet): another
+        document is on its way, and the zoom of the last one means nothing for it."""
+        self._needs_fit = True
+
     def _draw_in_turn(self) -> None:
         """Above ``STAGGER_RECTS`` rectangles, paint the cached layers one at a time, windows first.
 
