@@ -53,11 +53,16 @@ def test_sorting_orders_numbers_as_numbers_and_filtering_keeps_exactly_the_match
     sources = [proxy.mapToSource(proxy.index(r, 0)).row() for r in range(ROWS)]
     assert sources == sorted(range(ROWS), key=lambda r: -volumes[r])
     assert float(proxy.index(0, v).data()) == max(volumes)
-    # Text without case: the name column.
+    # Text without case, a trailing number read as a number: the name column.
     name = _column(dock, "name")
     dock.view.sortByColumn(name, Qt.SortOrder.AscendingOrder)
     names = [proxy.index(r, name).data().lower() for r in range(0, ROWS, 97)]
-    assert names == sorted(names)
+
+    def natural(text: str) -> tuple[str, int]:
+        return text.rstrip("0123456789"), int(text.split()[-1])
+
+    assert names == sorted(names, key=natural)
+    assert names != sorted(names)  # "job 98" before "job 10089", not after it
     # The filter keeps exactly the rows with the text in some cell, as shown, in the sorted order.
     dock.filter.setText("12")
     assert dock.filtering and proxy.rowCount() == ROWS  # the first filter reads the texts in a worker
@@ -65,7 +70,8 @@ def test_sorting_orders_numbers_as_numbers_and_filtering_keeps_exactly_the_match
     expected = {r for r in range(ROWS) if any("12" in model.text(c, r).lower() for c in range(model.columnCount()))}
     kept = [proxy.mapToSource(proxy.index(r, 0)).row() for r in range(proxy.rowCount())]
     assert set(kept) == expected and len(kept) == len(expected) and 0 < len(kept) < ROWS
-    assert [model.text(name, r).lower() for r in kept] == sorted(model.text(name, r).lower() for r in kept)
+    kept_names = [model.text(name, r).lower() for r in kept]
+    assert kept_names == sorted(kept_names, key=natural)
     assert all(proxy.mapFromSource(model.index(r, 0)).row() == i for i, r in enumerate(kept))
     outside = next(r for r in range(ROWS) if r not in expected)
     assert not proxy.mapFromSource(model.index(outside, 0)).isValid()
@@ -127,12 +133,16 @@ def test_sorting_and_filtering_28000_rows_keep_the_window_responsive(qtbot, dock
 
 
 def test_ranks_and_distinct_texts_of_mixed_columns():
-    """Ranks follow ``sort_key`` (numbers as numbers, text without case, blanks last) on any mix of
-    types; distinct texts survive integers beyond 64 bits."""
+    """Ranks follow ``sort_key`` (numbers as numbers, text without case with a trailing number read as
+    a number, blanks last) on any mix of types; distinct texts survive integers beyond 64 bits."""
     from workbench.gui.panels.tables import distinct_texts, sort_key, sort_ranks
 
-    values = [10, "b", 9.5, "", "A", True, 2**70, "a", 10.0, ""]
+    values = [10, "b", 9.5, "", "A", True, 2**70, "a", 10.0, "", "28490", "9999", "job 10", "Job 9", "job", "007", "7"]
     ranks = sort_ranks(values)
+    # Ids and names with a trailing number sort as a reader expects (the KTH ids sorted as text put
+    # 9999 ahead of 28490 in a descending sort).
+    assert ranks[11] < ranks[10] and ranks[13] < ranks[12] and ranks[14] < ranks[13]
+    assert ranks[15] != ranks[16]  # equal numbers, different texts: a stable, total order
     for i, j in itertools.product(range(len(values)), repeat=2):
         assert (ranks[i] < ranks[j]) == (sort_key(values[i]) < sort_key(values[j])), (values[i], values[j])
     for column in ([3, 1, 3, 2**70], ["x", "y", "x"], [1.5, 2.5, 1.5], [1, "1", 1.0]):

@@ -252,20 +252,32 @@ class ChoiceDelegate(QStyledItemDelegate):
             super().setModelData(editor, model, index)
 
 
-def sort_key(value: Any) -> tuple[int, Any]:
-    """Numbers as numbers, text without case, blanks last."""
+DIGITS = "0123456789"
+
+
+def sort_key(value: Any) -> tuple[Any, ...]:
+    """Numbers as numbers, then text without case with a trailing number read as a number ("job 9"
+    before "job 10", "9999" before "28490"), blanks last."""
     if isinstance(value, bool):
         return (0, float(value))
     if isinstance(value, int | float):
         return (0, float(value))
-    text = str(value)
-    return (2, "") if text == "" else (1, text.lower())
+    text = str(value).lower()
+    if text == "":
+        return (2, "")
+    stem = text.rstrip(DIGITS)
+    return (1, stem, _trailing_number(text, stem), text)
+
+
+def _trailing_number(text: str, stem: str) -> float:
+    """The number that ends ``text`` after ``stem`` (-1 for none)."""
+    return float(text[len(stem) :]) if len(stem) < len(text) else -1.0
 
 
 def sort_ranks(values: list[Any]) -> np.ndarray:
-    """Each value's dense rank in ``sort_key`` order (numbers as numbers, then text without case,
-    then blanks), as one integer array: a sort is then one numpy argsort, not a Python comparison
-    per pair of rows."""
+    """Each value's dense rank in ``sort_key`` order (numbers as numbers, then text without case and
+    with a trailing number read as a number, then blanks), as one integer array: a sort is then one
+    numpy argsort, not a Python comparison per pair of rows."""
     n = len(values)
     kind = np.full(n, 2, dtype=np.int8)
     numbers = np.zeros(n, dtype=np.float64)
@@ -288,7 +300,13 @@ def sort_ranks(values: list[Any]) -> np.ndarray:
     offset = len(distinct)
     if texts:
         words, inverse = np.unique(np.array(texts, dtype=str), return_inverse=True)
-        rank[np.array(text_rows, dtype=np.int64)] = inverse.reshape(-1) + offset
+        # In ``sort_key``'s order: by the text before a trailing number, that number, the text.
+        stems = np.char.rstrip(words, DIGITS)
+        numbers = np.array([_trailing_number(w, t) for w, t in zip(words.tolist(), stems.tolist(), strict=True)])
+        _, stem_rank = np.unique(stems, return_inverse=True)
+        place = np.empty(len(words), dtype=np.int64)
+        place[np.lexsort((np.arange(len(words)), numbers, stem_rank.reshape(-1)))] = np.arange(len(words))
+        rank[np.array(text_rows, dtype=np.int64)] = place[inverse.reshape(-1)] + offset
         offset += len(words)
     rank[kind == 2] = offset
     return rank
