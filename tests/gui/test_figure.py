@@ -140,6 +140,21 @@ def test_job_colour_comes_from_its_id():
     assert palette.job_colour_index("alpha") == palette.job_colour_index("alpha")  # stable hash, no salt
 
 
+def test_the_keys_planned_colour_is_light_as_on_the_chart(app):
+    """Rich text drops a colour's alpha: the key's "planned (light)" box was drawn in the full job
+    colour. It shows the colour as it looks over the chart's white."""
+    from PySide6.QtGui import QColor
+
+    full = QColor(palette.JOB_COLOURS[0])
+    html = palette.legend_html(planned=True)
+    planned = re.search(r"color:(#[0-9a-f]{6})'>[^<]*</span> planned \(light\)", html).group(1)
+    light = QColor(planned)
+    assert planned != full.name()
+    assert light.lightness() > full.lightness()
+    a = palette.planned_colour(full).alphaF()
+    assert abs(light.red() - (full.red() * a + 255 * (1 - a))) <= 1
+
+
 def test_colour_by_criterion_and_status():
     env = load_environment(DEFAULT)
     schedule = registry.run(env, "CoP")

@@ -231,9 +231,16 @@ def legend_entries(
     return out
 
 
+def _on_white(colour: QColor) -> str:
+    """The colour as it shows over the chart's white, opaque (rich text drops a colour's alpha, so
+    the light "planned" key showed in the full colour)."""
+    a = colour.alphaF()
+    return QColor(*(round(v * a + 255 * (1 - a)) for v in (colour.red(), colour.green(), colour.blue()))).name()
+
+
 def legend_html(jobs: Sequence[tuple[str, QColor]] = (), planned: bool = False, env: Environment | None = None) -> str:
     """A one-line key to the chart's colours and lines."""
     glyph = {"box": "&#9632;", "hollow": "&#9633;", "line": "|", "dash": "¦"}
     entries = legend_entries(jobs, planned, env)
-    parts = [f"<span style='color:{c.name()}'>{glyph[m]}</span> {text}" for m, text, c in entries]
+    parts = [f"<span style='color:{_on_white(c)}'>{glyph[m]}</span> {text}" for m, text, c in entries]
     return "<span style='color:#333'>" + "  ".join(parts) + "</span>"
