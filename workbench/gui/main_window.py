@@ -50,6 +50,7 @@ from workbench.session.document import Document, empty_environment
 from workbench.session.state import find_job
 
 OPENING_SIZE = (1500, 920)  # the window at its first start, screen permitting
+FRAME_ALLOWANCE = (16, 36)  # room left on the screen for a window manager's frame around it
 DOCK_MIN_HEIGHT = 60  # a right-hand panel shrinks to this, and scrolls
 AUTOSAVE_DELAY_MS = 2000
 
@@ -145,7 +146,10 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         if fixed or screen is None:
             return width, height
         room = screen.availableGeometry()
-        return min(width, room.width()), min(height, room.height())
+        # The window manager's frame (title bar, borders) comes on top of the size asked for: on a
+        # screen without room to spare it pushed the status bar off the bottom.
+        spare_width, spare_height = FRAME_ALLOWANCE
+        return min(width, room.width() - spare_width), min(height, room.height() - spare_height)
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea, scrolls: bool = False) -> QDockWidget:
         """A dock for a panel; with ``scrolls`` the panel scrolls inside it, so that the dock can shrink
