@@ -608,7 +608,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             with contextlib.suppress(ValueError):
                 seen = window_distances(SlotTable.from_environment(env, others), window)
         actual = self._actual_ends.get(window.job)
-        return tooltips.window_tip(env, window, self.time_unit, actual, seen, measured)
+        now = self.snapshot.time if self.snapshot is not None else None
+        return tooltips.window_tip(env, window, self.time_unit, actual, seen, measured, now)
 
     def _t(self, t: float) -> str:
         """A time or a duration as the user reads it: in View ▸ Time unit, with the unit's name."""

@@ -3,7 +3,7 @@
 Times follow View ▸ Time unit with the unit's name. A window lists its nodes with the L_left and
 L_right its strategy saw (or, where it kept none, as measured on the picture), at most
 ``MOST_NODES`` of them, so that a wide job's tooltip stays on the screen; a job that finished
-early says so, in Cycles mode or not.
+early says so, in Cycles mode or not (there, once the step's time has passed its finish).
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ def window_tip(
     actual_end: float | None,
     seen: Distances | None,
     measured: bool,
+    now: float | None = None,
 ) -> str:
     """A window's tooltip: the job, its times and cost, its machines, whether it finished early, and
-    its nodes with their distances (``seen``; ``measured``: on the picture, not by the strategy)."""
+    its nodes with their distances (``seen``; ``measured``: on the picture, not by the strategy).
+    At a step of Cycles mode (``now``), an early finish still to come is not told: nobody knows it yet."""
     job = env.job(window.job)
     lines = [
         f"<b>{job.name}</b> ({job.id})",
@@ -33,12 +35,12 @@ def window_tip(
         f"cost {number(window.cost)} of budget {number(job.budget)}",
     ]
     lines.extend(site_lines(env, window, unit))
-    if actual_end is not None and actual_end < window.end - 1e-9:
-        lines.append(f"finished early at {time(actual_end, unit)}, its nodes given back then")
+    if actual_end is not None and actual_end < window.end - 1e-9 and (now is None or actual_end <= now + 1e-9):
+        lines.append(f"Finished early at {time(actual_end, unit)}; its nodes were given back then.")
     if measured:
-        lines.append("distances to the neighbours in this picture:")
+        lines.append("Distances to the neighbours in this picture:")
     else:
-        lines.append("distances to the neighbours when the strategy placed it:")
+        lines.append("Distances to the neighbours when the strategy placed it:")
     names = {n.id: n.name for n in env.nodes}
     for k, node_id in enumerate(window.nodes[:MOST_NODES]):
         extra = "" if seen is None else f": L_left {time(seen[0][k], unit)}, L_right {time(seen[1][k], unit)}"
