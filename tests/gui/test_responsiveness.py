@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QStyleOptionGraphicsItem, QStyleOptionViewItem
 from tests.gui.helpers import python_calls
 from tests.traces import swf_environment
 from workbench.engine import registry
+from workbench.engine.files import default_environment_path, load_environment
 from workbench.engine.io.envfile import save_environment
 from workbench.engine.model import StrategyRef
 from workbench.gui import palette, prepared, workers
@@ -438,3 +439,38 @@ def test_a_cycles_step_is_drawn_whole(qtbot, monkeypatch, trace_env):
     chart.set_snapshot(trace_env, step)
     assert chart.windows.count and chart.slots.count
     assert chart.slots.isVisible() and chart.released.isVisible() and not chart.drawing
+
+
+def test_a_new_key_repaints_the_whole_view(qtbot):
+    """The chart's key is centred above it: after Cycles mode's longer key, a shorter one left both
+    ends of the old one on screen under a window manager ("■ local ■ local task … horizon horizon").
+    A change of the key repaints the whole view (the big layers blit their caches)."""
+    from PySide6.QtGui import QRegion
+
+    env = load_environment(default_environment_path())
+    sim = registry.simulator(env, "EASY", {}, history=True)
+    sim.run()
+    chart = GanttChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 500)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.set_snapshot(env, sim.snapshots[1])
+    qtbot.wait(100)
+    regions = []
+
+    class Paints(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint:
+                regions.append(QRegion(event.region()))
+            return False
+
+    paints = Paints()
+    chart.viewport().installEventFilter(paints)
+    chart.set_data(env, registry.run(env, "EASY"))  # the key loses "planned (light)"
+    qtbot.waitUntil(lambda: bool(regions), timeout=5000)
+    qtbot.wait(50)
+    painted = QRegion()
+    for region in regions:
+        painted = painted.united(region)
+    assert QRegion(chart.viewport().rect()).subtracted(painted).isEmpty()

@@ -364,7 +364,13 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         extra = [("head's reservation", QColor(palette.HOLD))] if snapshot is not None and snapshot.hold else []
         legend = palette.legend_html([*colouring.legend, *extra], planned=snapshot is not None, env=env)
         caption = f"<b>{html.escape(self.caption)}</b>&nbsp;&nbsp;" if self.caption else ""
-        self.setTitle(caption + legend, size="8pt")
+        title = caption + legend
+        if title != self.getPlotItem().titleLabel.text:
+            self.setTitle(title, size="8pt")
+            # The key is centred: a shorter one left both ends of the last one on screen under a
+            # window manager (seen after leaving Cycles mode's longer key), so the view repaints whole
+            # (the big layers blit their caches).
+            self.viewport().update()
         self._draw_labels(env, windows)
 
     def _draw_hold(self, env: Environment, snapshot: Snapshot | None) -> None:
