@@ -22,7 +22,8 @@ implementation kept in ``tests/engine/reference_backfill.py``):
   completion, or another job moving away), and then only if a freed gap, merged with
   its neighbours, could hold its window before its start; each freed gap is tested
   against every verified job at once, and only the jobs it could help are searched
-  again. The search asks FirstFit first (is there an earlier feasible window at all?),
+  again, and only where such a gap lets a window start (``kernels.unverify`` keeps the
+  range). The search asks FirstFit first (is there an earlier feasible window at all?),
   so most re-checks stop after a cheap search.
 * A whole pass runs in compiled code (``kernels.replan_pass``): the re-checks, and the moves
   of every job whose selector's window is FirstFit's (``first_fit_answers``); Python then
@@ -186,6 +187,10 @@ class _Replanner:
         # picking selectors, and none at all for a job it could not place. Jobs yet to
         # arrive are neither: they enter when they arrive (``_arrive``).
         self.verified = np.isinf(self.start) | self.earliest
+        # Where a job not verified can have an earlier window (``kernels.unverify``): everywhere,
+        # unless freed gaps alone cleared its certificate.
+        self.lower = np.full(m, -math.inf)
+        self.upper = np.full(m, math.inf)
         came = self.arrival <= now + EPS
         self.active = came.copy()
         self.live = np.flatnonzero(came)  # a superset of the active jobs, in queue order
@@ -267,7 +272,7 @@ class _Replanner:
             if window is not None:
                 self._track(window)
                 self.start[i] = window.start
-            self.verified[i] = window is None or bool(self.earliest[i])
+            self._certify(i, window is None or bool(self.earliest[i]))
             self.active[i] = window is None or window.start > earliest + EPS
         if new:
             self.live = np.union1d(self.live, np.array(new, dtype=np.int64))
@@ -326,6 +331,8 @@ class _Replanner:
             self.volume,
             self.min_perf,
             self.start,
+            self.lower,
+            self.upper,
             self.factor,
             self.now,
             mover,
@@ -388,13 +395,19 @@ class _Replanner:
             rec.counts["searches"] += 1
             rec.counts["selector_searches"] += 1
         if found is None or found.window.start >= before - EPS:
-            self.verified[i] = False  # an earlier window exists but the criterion prefers this one
+            self._certify(i, False)  # an earlier window exists but the criterion prefers this one
             return False
         self._move(i, old, found)
         # The feasibility search above saw the same slots: a window at its earliest start has
         # no feasible window before it, whatever the selector's criterion.
-        self.verified[i] = bool(self.earliest[i]) or found.window.start <= first.window.start + EPS
+        self._certify(i, bool(self.earliest[i]) or found.window.start <= first.window.start + EPS)
         return True
+
+    def _certify(self, i: int, verified: bool) -> None:
+        """Job i has no earlier feasible window (``verified``), or may have one anywhere."""
+        self.verified[i] = verified
+        if not verified:
+            self.lower[i], self.upper[i] = -math.inf, math.inf
 
     def _move_on_own_nodes(self, i: int, old: Window, earliest: float) -> bool:
         """``replan="nodes"``: job i keeps its nodes and part lengths and starts as early as they allow."""
@@ -559,7 +572,7 @@ class _CompiledPass:
                 (profile.bs, profile.be, profile.owner, profile.count),
                 (profile.perf, profile.price, self.rank),
                 self.shapes,
-                (rp.live, rp.active, rp.verified, rp.arrival, rp.volume, rp.min_perf, rp.start),
+                (rp.live, rp.active, rp.verified, rp.arrival, rp.volume, rp.min_perf, rp.start, rp.lower, rp.upper),
                 self.moves,
                 profile.scratch(),
                 profile.istart,

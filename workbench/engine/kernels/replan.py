@@ -12,6 +12,7 @@ from workbench.engine.kernels.placement import PLACE_FINISH, PLACE_NONE, placeme
 from workbench.engine.kernels.rows import EPS, _holding_gap, delete_rows, earliest_in_rows, insert_rows, unverify
 
 PASS_DONE, PASS_SELECTOR, PASS_WIDEN, PASS_PYTHON = 0, 1, 2, 3
+RANGE_SLACK = 4 * EPS  # a re-check's range reaches this far past the freed gap's end (``unverify``'s EPS)
 
 
 @njit(cache=True, nogil=True)
@@ -48,7 +49,8 @@ def replan_pass(
     ``shapes``: per job (n, budget units or -1, column offset, column count, the columns,
     level offset, level count, the levels, length offset, the lengths, node offset, the nodes
     of its window, its part length); ``queue``: (live, active, verified, arrival, volume,
-    min_perf, start); ``moves``: (job, level, start, the nodes of each move in turn, and with
+    min_perf, start, and the range [lower, upper) where a job not verified is searched,
+    ``unverify``'s); ``moves``: (job, level, start, the nodes of each move in turn, and with
     ``explain`` each part's L_left and L_right, as ``slots.window_distances`` measures them on
     the gaps the search saw). The pass stops before job ``stop_at`` (-1: none).
 
@@ -58,7 +60,7 @@ def replan_pass(
     bs, be, owner, count = rows
     perf, price, rank = nodes
     n_of, budget, col_off, col_cnt, cols, lvl_off, lvl_cnt, levels, len_off, lengths, jn_off, jnodes, jlen = shapes
-    live, active, verified, arrival, volume, min_perf, start = queue
+    live, active, verified, arrival, volume, min_perf, start, lower, upper = queue
     mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = moves
     scratch_i, scratch_f = scratch
     none = np.empty(0, dtype=np.int64)
@@ -87,7 +89,11 @@ def replan_pass(
         where = (bs, be, owner, count, istart, iend, perf, price, rank, cols[col_off[j] : col_off[j] + col_cnt[j]])
         shape = (my_levels, my_lengths, n)
         scratch = (scratch_i, scratch_f)
-        k, t, chosen = earliest_in_rows(*where, *shape, budget[j], resolution, earliest, before, j, *scratch)
+        # Only where a freed gap could have opened a window (``unverify``'s range): none started
+        # before ``before`` when the job was last verified.
+        low = max(earliest, lower[j])
+        high = min(before, upper[j] + RANGE_SLACK)
+        k, t, chosen = earliest_in_rows(*where, *shape, budget[j], resolution, low, high, j, *scratch)
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
             continue
@@ -108,6 +114,7 @@ def replan_pass(
                 )
             if k < 0 or t >= before - EPS:
                 verified[j] = False  # an earlier window exists but the criterion prefers this one
+                lower[j], upper[j] = -math.inf, math.inf
                 continue
             settled = t <= first + EPS
         new = np.sort(chosen)
@@ -143,6 +150,8 @@ def replan_pass(
                 volume,
                 min_perf,
                 start,
+                lower,
+                upper,
                 factor,
                 now,
                 j,
@@ -153,6 +162,8 @@ def replan_pass(
         start[j] = t
         active[j] = t > earliest + EPS
         verified[j] = settled
+        if not settled:
+            lower[j], upper[j] = -math.inf, math.inf
         mv_job[written] = j
         mv_level[written] = k
         mv_start[written] = t

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 EPS = 1e-9
+WIDE_RANGE = 0.5  # ``unverify``: a search range this much of the way to the job's start is dropped
 UNITS_CAP = 2**43  # search.UNITS_CAP: a cost this dear never fits a budget
 
 
@@ -36,8 +37,22 @@ def _row_gaps(
     how many."""
     m = 0
     for c in cols:
+        # Skip the intervals that start by ``earliest`` (the rows are sorted): the gaps before them
+        # end too soon. A search restricted to a late range (``replan_pass``) reads only that range.
+        lo = 0
+        hi = count[c]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if bs[c, mid] > earliest:
+                hi = mid
+            else:
+                lo = mid + 1
         gs = istart
-        for k in range(count[c] + 1):
+        for k in range(lo - 1, -1, -1):
+            if without < 0 or owner[c, k] != without:
+                gs = max(be[c, k], istart)
+                break
+        for k in range(lo, count[c] + 1):
             if k < count[c]:
                 if without >= 0 and owner[c, k] == without:
                     continue  # given back: the gap before it runs on to the next interval
@@ -480,6 +495,8 @@ def unverify(
     volume: np.ndarray,
     min_perf: np.ndarray,
     start: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
     factor: float,
     now: float,
     mover: int,
@@ -490,6 +507,12 @@ def unverify(
     A new feasible window must overlap a freed gap and fit in it merged with its free
     neighbours: start s >= max(A, e_j), s < min(S_j, b), s + T <= B, with T >= V_j / p_x. A
     job whose own interval bounds the gap may also use that part.
+
+    Each job whose certificate is cleared also keeps where such a start can be: [``lower``,
+    ``upper``) spans the ranges [max(A, e_j), min(S_j, b)) of every freed gap that could help it
+    since it was last verified; its re-check searches only there (``replan_pass``). A job not
+    verified for another reason spans everything, (-inf, inf), and keeps it; so does one whose
+    span reaches ``WIDE_RANGE`` of the way to its start (keeping it would cost more than it saves).
     """
     F = fx.size
     A = np.empty(F)
@@ -516,8 +539,10 @@ def unverify(
         B2[f] = min(bs[x, right + 1], iend) if right + 1 < c else iend
     cleared = 0
     for j in jobs:
-        if j == mover or not active[j] or not verified[j]:
+        if j == mover or not active[j]:
             continue
+        if not verified[j] and lower[j] == -math.inf and upper[j] == math.inf:
+            continue  # to be searched everywhere already
         for f in range(F):
             px = perf[fx[f]]
             if min_perf[j] > px + EPS:
@@ -528,9 +553,17 @@ def unverify(
             if s0 >= min(start[j], fb[f]) + EPS:
                 continue
             if s0 + volume[j] / px * factor <= hi + EPS:
-                verified[j] = False
-                cleared += 1
-                break
+                if verified[j]:
+                    verified[j] = False
+                    cleared += 1
+                    lower[j] = s0
+                    upper[j] = min(start[j], fb[f])
+                else:
+                    lower[j] = min(lower[j], s0)
+                    upper[j] = max(upper[j], min(start[j], fb[f]))
+                if upper[j] - lower[j] >= WIDE_RANGE * (start[j] - max(arrival[j], now)):
+                    lower[j], upper[j] = -math.inf, math.inf  # most of the way anyway: stop keeping it
+                    break
     return cleared
 
 
