@@ -302,10 +302,10 @@ def sort_ranks(values: list[Any]) -> np.ndarray:
         words, inverse = np.unique(np.array(texts, dtype=str), return_inverse=True)
         # In ``sort_key``'s order: by the text before a trailing number, that number, the text.
         stems = np.char.rstrip(words, DIGITS)
-        numbers = np.array([_trailing_number(w, t) for w, t in zip(words.tolist(), stems.tolist(), strict=True)])
+        trailing = np.array([_trailing_number(w, t) for w, t in zip(words.tolist(), stems.tolist(), strict=True)])
         _, stem_rank = np.unique(stems, return_inverse=True)
         place = np.empty(len(words), dtype=np.int64)
-        place[np.lexsort((np.arange(len(words)), numbers, stem_rank.reshape(-1)))] = np.arange(len(words))
+        place[np.lexsort((np.arange(len(words)), trailing, stem_rank.reshape(-1)))] = np.arange(len(words))
         rank[np.array(text_rows, dtype=np.int64)] = place[inverse.reshape(-1)] + offset
         offset += len(words)
     rank[kind == 2] = offset
