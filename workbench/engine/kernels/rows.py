@@ -177,26 +177,281 @@ def earliest_in_rows(
 
     Every slot of a window scores the same under a window-wide criterion, so at each level the
     earliest affordable start wins, on the cheapest n nodes (FirstFit's choice). FirstFit's value
-    -t lets the first level found cut the others short; the finish time -(t + T) weighs each level's
-    earliest window by its length, so every level that could still finish as early is swept.
+    -t makes the earliest start at any level the window (``_first_start``); the finish time
+    -(t + T) weighs each level's earliest window by its length (``_best_finish``).
     ``scratch_i`` and ``scratch_f`` (one int and three floats per row entry and row, at least) hold
     the gaps.
     """
-    none = np.empty(0, dtype=np.int64)
     third = scratch_f.size // 3
     gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
     size = _row_gaps(
         bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without, gn, ges, gend, graw
     )
     if size < n:
-        return -1, 0.0, none
-    gn, ges, gend = gn[:size], ges[:size], gend[:size]
+        return -1, 0.0, np.empty(0, dtype=np.int64)
+    gaps = (gn[:size], ges[:size], gend[:size])
+    if finish:
+        return _best_finish(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
+    return _first_start(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
+
+
+@njit(cache=True, nogil=True)
+def _first_start(
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+    perf: np.ndarray,
+    price: np.ndarray,
+    rank: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    budget: int,
+    resolution: float,
+    before: float,
+) -> tuple[int, float, np.ndarray]:
+    """FirstFit's window on the gaps (node ``gn``, start ``ges``, end ``gend``): the earliest start
+    t < ``before`` at which some level has an affordable window; at that t, the shortest window,
+    then the cheapest, then the fastest level (``search._Best``'s order when the value -t ties).
+
+    One sweep over the gaps by start serves every level at once. Only a gap's start can be a
+    first start (a window at t also fits from its members' latest start), and a gap holds
+    level k at t when its node is that fast and gend - T_k + EPS >= t: from its start on, the
+    levels it holds only shrink. So at each start, the gaps that hold the shortest window still
+    are few (one per node at most; on a saturated flow most often none or one), and only when n
+    of them do are their levels counted: level k has a window when n gaps hold it, one of them on
+    a node of exactly its performance.
+    """
+    none = np.empty(0, dtype=np.int64)
+    size = gn.size
+    L = levels.size
+    shortest = lengths[0]
+    order = _by_start(ges)
+    act = np.empty(size, dtype=np.int64)  # the gaps that hold the shortest window at t
+    na = 0
+    kp = none  # each node's level index (levels[kp] == perf), set at the first count
+    kr = none  # each active gap: the slowest level index it holds at t
+    held = none  # held[k]: how many active gaps hold level k (as a difference array)
+    exact = np.empty(0, dtype=np.bool_)  # a gap on a node of exactly level k's performance holds it
+    p = 0
+    while p < size:
+        t = ges[order[p]]
+        if t >= before:
+            break
+        while p < size and ges[order[p]] <= t:
+            act[na] = order[p]
+            na += 1
+            p += 1
+        keep = 0
+        for i in range(na):
+            g = act[i]
+            if gend[g] - shortest + EPS >= t:
+                act[keep] = g
+                keep += 1
+        na = keep
+        if na < n:
+            continue
+        if kp.size == 0:
+            kp = np.empty(perf.size, dtype=np.int64)
+            for x in cols:
+                kp[x] = _level_of(levels, perf[x])
+            kr = np.empty(size, dtype=np.int64)
+            held = np.zeros(L + 1, dtype=np.int64)
+            exact = np.zeros(L, dtype=np.bool_)
+        klo = L
+        khi = -1
+        for i in range(na):
+            g = act[i]
+            x = gn[g]
+            lo = 0
+            hi = L
+            while lo < hi:  # lengths ascend: the levels whose window fits from t are a prefix
+                mid = (lo + hi) // 2
+                if gend[g] - lengths[mid] + EPS < t:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            kr[g] = lo - 1
+            if lo - 1 >= kp[x]:
+                held[kp[x]] += 1
+                held[lo] -= 1
+                exact[kp[x]] = True
+                klo = min(klo, kp[x])
+                khi = max(khi, lo - 1)
+        best_k = -1
+        best_length = 0.0
+        best_cost = 0.0
+        best_chosen = none
+        run = 0
+        for k in range(klo, khi + 1):
+            run += held[k]
+            if run < n or not exact[k]:
+                continue
+            length = lengths[k]
+            chosen = _cheapest(act[:na], gn, kp, kr, perf, rank, levels[k], k, n)
+            if budget >= 0 and _units(price, chosen, length, resolution) > budget:
+                continue  # the cheapest choice is over budget
+            cost = length * _price_sum(price, chosen)
+            if best_k < 0 or (length, cost, k) < (best_length, best_cost, best_k):
+                best_k, best_length, best_cost, best_chosen = k, length, cost, chosen
+        held[klo : khi + 2] = 0
+        exact[klo : khi + 1] = False
+        if best_k >= 0:
+            return best_k, t, best_chosen
+    return -1, 0.0, none
+
+
+@njit(cache=True, nogil=True)
+def _level_of(levels: np.ndarray, p: float) -> int:
+    """The index of the first level (highest first) no faster than ``p``."""
+    lo = 0
+    hi = levels.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if levels[mid] > p:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _by_start(keys: np.ndarray) -> np.ndarray:
+    """The positions of ``keys`` in ascending order (ties in position order): a counting sort into
+    size/2 + 1 buckets by value, each kept in order by insertion. The gaps come row by row, each
+    row in order, and the first of every row is often at the same clipped start: numba's
+    quicksort is slow on that, and one pass of buckets suits it."""
+    size = keys.size
+    order = np.empty(size, dtype=np.int64)
+    lo = math.inf
+    hi = -math.inf
+    for g in range(size):
+        lo = min(lo, keys[g])
+        hi = max(hi, keys[g])
+    if not hi > lo:  # one value (or none)
+        for g in range(size):
+            order[g] = g
+        return order
+    B = size // 2 + 1
+    scale = (B - 1) / (hi - lo)
+    start = np.zeros(B + 1, dtype=np.int64)
+    bucket = np.empty(size, dtype=np.int64)
+    for g in range(size):
+        b = min(int((keys[g] - lo) * scale), B - 1)
+        bucket[g] = b
+        start[b + 1] += 1
+    for b in range(B):
+        start[b + 1] += start[b]
+    base = start.copy()
+    for g in range(size):
+        b = bucket[g]
+        at = start[b]
+        start[b] = at + 1
+        while at > base[b] and keys[order[at - 1]] > keys[g]:
+            order[at] = order[at - 1]
+            at -= 1
+        order[at] = g
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _cheapest(
+    act: np.ndarray,
+    gn: np.ndarray,
+    kp: np.ndarray,
+    kr: np.ndarray,
+    perf: np.ndarray,
+    rank: np.ndarray,
+    P: float,
+    k: int,
+    n: int,
+) -> np.ndarray:
+    """``_lite`` on the active gaps that hold level k: the n cheapest nodes; if none of them has
+    performance exactly P, the dearest gives way to the cheapest that has."""
+    m = 0
+    nodes = np.empty(act.size, dtype=np.int64)
+    keys = np.empty(act.size, dtype=np.int64)
+    for g in act:
+        x = gn[g]
+        if kp[x] <= k <= kr[g]:
+            nodes[m] = x
+            keys[m] = rank[x]
+            m += 1
+    by_rank = nodes[:m][np.argsort(keys[:m])]
+    return _pick(by_rank, perf, P, n)
+
+
+@njit(cache=True, nogil=True)
+def _pick(by_rank: np.ndarray, perf: np.ndarray, P: float, n: int) -> np.ndarray:
+    """The first n of ``by_rank`` (nodes cheapest first); if none of them has performance exactly
+    P, the last of them gives way to the first of the rest that has (``firstfit._lite_choice``)."""
+    chosen = np.empty(n, dtype=np.int64)
+    m = 0
+    exact = False
+    first_exact = -1
+    for x in by_rank:
+        if m < n:
+            chosen[m] = x
+            m += 1
+            if perf[x] == P:
+                exact = True
+        elif exact:
+            break
+        if perf[x] == P and first_exact < 0:
+            first_exact = x
+            if m >= n:
+                break
+    if not exact:
+        chosen[n - 1] = first_exact
+    return chosen
+
+
+@njit(cache=True, nogil=True)
+def _units(price: np.ndarray, chosen: np.ndarray, length: float, resolution: float) -> int:
+    """The cost in budget units of ``length`` on the nodes ``chosen``."""
+    units = 0
+    for c in chosen:
+        units += min(math.ceil(price[c] * length / resolution - 1e-9), UNITS_CAP)
+    return units
+
+
+@njit(cache=True, nogil=True)
+def _price_sum(price: np.ndarray, chosen: np.ndarray) -> float:
+    """The nodes' prices summed in position order (as ``first_fit_in`` sums them)."""
+    total = 0.0
+    for c in np.sort(chosen):
+        total += price[c]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _best_finish(
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+    perf: np.ndarray,
+    price: np.ndarray,
+    rank: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    budget: int,
+    resolution: float,
+    before: float,
+) -> tuple[int, float, np.ndarray]:
+    """The exact search's window under the finish time -(t + T) on the gaps: each level's earliest
+    affordable window (FirstFit's at that level), the levels weighed by their finish. Every level
+    that could still finish as early as the incumbent is swept, each from the level-free earliest
+    start (``_first_cover``)."""
+    none = np.empty(0, dtype=np.int64)
     by_rank = none  # lite takes members in (price, position) order: sorted when first needed
-    es_min = ges.min()
-    if finish:  # the earliest any level could start: a finish-time bound on every level
-        es_min = _first_cover(gn, ges, gend, perf, cols, levels, lengths, n, before)
-        if es_min == math.inf:
-            return -1, 0.0, none
+    size = gn.size
+    # the earliest any level could start: a finish-time bound on every level
+    es_min = _first_cover(gn, ges, gend, perf, cols, levels, lengths, n, before)
+    if es_min == math.inf:
+        return -1, 0.0, none
     best_k = -1
     best_t = math.inf
     best_value = 0.0
@@ -213,11 +468,8 @@ def earliest_in_rows(
     for k in range(levels.size):
         level = levels[k]
         length = lengths[k]
-        if best_k >= 0 and finish:
-            if es_min + length > best_t + best_length + EPS:
-                continue  # this level's windows all finish later than the incumbent's
-        elif best_k >= 0 and best_t < es_min - EPS:
-            break  # no later level can start earlier than the incumbent
+        if best_k >= 0 and es_min + length > best_t + best_length + EPS:
+            continue  # this level's windows all finish later than the incumbent's
         fit = 0
         fit_exact = 0
         for x in cols:
@@ -260,7 +512,7 @@ def earliest_in_rows(
         bx.sort()
         cut = before
         if best_k >= 0:  # a later start can only lose (or tie within EPS, where the key decides)
-            cut = min(before, best_t + best_length - length + 2 * EPS) if finish else best_t + EPS
+            cut = min(before, best_t + best_length - length + 2 * EPS)
         ia = 0
         ib = 0
         jx = 0
@@ -286,24 +538,11 @@ def earliest_in_rows(
             if by_rank.size == 0:
                 by_rank = np.argsort(rank[gn], kind="mergesort")
             chosen = _lite(gn, ges, last, member, perf, by_rank, level, n, t)
-            if budget >= 0:
-                units = 0
-                for c in chosen:
-                    units += min(math.ceil(price[c] * length / resolution - 1e-9), UNITS_CAP)
-                if units > budget:
-                    continue  # the cheapest choice is over budget: the next time
-            if finish:
-                value = _pairwise_sum(np.full(n, -(t + length)))  # as numpy sums the n slots' z
-            else:
-                value = 0.0
-                for _ in range(n):
-                    value += -t
-            ordered = np.sort(chosen)
-            total = 0.0
-            for c in ordered:
-                total += price[c]
-            cost = length * total
-            # FirstFit's order: the value within EPS, then earlier t, shorter T, lower cost.
+            if budget >= 0 and _units(price, chosen, length, resolution) > budget:
+                continue  # the cheapest choice is over budget: the next time
+            value = _pairwise_sum(np.full(n, -(t + length)))  # as numpy sums the n slots' z
+            cost = length * _price_sum(price, chosen)
+            # the value within EPS, then earlier t, shorter T, lower cost
             if best_k < 0 or _beats(value, (t, length, cost, k), best_value, (best_t, best_length, best_cost, best_k)):
                 best_k, best_t, best_value, best_length, best_cost, best_chosen = k, t, value, length, cost, chosen
             break  # the first affordable time decides this level
@@ -386,29 +625,14 @@ def _lite(
     n: int,
     t: float,
 ) -> np.ndarray:
-    """The n cheapest members that hold t; if none has performance exactly P, the dearest of
-    them gives way to the cheapest that has (``firstfit._lite_choice``)."""
-    chosen = np.empty(n, dtype=np.int64)
+    """``_pick`` among the members that hold t (``by_rank``: the gaps cheapest first)."""
+    nodes = np.empty(by_rank.size, dtype=np.int64)
     m = 0
-    exact = False
-    first_exact = -1
     for g in by_rank:
-        if not member[g] or ges[g] > t or last[g] < t:
-            continue
-        if m < n:
-            chosen[m] = gn[g]
+        if member[g] and ges[g] <= t and last[g] >= t:
+            nodes[m] = gn[g]
             m += 1
-            if perf[gn[g]] == P:
-                exact = True
-        elif exact:
-            break
-        if perf[gn[g]] == P and first_exact < 0:
-            first_exact = gn[g]
-            if m >= n:
-                break
-    if not exact:
-        chosen[n - 1] = first_exact
-    return chosen
+    return _pick(nodes[:m], perf, P, n)
 
 
 @njit(cache=True, nogil=True)
