@@ -761,12 +761,25 @@ def unverify(
         B[f] = min(bs[x, right], iend) if right < c else iend
         hi_owner[f] = owner[x, right] if right < c else -1
         B2[f] = min(bs[x, right + 1], iend) if right + 1 < c else iend
+    # What any job a gap helps must meet (its own interval may widen the gap: A2, B2): a part that
+    # fits some gap's room on its node, a start after some gap's, a node fast enough.
+    room = 0.0
+    after = math.inf
+    fastest = 0.0
+    for f in range(F):
+        a = max(min(A[f], A2[f]), now)
+        room = max(room, (max(B[f], B2[f]) + EPS - a) * perf[fx[f]])
+        after = min(after, a)
+        fastest = max(fastest, perf[fx[f]])
+    room = room * (1 + 1e-9) + EPS  # rounding
     cleared = 0
     for j in jobs:
         if j == mover or not active[j]:
             continue
         if not verified[j] and lower[j] == -math.inf and upper[j] == math.inf:
             continue  # to be searched everywhere already
+        if volume[j] * factor > room or start[j] + EPS <= after or min_perf[j] > fastest + EPS:
+            continue  # no freed gap can help it
         for f in range(F):
             px = perf[fx[f]]
             if min_perf[j] > px + EPS:
