@@ -9,7 +9,15 @@ import numpy as np
 from numba import njit
 
 from workbench.engine.kernels.placement import PLACE_FINISH, PLACE_NONE, placement_in_rows
-from workbench.engine.kernels.rows import EPS, _holding_gap, delete_rows, earliest_in_rows, insert_rows, unverify
+from workbench.engine.kernels.rows import (
+    EPS,
+    FINISH_SLACK,
+    _holding_gap,
+    delete_rows,
+    earliest_in_rows,
+    insert_rows,
+    unverify,
+)
 
 PASS_DONE, PASS_SELECTOR, PASS_WIDEN, PASS_PYTHON = 0, 1, 2, 3
 RANGE_SLACK = 4 * EPS  # a re-check's range reaches this far past the freed gap's end (``unverify``'s EPS)
@@ -105,8 +113,12 @@ def replan_pass(
             first = t
             placed += 1
             if place[j] == PLACE_FINISH:
+                # FirstFit's window is one of the candidates: none that finishes later can win,
+                # so none starts after its finish less the shortest length (and a margin for rounding).
+                finish = t + my_lengths[k]
+                reach = finish - my_lengths[0] + FINISH_SLACK * (1.0 + abs(finish))
                 k, t, chosen = earliest_in_rows(
-                    *where, *shape, budget[j], resolution, earliest, math.inf, j, *scratch, True
+                    *where, *shape, budget[j], resolution, earliest, reach, j, *scratch, True
                 )
             else:
                 k, t, chosen, _ = placement_in_rows(

@@ -11,6 +11,7 @@ from numba import njit
 EPS = 1e-9
 WIDE_RANGE = 0.5  # ``unverify``: a search range this much of the way to the job's start is dropped
 UNITS_CAP = 2**43  # search.UNITS_CAP: a cost this dear never fits a budget
+FINISH_SLACK = 1e-6  # relative: far beyond the EPS within which two finish-time values tie
 
 
 @njit(cache=True, nogil=True)
@@ -192,7 +193,8 @@ def earliest_in_rows(
     gaps = (gn[:size], ges[:size], gend[:size])
     if finish:
         return _best_finish(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
-    return _first_start(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
+    k, t, chosen, _, _ = _first_start(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
+    return k, t, chosen
 
 
 @njit(cache=True, nogil=True)
@@ -210,10 +212,12 @@ def _first_start(
     budget: int,
     resolution: float,
     before: float,
-) -> tuple[int, float, np.ndarray]:
+    every: bool = False,
+) -> tuple[int, float, np.ndarray, np.ndarray, np.ndarray]:
     """FirstFit's window on the gaps (node ``gn``, start ``ges``, end ``gend``): the earliest start
     t < ``before`` at which some level has an affordable window; at that t, the shortest window,
     then the cheapest, then the fastest level (``search._Best``'s order when the value -t ties).
+    Returns (level index, t, its n nodes, and with ``every`` each level's first start and nodes).
 
     One sweep over the gaps by start serves every level at once. Only a gap's start can be a
     first start (a window at t also fits from its members' latest start), and a gap holds
@@ -222,11 +226,18 @@ def _first_start(
     are few (one per node at most; on a saturated flow most often none or one), and only when n
     of them do are their levels counted: level k has a window when n gaps hold it, one of them on
     a node of exactly its performance.
+
+    With ``every``, the sweep goes on past the first start and keeps each level's first
+    affordable start (inf for none) and nodes, until no level's window could still finish as
+    early as the earliest-finishing one found (the finish-time search, ``_best_finish``).
     """
     none = np.empty(0, dtype=np.int64)
     size = gn.size
     L = levels.size
     shortest = lengths[0]
+    first_t = np.full(L if every else 0, math.inf)
+    first_nodes = np.empty((L if every else 0, n), dtype=np.int64)
+    finish = math.inf  # with ``every``: the earliest finish found
     order = _by_start(ges)
     act = np.empty(size, dtype=np.int64)  # the gaps that hold the shortest window at t
     na = 0
@@ -237,7 +248,7 @@ def _first_start(
     p = 0
     while p < size:
         t = ges[order[p]]
-        if t >= before:
+        if t >= before or t + shortest > finish + FINISH_SLACK * (1.0 + abs(finish)):
             break
         while p < size and ges[order[p]] <= t:
             act[na] = order[p]
@@ -286,20 +297,25 @@ def _first_start(
         run = 0
         for k in range(klo, khi + 1):
             run += held[k]
-            if run < n or not exact[k]:
+            if run < n or not exact[k] or (every and first_t[k] < math.inf):
                 continue
             length = lengths[k]
             chosen = _cheapest(act[:na], gn, kp, kr, perf, rank, levels[k], k, n)
             if budget >= 0 and _units(price, chosen, length, resolution) > budget:
                 continue  # the cheapest choice is over budget
+            if every:
+                first_t[k] = t
+                first_nodes[k] = chosen
+                finish = min(finish, t + length)
+                continue
             cost = length * _price_sum(price, chosen)
             if best_k < 0 or (length, cost, k) < (best_length, best_cost, best_k):
                 best_k, best_length, best_cost, best_chosen = k, length, cost, chosen
         held[klo : khi + 2] = 0
         exact[klo : khi + 1] = False
         if best_k >= 0:
-            return best_k, t, best_chosen
-    return -1, 0.0, none
+            return best_k, t, best_chosen, first_t, first_nodes
+    return -1, 0.0, none, first_t, first_nodes
 
 
 @njit(cache=True, nogil=True)
@@ -367,7 +383,7 @@ def _cheapest(
     k: int,
     n: int,
 ) -> np.ndarray:
-    """``_lite`` on the active gaps that hold level k: the n cheapest nodes; if none of them has
+    """``_pick`` on the active gaps that hold level k, cheapest first: the n cheapest nodes; if none has
     performance exactly P, the dearest gives way to the cheapest that has."""
     m = 0
     nodes = np.empty(act.size, dtype=np.int64)
@@ -442,197 +458,30 @@ def _best_finish(
     before: float,
 ) -> tuple[int, float, np.ndarray]:
     """The exact search's window under the finish time -(t + T) on the gaps: each level's earliest
-    affordable window (FirstFit's at that level), the levels weighed by their finish. Every level
-    that could still finish as early as the incumbent is swept, each from the level-free earliest
-    start (``_first_cover``)."""
-    none = np.empty(0, dtype=np.int64)
-    by_rank = none  # lite takes members in (price, position) order: sorted when first needed
-    size = gn.size
-    # the earliest any level could start: a finish-time bound on every level
-    es_min = _first_cover(gn, ges, gend, perf, cols, levels, lengths, n, before)
-    if es_min == math.inf:
-        return -1, 0.0, none
+    affordable window (FirstFit's at that level, all found in one sweep by ``_first_start``), the
+    levels weighed in order by their finish: a level whose start is not before the incumbent's
+    finish less its own length (within 2 EPS) is not a candidate, then the value within EPS, then
+    earlier t, shorter T, lower cost."""
+    _, _, _, first_t, first_nodes = _first_start(
+        gn, ges, gend, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, True
+    )
     best_k = -1
     best_t = math.inf
     best_value = 0.0
     best_length = 0.0
     best_cost = 0.0
-    best_chosen = none
-    member = np.empty(size, dtype=np.bool_)
-    last = np.empty(size)
-    # Each node's longest gap: a level whose window fits in fewer than n nodes' longest gaps, or in
-    # none of its own performance, has no candidate (on many levels most have none).
-    longest = np.zeros(perf.size)
-    for g in range(size):
-        longest[gn[g]] = max(longest[gn[g]], gend[g] - ges[g])
     for k in range(levels.size):
-        level = levels[k]
+        t = first_t[k]
         length = lengths[k]
-        if best_k >= 0 and es_min + length > best_t + best_length + EPS:
-            continue  # this level's windows all finish later than the incumbent's
-        fit = 0
-        fit_exact = 0
-        for x in cols:
-            if perf[x] >= level and longest[x] >= length - EPS:
-                fit += 1
-                if perf[x] == level:
-                    fit_exact += 1
-        if fit < n or fit_exact == 0:
+        if t == math.inf or (best_k >= 0 and t >= best_t + best_length - length + 2 * EPS):
             continue
-        members = 0
-        exacts = 0
-        for g in range(size):
-            p = perf[gn[g]]
-            member[g] = p >= level and gend[g] - ges[g] >= length - EPS
-            last[g] = gend[g] - length + EPS
-            if member[g]:
-                members += 1
-                if p == level:
-                    exacts += 1
-        if members < n or exacts == 0:
-            continue
-        a = np.empty(members)
-        b = np.empty(members)
-        ax = np.empty(exacts)
-        bx = np.empty(exacts)
-        i = 0
-        j = 0
-        for g in range(size):
-            if member[g]:
-                a[i] = ges[g]
-                b[i] = last[g]
-                i += 1
-                if perf[gn[g]] == level:
-                    ax[j] = ges[g]
-                    bx[j] = last[g]
-                    j += 1
-        a.sort()
-        b.sort()
-        ax.sort()
-        bx.sort()
-        cut = before
-        if best_k >= 0:  # a later start can only lose (or tie within EPS, where the key decides)
-            cut = min(before, best_t + best_length - length + 2 * EPS)
-        ia = 0
-        ib = 0
-        jx = 0
-        jb = 0
-        prev = -math.inf
-        for i in range(members):
-            t = a[i]
-            if t == prev:
-                continue
-            prev = t
-            if t >= cut:
-                break
-            while ia < members and a[ia] <= t:
-                ia += 1
-            while ib < members and b[ib] < t:
-                ib += 1
-            while jx < exacts and ax[jx] <= t:
-                jx += 1
-            while jb < exacts and bx[jb] < t:
-                jb += 1
-            if ia - ib < n or jx - jb < 1:
-                continue
-            if by_rank.size == 0:
-                by_rank = np.argsort(rank[gn], kind="mergesort")
-            chosen = _lite(gn, ges, last, member, perf, by_rank, level, n, t)
-            if budget >= 0 and _units(price, chosen, length, resolution) > budget:
-                continue  # the cheapest choice is over budget: the next time
-            value = _pairwise_sum(np.full(n, -(t + length)))  # as numpy sums the n slots' z
-            cost = length * _price_sum(price, chosen)
-            # the value within EPS, then earlier t, shorter T, lower cost
-            if best_k < 0 or _beats(value, (t, length, cost, k), best_value, (best_t, best_length, best_cost, best_k)):
-                best_k, best_t, best_value, best_length, best_cost, best_chosen = k, t, value, length, cost, chosen
-            break  # the first affordable time decides this level
-    return best_k, best_t, best_chosen
-
-
-@njit(cache=True, nogil=True)
-def _first_cover(
-    gn: np.ndarray,
-    ges: np.ndarray,
-    gend: np.ndarray,
-    perf: np.ndarray,
-    cols: np.ndarray,
-    levels: np.ndarray,
-    lengths: np.ndarray,
-    n: int,
-    before: float,
-) -> float:
-    """The earliest gap start t < ``before`` at which n gaps each hold their node's shortest part
-    from t on (inf if there is none): a necessary condition of a window at t at every level.
-
-    A node of performance p serves the levels up to p, whose windows are no shorter than the
-    shortest of them (``need``); so every level's members covering t also cover t here, and no
-    level has a window before this time. One sweep answers for all the levels at once; the
-    finish-time search bounds each level's finish by it.
-    """
-    L = levels.size
-    shortest = np.empty(L)  # the shortest window of the levels from k down
-    shortest[L - 1] = lengths[L - 1]
-    for k in range(L - 2, -1, -1):
-        shortest[k] = min(lengths[k], shortest[k + 1])
-    need = np.zeros(perf.size)
-    for x in cols:
-        k = 0
-        while k < L - 1 and levels[k] > perf[x]:
-            k += 1
-        need[x] = shortest[k]
-    size = ges.size
-    member = np.empty(size, dtype=np.bool_)
-    last = np.empty(size)
-    for g in range(size):
-        last[g] = gend[g] - need[gn[g]] + EPS
-        # (a gap whose room rounds below its start is left out: a level counts it as covering nothing)
-        member[g] = gend[g] - ges[g] >= need[gn[g]] - EPS and last[g] >= ges[g]
-    by_start = np.argsort(ges)
-    by_last = np.argsort(last)
-    ps = 0  # by_start read so far: ia members start by t
-    pe = 0  # by_last read so far: ib members end too soon to start at t
-    ia = 0
-    ib = 0
-    prev = -math.inf
-    for i in range(size):
-        g = by_start[i]
-        t = ges[g]
-        if t >= before:
-            break
-        if not member[g] or t == prev:
-            continue
-        prev = t
-        while ps < size and ges[by_start[ps]] <= t:
-            ia += member[by_start[ps]]
-            ps += 1
-        while pe < size and last[by_last[pe]] < t:
-            ib += member[by_last[pe]]
-            pe += 1
-        if ia - ib >= n:
-            return t
-    return math.inf
-
-
-@njit(cache=True, nogil=True)
-def _lite(
-    gn: np.ndarray,
-    ges: np.ndarray,
-    last: np.ndarray,
-    member: np.ndarray,
-    perf: np.ndarray,
-    by_rank: np.ndarray,
-    P: float,
-    n: int,
-    t: float,
-) -> np.ndarray:
-    """``_pick`` among the members that hold t (``by_rank``: the gaps cheapest first)."""
-    nodes = np.empty(by_rank.size, dtype=np.int64)
-    m = 0
-    for g in by_rank:
-        if member[g] and ges[g] <= t and last[g] >= t:
-            nodes[m] = gn[g]
-            m += 1
-    return _pick(nodes[:m], perf, P, n)
+        value = _pairwise_sum(np.full(n, -(t + length)))  # as numpy sums the n slots' z
+        cost = length * _price_sum(price, first_nodes[k])
+        if best_k < 0 or _beats(value, (t, length, cost, k), best_value, (best_t, best_length, best_cost, best_k)):
+            best_k, best_t, best_value, best_length, best_cost = k, t, value, length, cost
+    if best_k < 0:
+        return -1, 0.0, np.empty(0, dtype=np.int64)
+    return best_k, best_t, first_nodes[best_k].copy()
 
 
 @njit(cache=True, nogil=True)
