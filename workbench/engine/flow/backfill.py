@@ -216,9 +216,12 @@ class _Replanner:
         heapq.heappush(self.ends, (end, self._seq, window.job, window))
         if end < window.end - EPS:
             heapq.heappush(self.early, (end, self._seq, window.job, window))
+        self._compact()
+
+    def _compact(self) -> None:
+        """Moved windows leave stale entries behind (deleted lazily): drop them now and then, so
+        that a long run does not keep every window it ever planned."""
         if len(self.ends) > 2 * len(self.current) + 64:
-            # Moved windows leave stale entries behind (deleted lazily): drop them now and then,
-            # so that a long run does not keep every window it ever planned.
             self.ends = [e for e in self.ends if self._valid(e)]
             self.early = [e for e in self.early if self._valid(e)]
             heapq.heapify(self.ends)
@@ -492,6 +495,9 @@ class _CompiledPass:
         self.place = place
         self.index = {job.id: i for i, job in enumerate(rp.jobs)}
         self.prices = rp.profile.price.tolist()  # the nodes never change
+        self.job_ids = [job.id for job in rp.jobs]
+        env = rp.rec.env  # what ``Recorder.actual_end`` reads
+        self.fractions = np.array([env.job(job.id).actual_fraction for job in rp.jobs], dtype=np.float64)
         m, held = len(rp.jobs), int(shapes[0].sum())
         self.moves = (
             np.empty(m, dtype=np.int64),
@@ -626,21 +632,34 @@ class _CompiledPass:
         """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one.
 
         A saturated flow makes hundreds of thousands of moves, so this reads the kernel's arrays as
-        lists once (each move's nodes come sorted)."""
+        lists once (each move's nodes come sorted), works out every move's length and actual end
+        in numpy, and follows each window (``_Replanner._track``) inline."""
         rp = self.rp
         mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = self.moves
         explain = rp.rec.explain
-        n_of = self.shapes[0]
+        n_of, len_off, lengths = self.shapes[0], self.shapes[8], self.shapes[9]
         plan, current, profile, rec = rp.plan, rp.current, rp.profile, rp.rec
-        js, levels, starts = mv_job[:written].tolist(), mv_level[:written].tolist(), mv_start[:written].tolist()
-        total_nodes = int(n_of[mv_job[:written]].sum())
-        nodes = mv_nodes[:total_nodes].tolist()
+        moved = mv_job[:written]
+        lengths_now = lengths[len_off[moved] + mv_level[:written]]
+        # rec.actual_end's sum: start + actual_fraction * length
+        actual = (mv_start[:written] + self.fractions[moved] * lengths_now).tolist()
+        js, starts, Ts = moved.tolist(), mv_start[:written].tolist(), lengths_now.tolist()
+        counts = n_of[moved].tolist()
+        nodes = mv_nodes[: int(n_of[moved].sum())].tolist()
+        prices, price, node_ids, job_ids = self.prices, profile.price, profile.node_ids, self.job_ids
+        ends, early, seq = rp.ends, rp.early, rp._seq
         ids: list[str] = []
         offset = 0
-        for j, k, t in zip(js, levels, starts, strict=True):
-            n = int(n_of[j])
-            window = self._window(j, k, t, nodes[offset : offset + n])
-            job_id = window.job
+        for j, t, T, n, end in zip(js, starts, Ts, counts, actual, strict=True):
+            positions = nodes[offset : offset + n]
+            if n < 8:  # as ``_window`` sums the cost
+                total = 0.0
+                for x in positions:
+                    total += prices[x]
+            else:
+                total = float(price[positions].sum())
+            job_id = job_ids[j]
+            window = Window(job_id, t, T, tuple([node_ids[x] for x in positions]), T * total)
             distances = None
             if explain:
                 distances = (
@@ -650,11 +669,17 @@ class _CompiledPass:
             offset += n
             old = plan.get(job_id)
             if old is not None:
-                del current[job_id]
                 profile.forget(old)
             plan[job_id] = window
-            rec.place(window, distances)
-            rp._track(window, compiled_knows=True)
+            rec.place(window, distances, end)
+            current[job_id] = window  # _track: the kernel knows the move already
+            seq += 1
+            entry = (end, seq, job_id, window)
+            heapq.heappush(ends, entry)
+            if end < window.end - EPS:
+                heapq.heappush(early, entry)
             ids.append(job_id)
+        rp._seq = seq
+        rp._compact()
         rec.counts["moves"] += written
         return ids

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _pairwise_sum, _row_gaps
+from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _by_start, _pairwise_sum, _row_gaps
 
 PLACE_NONE, PLACE_COP, PLACE_PAST, PLACE_FINISH = 0, 1, 2, 3  # PLACE_FINISH: ``earliest_in_rows(finish=True)``
 
@@ -111,7 +111,7 @@ def placement_in_rows(
         size = _row_gaps(
             bs, be, owner, count, istart, iend, cols, earliest, reach, lengths[0], without, gn, ges, gend, graw
         )
-        order = np.argsort(ges[:size], kind="mergesort")
+        order = _by_start(ges[:size])  # stable, as a mergesort
         holder[:] = -1
         stop = False
         i = 0
