@@ -496,6 +496,9 @@ class _CompiledPass:
         self.index = {job.id: i for i, job in enumerate(rp.jobs)}
         self.prices = rp.profile.price.tolist()  # the nodes never change
         self.job_ids = [job.id for job in rp.jobs]
+        # Every job's shortest window is at least this long: the re-checks read each row's gaps this long.
+        firsts = shapes[9][shapes[8][shapes[6] > 0]]
+        self.theta = float(firsts.min()) if firsts.size else math.inf
         env = rp.rec.env  # what ``Recorder.actual_end`` reads
         self.fractions = np.array([env.job(job.id).actual_fraction for job in rp.jobs], dtype=np.float64)
         m, held = len(rp.jobs), int(shapes[0].sum())
@@ -591,6 +594,7 @@ class _CompiledPass:
                 *self.place,
                 rec.explain,
                 self.index.get(rec.watch.job, -1) if rec.watch is not None else -1,
+                self.theta,
             )
             rec.counts["search_s"] += time.perf_counter() - began  # the moves it made are in it too
             rec.counts["checks"] += checks

@@ -15,7 +15,9 @@ from workbench.engine.kernels.rows import (
     _holding_gap,
     delete_rows,
     earliest_in_rows,
+    first_in_lists,
     insert_rows,
+    list_gaps,
     unverify,
 )
 
@@ -42,6 +44,7 @@ def replan_pass(
     consts: np.ndarray,
     explain: bool,
     stop_at: int,
+    theta: float,
 ) -> tuple[int, int, int, int, int, int, int, int, float, np.ndarray]:
     """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
     certificate is cleared is searched again (FirstFit, its own intervals given back, before its
@@ -78,6 +81,14 @@ def replan_pass(
     cleared = 0
     placed = 0
     width = bs.shape[1]
+    rows_n = count.size
+    gls = np.empty((rows_n, width + 1))
+    gle = np.empty((rows_n, width + 1))
+    gcount = np.empty(rows_n, dtype=np.int64)
+    for x in range(rows_n):
+        list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, x)
+    lists = (gls, gle, gcount)
+    mine = np.zeros(rows_n, dtype=np.bool_)  # the rows of the job searched: read whole
     for idx in range(live.size):
         j = live[idx]
         if j <= cursor or not active[j] or verified[j]:
@@ -101,7 +112,15 @@ def replan_pass(
         # before ``before`` when the job was last verified.
         low = max(earliest, lower[j])
         high = min(before, upper[j] + RANGE_SLACK)
-        k, t, chosen = earliest_in_rows(*where, *shape, budget[j], resolution, low, high, j, *scratch)
+        own = jnodes[jn_off[j] : jn_off[j] + n] if before < math.inf else none
+        for x in own:
+            mine[x] = True
+        k, t, chosen = first_in_lists(
+            rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution, low, high, j,
+            before, *scratch,
+        )  # fmt: skip
+        for x in own:
+            mine[x] = False
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
             continue
@@ -144,6 +163,8 @@ def replan_pass(
             ends = np.full(n, before + jlen[j])
             if delete_rows(bs, be, owner, count, old, before, ends) >= 0:
                 raise ValueError("a moved window is not in the profile")
+            for x in old:
+                list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, x)
             cleared += unverify(
                 bs,
                 be,
@@ -169,6 +190,8 @@ def replan_pass(
                 j,
             )
         insert_rows(bs, be, owner, count, new, t, np.full(n, t + length), j)
+        for x in new:
+            list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, x)
         jnodes[jn_off[j] : jn_off[j] + n] = new
         jlen[j] = length
         start[j] = t

@@ -38,41 +38,261 @@ def _row_gaps(
     how many."""
     m = 0
     for c in cols:
-        # Skip the intervals that start by ``earliest`` (the rows are sorted): the gaps before them
-        # end too soon. A search restricted to a late range (``replan_pass``) reads only that range.
-        lo = 0
-        hi = count[c]
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if bs[c, mid] > earliest:
-                hi = mid
-            else:
-                lo = mid + 1
-        gs = istart
-        for k in range(lo - 1, -1, -1):
-            if without < 0 or owner[c, k] != without:
-                gs = max(be[c, k], istart)
-                break
-        for k in range(lo, count[c] + 1):
-            if k < count[c]:
-                if without >= 0 and owner[c, k] == without:
-                    continue  # given back: the gap before it runs on to the next interval
-                ge = min(bs[c, k], iend)
-            else:
-                ge = iend
-            if gs >= before:
-                break  # every later gap starts later still
-            if ge - gs > EPS and ge > earliest:
-                es = max(gs, earliest)
-                if es < before and ge - es >= shortest - EPS:
-                    gn[m] = c
-                    ges[m] = es
-                    gend[m] = ge
-                    gstart[m] = gs
-                    m += 1
-            if k < count[c]:
-                gs = max(be[c, k], istart)
+        m = _one_row_gaps(
+            bs, be, owner, count, istart, iend, c, earliest, before, shortest, without, gn, ges, gend, gstart, m
+        )
     return m
+
+
+@njit(cache=True, nogil=True)
+def _one_row_gaps(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    c: int,
+    earliest: float,
+    before: float,
+    shortest: float,
+    without: int,
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+    gstart: np.ndarray,
+    m: int,
+) -> int:
+    """``_row_gaps`` of row c, written from ``m`` on; the new count."""
+    # Skip the intervals that start by ``earliest`` (the rows are sorted): the gaps before them
+    # end too soon. A search restricted to a late range (``replan_pass``) reads only that range.
+    lo = 0
+    hi = count[c]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if bs[c, mid] > earliest:
+            hi = mid
+        else:
+            lo = mid + 1
+    gs = istart
+    for k in range(lo - 1, -1, -1):
+        if without < 0 or owner[c, k] != without:
+            gs = max(be[c, k], istart)
+            break
+    for k in range(lo, count[c] + 1):
+        if k < count[c]:
+            if without >= 0 and owner[c, k] == without:
+                continue  # given back: the gap before it runs on to the next interval
+            ge = min(bs[c, k], iend)
+        else:
+            ge = iend
+        if gs >= before:
+            break  # every later gap starts later still
+        if ge - gs > EPS and ge > earliest:
+            es = max(gs, earliest)
+            if es < before and ge - es >= shortest - EPS:
+                gn[m] = c
+                ges[m] = es
+                gend[m] = ge
+                gstart[m] = gs
+                m += 1
+        if k < count[c]:
+            gs = max(be[c, k], istart)
+    return m
+
+
+@njit(cache=True, nogil=True)
+def list_gaps(
+    bs: np.ndarray,
+    be: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    theta: float,
+    gls: np.ndarray,
+    gle: np.ndarray,
+    gcount: np.ndarray,
+    x: int,
+) -> None:
+    """Row x's gaps [max(be[k-1], istart), min(bs[k], iend)) of length >= ``theta`` - EPS, in
+    order, into (``gls``, ``gle``)[x] (``gcount``[x] of them): what ``_row_gaps`` reads of the row,
+    no owner's intervals given back, for every search whose shortest window is ``theta`` or longer."""
+    m = 0
+    gs = istart
+    c = count[x]
+    for k in range(c + 1):
+        ge = min(bs[x, k], iend) if k < c else iend
+        if ge - gs >= theta - EPS:
+            gls[x, m] = gs
+            gle[x, m] = ge
+            m += 1
+        if k < c:
+            gs = max(be[x, k], istart)
+    gcount[x] = m
+
+
+@njit(cache=True, nogil=True)
+def _listed_gaps(
+    gls: np.ndarray,
+    gle: np.ndarray,
+    gcount: np.ndarray,
+    earliest: float,
+    before: float,
+    shortest: float,
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+    gstart: np.ndarray,
+    m: int,
+    c: int,
+    until: float,
+) -> int:
+    """``_row_gaps`` for row c, read from its listed gaps (``list_gaps``) that start before
+    ``until``, written from ``m`` on; the new count. The list holds every gap a search of a window
+    this long can use, and a gap's end bounds its start, so the first that ends after
+    ``earliest`` is found by binary search."""
+    lo = 0
+    hi = gcount[c]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if gle[c, mid] > earliest:
+            hi = mid
+        else:
+            lo = mid + 1
+    for i in range(lo, gcount[c]):
+        gs = gls[c, i]
+        if gs >= before or gs >= until:
+            break
+        ge = gle[c, i]
+        if ge - gs > EPS:  # (``_gap_if_fits``, written out: a call with the arrays costs more than it)
+            es = max(gs, earliest)
+            if es < before and ge - es >= shortest - EPS:
+                gn[m] = c
+                ges[m] = es
+                gend[m] = ge
+                gstart[m] = gs
+                m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _gap_if_fits(
+    gs: float,
+    ge: float,
+    c: int,
+    earliest: float,
+    before: float,
+    shortest: float,
+    gn: np.ndarray,
+    ges: np.ndarray,
+    gend: np.ndarray,
+    gstart: np.ndarray,
+    m: int,
+) -> int:
+    """Write the gap [gs, ge) of row c at ``m`` if a window of length ``shortest`` starting in
+    [earliest, before) fits in it (``_row_gaps``' test); the new count."""
+    if ge - gs > EPS and ge > earliest:
+        es = max(gs, earliest)
+        if es < before and ge - es >= shortest - EPS:
+            gn[m] = c
+            ges[m] = es
+            gend[m] = ge
+            gstart[m] = gs
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _own_row_gaps(
+    bs: np.ndarray,
+    be: np.ndarray,
+    owner: np.ndarray,
+    count: np.ndarray,
+    istart: float,
+    iend: float,
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray],
+    c: int,
+    earliest: float,
+    before: float,
+    shortest: float,
+    without: int,
+    at: float,
+    gaps: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    m: int,
+) -> int:
+    """``_row_gaps`` for row c, which holds ``without``'s interval from ``at`` (>= ``before``): the
+    listed gaps before the gap that ends at it, then that gap run on past the interval to the
+    next one (the interval given back)."""
+    lo = 0
+    hi = count[c]
+    while lo < hi:  # the first interval from ``at``
+        mid = (lo + hi) // 2
+        if bs[c, mid] < at:
+            lo = mid + 1
+        else:
+            hi = mid
+    p = lo
+    while p < count[c] and owner[c, p] != without:
+        p += 1
+    gls, gle, gcount = lists
+    gn, ges, gend, gstart = gaps
+    if p == count[c]:  # not on this row after all: read it as it is
+        return _one_row_gaps(
+            bs, be, owner, count, istart, iend, c, earliest, before, shortest, without, gn, ges, gend, gstart, m
+        )
+    a = max(be[c, p - 1], istart) if p > 0 else istart
+    b = min(bs[c, p + 1], iend) if p + 1 < count[c] else iend
+    m = _listed_gaps(gls, gle, gcount, earliest, before, shortest, gn, ges, gend, gstart, m, c, a)
+    if a < before:
+        m = _gap_if_fits(a, b, c, earliest, before, shortest, gn, ges, gend, gstart, m)
+    return m
+
+
+@njit(cache=True, nogil=True)
+def first_in_lists(
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray],
+    mine: np.ndarray,
+    istart: float,
+    iend: float,
+    perf: np.ndarray,
+    price: np.ndarray,
+    rank: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    budget: int,
+    resolution: float,
+    earliest: float,
+    before: float,
+    without: int,
+    at: float,
+    scratch_i: np.ndarray,
+    scratch_f: np.ndarray,
+) -> tuple[int, float, np.ndarray]:
+    """``earliest_in_rows``' FirstFit window, the gaps read from the rows' lists (``list_gaps``, of a
+    threshold no longer than ``lengths[0]``); on the rows ``without``'s window holds from ``at``
+    (``mine``, ``at`` >= ``before``) its interval is given back (``_own_row_gaps``)."""
+    bs, be, owner, count = rows
+    gls, gle, gcount = lists
+    third = scratch_f.size // 3
+    gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
+    size = 0
+    for c in cols:
+        if mine[c]:
+            size = _own_row_gaps(
+                bs, be, owner, count, istart, iend, lists, c, earliest, before, lengths[0], without, at,
+                (gn, ges, gend, graw), size,
+            )  # fmt: skip
+        else:
+            size = _listed_gaps(gls, gle, gcount, earliest, before, lengths[0], gn, ges, gend, graw, size, c, math.inf)
+    if size < n:
+        return -1, 0.0, np.empty(0, dtype=np.int64)
+    k, t, chosen, _, _ = _first_start(
+        gn[:size], ges[:size], gend[:size], perf, price, rank, cols, levels, lengths, n, budget, resolution, before
+    )
+    return k, t, chosen
 
 
 @njit(cache=True, nogil=True)
