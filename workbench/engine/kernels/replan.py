@@ -85,8 +85,8 @@ def replan_pass(
     gls = np.empty((rows_n, width + 1))
     gle = np.empty((rows_n, width + 1))
     gcount = np.empty(rows_n, dtype=np.int64)
-    for x in range(rows_n):
-        list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, x)
+    for row in range(rows_n):
+        list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, row)
     lists = (gls, gle, gcount)
     mine = np.zeros(rows_n, dtype=np.bool_)  # the rows of the job searched: read whole
     for idx in range(live.size):
