@@ -14,8 +14,7 @@ from workbench.engine.kernels.rows import (
     FINISH_SLACK,
     _holding_gap,
     delete_rows,
-    earliest_in_rows,
-    first_in_lists,
+    earliest_in_lists,
     insert_rows,
     list_gaps,
     unverify,
@@ -52,7 +51,7 @@ def replan_pass(
     at once when ``move[j]`` (FirstFit's window is the selector's), as ``_move`` does, and the move
     is written to ``moves``. A job whose selector is PAST's or CoP's exact search with no budget
     (``place[j]``, their constants ``consts``) gets that search here (``placement_in_rows``), as
-    does one under the finish-time criterion (PLACE_FINISH: ``earliest_in_rows`` with ``finish``), and
+    does one under the finish-time criterion (PLACE_FINISH: ``earliest_in_lists`` with ``finish``), and
     moves if its window starts earlier, as ``_choose`` decides; for any other, the pass stops at
     it for the selector.
 
@@ -115,7 +114,7 @@ def replan_pass(
         own = jnodes[jn_off[j] : jn_off[j] + n] if before < math.inf else none
         for x in own:
             mine[x] = True
-        k, t, chosen = first_in_lists(
+        k, t, chosen = earliest_in_lists(
             rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution, low, high, j,
             before, *scratch,
         )  # fmt: skip
@@ -136,9 +135,14 @@ def replan_pass(
                 # so none starts after its finish less the shortest length (and a margin for rounding).
                 finish = t + my_lengths[k]
                 reach = finish - my_lengths[0] + FINISH_SLACK * (1.0 + abs(finish))
-                k, t, chosen = earliest_in_rows(
-                    *where, *shape, budget[j], resolution, earliest, reach, j, *scratch, True
-                )
+                for x in own:
+                    mine[x] = True
+                k, t, chosen = earliest_in_lists(
+                    rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution,
+                    earliest, reach, j, before, *scratch, True,
+                )  # fmt: skip
+                for x in own:
+                    mine[x] = False
             else:
                 k, t, chosen, _ = placement_in_rows(
                     *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch

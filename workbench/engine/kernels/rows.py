@@ -220,9 +220,15 @@ def _own_row_gaps(
     gaps: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     m: int,
 ) -> int:
-    """``_row_gaps`` for row c, which holds ``without``'s interval from ``at`` (>= ``before``): the
-    listed gaps before the gap that ends at it, then that gap run on past the interval to the
-    next one (the interval given back)."""
+    """``_row_gaps`` for row c, which holds ``without``'s interval from ``at``: when that is not before
+    ``before``, the listed gaps before the gap that ends at it, then that gap run on past the
+    interval to the next one (the interval given back); else the row itself."""
+    gls, gle, gcount = lists
+    gn, ges, gend, gstart = gaps
+    if at < before:
+        return _one_row_gaps(
+            bs, be, owner, count, istart, iend, c, earliest, before, shortest, without, gn, ges, gend, gstart, m
+        )
     lo = 0
     hi = count[c]
     while lo < hi:  # the first interval from ``at``
@@ -234,8 +240,6 @@ def _own_row_gaps(
     p = lo
     while p < count[c] and owner[c, p] != without:
         p += 1
-    gls, gle, gcount = lists
-    gn, ges, gend, gstart = gaps
     if p == count[c]:  # not on this row after all: read it as it is
         return _one_row_gaps(
             bs, be, owner, count, istart, iend, c, earliest, before, shortest, without, gn, ges, gend, gstart, m
@@ -249,7 +253,7 @@ def _own_row_gaps(
 
 
 @njit(cache=True, nogil=True)
-def first_in_lists(
+def earliest_in_lists(
     rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     lists: tuple[np.ndarray, np.ndarray, np.ndarray],
     mine: np.ndarray,
@@ -270,10 +274,11 @@ def first_in_lists(
     at: float,
     scratch_i: np.ndarray,
     scratch_f: np.ndarray,
+    finish: bool = False,
 ) -> tuple[int, float, np.ndarray]:
-    """``earliest_in_rows``' FirstFit window, the gaps read from the rows' lists (``list_gaps``, of a
-    threshold no longer than ``lengths[0]``); on the rows ``without``'s window holds from ``at``
-    (``mine``, ``at`` >= ``before``) its interval is given back (``_own_row_gaps``)."""
+    """``earliest_in_rows``, the gaps read from the rows' lists (``list_gaps``, of a threshold no
+    longer than ``lengths[0]``); on the rows ``without``'s window holds from ``at`` (``mine``) its
+    interval is given back (``_own_row_gaps``)."""
     bs, be, owner, count = rows
     gls, gle, gcount = lists
     third = scratch_f.size // 3
@@ -289,9 +294,10 @@ def first_in_lists(
             size = _listed_gaps(gls, gle, gcount, earliest, before, lengths[0], gn, ges, gend, graw, size, c, math.inf)
     if size < n:
         return -1, 0.0, np.empty(0, dtype=np.int64)
-    k, t, chosen, _, _ = _first_start(
-        gn[:size], ges[:size], gend[:size], perf, price, rank, cols, levels, lengths, n, budget, resolution, before
-    )
+    gaps = (gn[:size], ges[:size], gend[:size])
+    if finish:
+        return _best_finish(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
+    k, t, chosen, _, _ = _first_start(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
     return k, t, chosen
 
 
