@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _by_start, _pairwise_sum, _row_gaps
+from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _by_start, _pairwise_sum, _row_gaps, gaps_in_lists
 
 PLACE_NONE, PLACE_COP, PLACE_PAST, PLACE_FINISH = 0, 1, 2, 3  # PLACE_FINISH: ``earliest_in_rows(finish=True)``
 
@@ -67,6 +67,7 @@ def placement_in_rows(
     without: int,
     scratch_i: np.ndarray,
     scratch_f: np.ndarray,
+    listed: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, float] | None = None,
 ) -> tuple[int, float, np.ndarray, float]:
     """The exact search (``search.search_profile``) with CoP's or PAST's criterion and no budget,
     on the profile rows: the window of the largest sum of z over n slots of its S_W.
@@ -76,7 +77,9 @@ def placement_in_rows(
     fewer cost units, lower position), the last giving way to the best of level P when none is.
     ``first`` is the earliest candidate's start (FirstFit's): the sweep starts there, reads the
     rows only as far as the criterion's bound lets a later time beat the incumbent, and widens.
-    ``cols``, ``rank``, ``levels``, ``lengths`` and the scratch as for ``earliest_in_rows``.
+    ``cols``, ``rank``, ``levels``, ``lengths`` and the scratch as for ``earliest_in_rows``;
+    ``listed``: the compiled pass's gap lists, the rows its job holds and its start, to read the
+    gaps from (``gaps_in_lists``) instead of the rows.
     Returns (level index, start, the n chosen node positions sorted, value); level -1 if none.
     """
     none = np.empty(0, dtype=np.int64)
@@ -108,9 +111,15 @@ def placement_in_rows(
     if unbounded:
         reach = math.inf
     while True:
-        size = _row_gaps(
-            bs, be, owner, count, istart, iend, cols, earliest, reach, lengths[0], without, gn, ges, gend, graw
-        )
+        if listed is None:
+            size = _row_gaps(
+                bs, be, owner, count, istart, iend, cols, earliest, reach, lengths[0], without, gn, ges, gend, graw
+            )
+        else:  # the compiled pass's gap lists (``gaps_in_lists``): (lists, mine, at)
+            size = gaps_in_lists(
+                (bs, be, owner, count), listed[0], listed[1], istart, iend, cols, earliest, reach, lengths[0],
+                without, listed[2], (gn, ges, gend, graw),
+            )  # fmt: skip
         order = _by_start(ges[:size])  # stable, as a mergesort
         holder[:] = -1
         stop = False

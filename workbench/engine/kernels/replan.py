@@ -144,9 +144,13 @@ def replan_pass(
                 for x in own:
                     mine[x] = False
             else:
+                for x in own:
+                    mine[x] = True
                 k, t, chosen, _ = placement_in_rows(
-                    *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch
+                    *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch, (lists, mine, before)
                 )
+                for x in own:
+                    mine[x] = False
             if k < 0 or t >= before - EPS:
                 verified[j] = False  # an earlier window exists but the criterion prefers this one
                 lower[j], upper[j] = -math.inf, math.inf

@@ -253,6 +253,38 @@ def _own_row_gaps(
 
 
 @njit(cache=True, nogil=True)
+def gaps_in_lists(
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray],
+    mine: np.ndarray,
+    istart: float,
+    iend: float,
+    cols: np.ndarray,
+    earliest: float,
+    before: float,
+    shortest: float,
+    without: int,
+    at: float,
+    gaps: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> int:
+    """``_row_gaps``, read from the rows' gap lists (``list_gaps``, of a threshold no longer than
+    ``shortest``); on the rows ``without``'s window holds from ``at`` (``mine``) its interval is
+    given back (``_own_row_gaps``)."""
+    bs, be, owner, count = rows
+    gls, gle, gcount = lists
+    gn, ges, gend, gstart = gaps
+    size = 0
+    for c in cols:
+        if mine[c]:
+            size = _own_row_gaps(
+                bs, be, owner, count, istart, iend, lists, c, earliest, before, shortest, without, at, gaps, size
+            )
+        else:
+            size = _listed_gaps(gls, gle, gcount, earliest, before, shortest, gn, ges, gend, gstart, size, c, math.inf)
+    return size
+
+
+@njit(cache=True, nogil=True)
 def earliest_in_lists(
     rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     lists: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -279,19 +311,11 @@ def earliest_in_lists(
     """``earliest_in_rows``, the gaps read from the rows' lists (``list_gaps``, of a threshold no
     longer than ``lengths[0]``); on the rows ``without``'s window holds from ``at`` (``mine``) its
     interval is given back (``_own_row_gaps``)."""
-    bs, be, owner, count = rows
-    gls, gle, gcount = lists
     third = scratch_f.size // 3
     gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
-    size = 0
-    for c in cols:
-        if mine[c]:
-            size = _own_row_gaps(
-                bs, be, owner, count, istart, iend, lists, c, earliest, before, lengths[0], without, at,
-                (gn, ges, gend, graw), size,
-            )  # fmt: skip
-        else:
-            size = _listed_gaps(gls, gle, gcount, earliest, before, lengths[0], gn, ges, gend, graw, size, c, math.inf)
+    size = gaps_in_lists(
+        rows, lists, mine, istart, iend, cols, earliest, before, lengths[0], without, at, (gn, ges, gend, graw)
+    )
     if size < n:
         return -1, 0.0, np.empty(0, dtype=np.int64)
     gaps = (gn[:size], ges[:size], gend[:size])
