@@ -71,12 +71,23 @@ FAMILIES = [
 
 
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(env=saturated_flows(), name=st.sampled_from(FAMILIES), replan=st.sampled_from(["search", "search", "nodes"]))
-def test_fast_backfilling_equals_the_reference_on_saturated_flows(env, name, replan):
+@given(
+    env=saturated_flows(),
+    name=st.sampled_from(FAMILIES),
+    replan=st.sampled_from(["search", "search", "nodes"]),
+    lists=st.booleans(),
+)
+def test_fast_backfilling_equals_the_reference_on_saturated_flows(env, name, replan, lists):
     """Where many more jobs wait than there are nodes and most end early, the fast backfilling still
-    makes the reference's every move: the same windows, ends and snapshots."""
+    makes the reference's every move: the same windows, ends and snapshots; also with the compiled
+    pass reading gap lists on rows of any length (``_CompiledPass.LIST_FROM``)."""
+    from unittest import mock
+
+    from workbench.engine.flow import backfill
+
     selector = registry.selector(name)
-    fast, fast_steps = _run(env, backfill_placer(selector, True, replan=replan))
+    with mock.patch.object(backfill._CompiledPass, "LIST_FROM", 0 if lists else backfill._CompiledPass.LIST_FROM):
+        fast, fast_steps = _run(env, backfill_placer(selector, True, replan=replan))
     ref, ref_steps = _run(env, reference_placer(selector, True, replan=replan))
     assert fast.windows == ref.windows
     assert fast.unscheduled == ref.unscheduled

@@ -485,6 +485,9 @@ class _CompiledPass:
     performance, its window lengths, and the nodes and part length of its window now."""
 
     HELD_LIMIT = 5_000_000  # lengths held (jobs × levels): beyond it the pass stays in Python
+    # Busy intervals per row on average from which a pass reads gap lists: where rows are long and
+    # mostly abut (a saturated plan) the lists pay; where rows are short a call per row costs more.
+    LIST_FROM = 32
 
     def __init__(
         self, rp: _Replanner, shapes: tuple[np.ndarray, ...], rank: np.ndarray, place: tuple[np.ndarray, np.ndarray]
@@ -498,7 +501,8 @@ class _CompiledPass:
         self.job_ids = [job.id for job in rp.jobs]
         # Every job's shortest window is at least this long: the re-checks read each row's gaps this long.
         firsts = shapes[9][shapes[8][shapes[6] > 0]]
-        self.theta = float(firsts.min()) if firsts.size else math.inf
+        self.theta = firsts.min() if firsts.size else math.inf
+        self.lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         env = rp.rec.env  # what ``Recorder.actual_end`` reads
         self.fractions = np.array([env.job(job.id).actual_fraction for job in rp.jobs], dtype=np.float64)
         m, held = len(rp.jobs), int(shapes[0].sum())
@@ -594,7 +598,7 @@ class _CompiledPass:
                 *self.place,
                 rec.explain,
                 self.index.get(rec.watch.job, -1) if rec.watch is not None else -1,
-                self.theta,
+                self._lists(profile.bs.shape),
             )
             rec.counts["search_s"] += time.perf_counter() - began  # the moves it made are in it too
             rec.counts["checks"] += checks
@@ -618,6 +622,14 @@ class _CompiledPass:
                 continue
             if rp._choose(j, Found(self._window(j, k, float(t), np.sort(chosen).tolist()), 0.0)):
                 moved.append(rp.jobs[j].id)
+
+    def _lists(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Room for the pass's gap lists (``kernels.replan_pass``), made again when the rows widen."""
+        rows, width = shape
+        if self.lists is None or self.lists[0].shape != (rows, width + 1):
+            room = (np.empty((rows, width + 1)), np.empty((rows, width + 1)))
+            self.lists = (*room, np.empty(rows, np.int64), np.array([self.theta, self.LIST_FROM]))
+        return self.lists
 
     def _window(self, j: int, k: int, t: float, positions: list[int]) -> Window:
         """The window job j gets at level k from t on the node ``positions`` (sorted), as

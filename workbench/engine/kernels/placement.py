@@ -67,7 +67,7 @@ def placement_in_rows(
     without: int,
     scratch_i: np.ndarray,
     scratch_f: np.ndarray,
-    listed: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray, float] | None = None,
+    listed: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray, float] | None = None,
 ) -> tuple[int, float, np.ndarray, float]:
     """The exact search (``search.search_profile``) with CoP's or PAST's criterion and no budget,
     on the profile rows: the window of the largest sum of z over n slots of its S_W.

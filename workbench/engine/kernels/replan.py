@@ -15,8 +15,8 @@ from workbench.engine.kernels.rows import (
     _holding_gap,
     delete_rows,
     earliest_in_lists,
+    earliest_in_rows,
     insert_rows,
-    list_gaps,
     unverify,
 )
 
@@ -43,7 +43,7 @@ def replan_pass(
     consts: np.ndarray,
     explain: bool,
     stop_at: int,
-    theta: float,
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[int, int, int, int, int, int, int, int, float, np.ndarray]:
     """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
     certificate is cleared is searched again (FirstFit, its own intervals given back, before its
@@ -62,7 +62,11 @@ def replan_pass(
     min_perf, start, and the range [lower, upper) where a job not verified is searched,
     ``unverify``'s); ``moves``: (job, level, start, the nodes of each move in turn, and with
     ``explain`` each part's L_left and L_right, as ``slots.window_distances`` measures them on
-    the gaps the search saw). The pass stops before job ``stop_at`` (-1: none).
+    the gaps the search saw). The pass stops before job ``stop_at`` (-1: none). ``lists``: room
+    for each row's gaps (a row's width plus one) and (the shortest window of any job, a number of
+    intervals per row): where the rows hold that many intervals or more on average, the re-checks
+    read each row's gaps that long (``gaps_in_lists``), listed when first read and again after a
+    move edits the row.
 
     Returns (what it stopped at, moves written, nodes written, checks, certificates cleared,
     PAST and CoP searches, the job, its level index, its start, its nodes).
@@ -80,14 +84,11 @@ def replan_pass(
     cleared = 0
     placed = 0
     width = bs.shape[1]
-    rows_n = count.size
-    gls = np.empty((rows_n, width + 1))
-    gle = np.empty((rows_n, width + 1))
-    gcount = np.empty(rows_n, dtype=np.int64)
-    for row in range(rows_n):
-        list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, row)
-    lists = (gls, gle, gcount)
-    mine = np.zeros(rows_n, dtype=np.bool_)  # the rows of the job searched: read whole
+    gcount = lists[2]
+    gcount[:] = -1  # every row is listed when first read (``gaps_in_lists``)
+    # Lists pay where rows are long and mostly abut (a saturated plan), not where they are short.
+    listed = count.sum() >= lists[3][1] * count.size
+    mine = np.zeros(count.size, dtype=np.bool_)  # the rows of the job searched: read whole
     for idx in range(live.size):
         j = live[idx]
         if j <= cursor or not active[j] or verified[j]:
@@ -111,13 +112,16 @@ def replan_pass(
         # before ``before`` when the job was last verified.
         low = max(earliest, lower[j])
         high = min(before, upper[j] + RANGE_SLACK)
-        own = jnodes[jn_off[j] : jn_off[j] + n] if before < math.inf else none
+        own = jnodes[jn_off[j] : jn_off[j] + n] if before < math.inf and listed else none
         for x in own:
             mine[x] = True
-        k, t, chosen = earliest_in_lists(
-            rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution, low, high, j,
-            before, *scratch,
-        )  # fmt: skip
+        if listed:
+            k, t, chosen = earliest_in_lists(
+                rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution, low,
+                high, j, before, *scratch,
+            )  # fmt: skip
+        else:
+            k, t, chosen = earliest_in_rows(*where, *shape, budget[j], resolution, low, high, j, *scratch)
         for x in own:
             mine[x] = False
         if k < 0 or t >= before - EPS:
@@ -137,18 +141,29 @@ def replan_pass(
                 reach = finish - my_lengths[0] + FINISH_SLACK * (1.0 + abs(finish))
                 for x in own:
                     mine[x] = True
-                k, t, chosen = earliest_in_lists(
-                    rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution,
-                    earliest, reach, j, before, *scratch, True,
-                )  # fmt: skip
+                if listed:
+                    k, t, chosen = earliest_in_lists(
+                        rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution,
+                        earliest, reach, j, before, *scratch, True,
+                    )  # fmt: skip
+                else:
+                    k, t, chosen = earliest_in_rows(
+                        *where, *shape, budget[j], resolution, earliest, reach, j, *scratch, True
+                    )
                 for x in own:
                     mine[x] = False
             else:
                 for x in own:
                     mine[x] = True
-                k, t, chosen, _ = placement_in_rows(
-                    *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch, (lists, mine, before)
-                )
+                if listed:
+                    k, t, chosen, _ = placement_in_rows(
+                        *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch,
+                        (lists, mine, before),
+                    )  # fmt: skip
+                else:
+                    k, t, chosen, _ = placement_in_rows(
+                        *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch
+                    )
                 for x in own:
                     mine[x] = False
             if k < 0 or t >= before - EPS:
@@ -171,8 +186,7 @@ def replan_pass(
             ends = np.full(n, before + jlen[j])
             if delete_rows(bs, be, owner, count, old, before, ends) >= 0:
                 raise ValueError("a moved window is not in the profile")
-            for x in old:
-                list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, x)
+            gcount[old] = -1  # their lists are listed again when next read
             cleared += unverify(
                 bs,
                 be,
@@ -198,8 +212,7 @@ def replan_pass(
                 j,
             )
         insert_rows(bs, be, owner, count, new, t, np.full(n, t + length), j)
-        for x in new:
-            list_gaps(bs, be, count, istart, iend, theta, gls, gle, gcount, x)
+        gcount[new] = -1
         jnodes[jn_off[j] : jn_off[j] + n] = new
         jlen[j] = length
         start[j] = t

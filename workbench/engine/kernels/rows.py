@@ -31,73 +31,48 @@ def _row_gaps(
     ges: np.ndarray,
     gend: np.ndarray,
     gstart: np.ndarray,
+    m: int = 0,
 ) -> int:
     """The gaps of ``cols``' rows as ``Profile.gaps(earliest, before, without)`` gives them, cut to
     those that could hold a window of length ``shortest`` starting in [earliest, before), written
-    to (node ``gn``, clipped start ``ges`` = max(start, earliest), end ``gend``, start ``gstart``);
-    how many."""
-    m = 0
+    to (node ``gn``, clipped start ``ges`` = max(start, earliest), end ``gend``, start ``gstart``)
+    from ``m`` on; the new count. (One loop over the rows: a call per row, with its arrays, would
+    cost more than reading most rows.)"""
     for c in cols:
-        m = _one_row_gaps(
-            bs, be, owner, count, istart, iend, c, earliest, before, shortest, without, gn, ges, gend, gstart, m
-        )
-    return m
-
-
-@njit(cache=True, nogil=True)
-def _one_row_gaps(
-    bs: np.ndarray,
-    be: np.ndarray,
-    owner: np.ndarray,
-    count: np.ndarray,
-    istart: float,
-    iend: float,
-    c: int,
-    earliest: float,
-    before: float,
-    shortest: float,
-    without: int,
-    gn: np.ndarray,
-    ges: np.ndarray,
-    gend: np.ndarray,
-    gstart: np.ndarray,
-    m: int,
-) -> int:
-    """``_row_gaps`` of row c, written from ``m`` on; the new count."""
-    # Skip the intervals that start by ``earliest`` (the rows are sorted): the gaps before them
-    # end too soon. A search restricted to a late range (``replan_pass``) reads only that range.
-    lo = 0
-    hi = count[c]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if bs[c, mid] > earliest:
-            hi = mid
-        else:
-            lo = mid + 1
-    gs = istart
-    for k in range(lo - 1, -1, -1):
-        if without < 0 or owner[c, k] != without:
-            gs = max(be[c, k], istart)
-            break
-    for k in range(lo, count[c] + 1):
-        if k < count[c]:
-            if without >= 0 and owner[c, k] == without:
-                continue  # given back: the gap before it runs on to the next interval
-            ge = min(bs[c, k], iend)
-        else:
-            ge = iend
-        if gs >= before:
-            break  # every later gap starts later still
-        if ge - gs > EPS and ge > earliest:
-            es = max(gs, earliest)
-            if es < before and ge - es >= shortest - EPS:
-                gn[m] = c
-                ges[m] = es
-                gend[m] = ge
-                gstart[m] = gs
-                m += 1
-        if k < count[c]:
-            gs = max(be[c, k], istart)
+        # Skip the intervals that start by ``earliest`` (the rows are sorted): the gaps before them
+        # end too soon. A search restricted to a late range (``replan_pass``) reads only that range.
+        lo = 0
+        hi = count[c]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if bs[c, mid] > earliest:
+                hi = mid
+            else:
+                lo = mid + 1
+        gs = istart
+        for k in range(lo - 1, -1, -1):
+            if without < 0 or owner[c, k] != without:
+                gs = max(be[c, k], istart)
+                break
+        for k in range(lo, count[c] + 1):
+            if k < count[c]:
+                if without >= 0 and owner[c, k] == without:
+                    continue  # given back: the gap before it runs on to the next interval
+                ge = min(bs[c, k], iend)
+            else:
+                ge = iend
+            if gs >= before:
+                break  # every later gap starts later still
+            if ge - gs > EPS and ge > earliest:
+                es = max(gs, earliest)
+                if es < before and ge - es >= shortest - EPS:
+                    gn[m] = c
+                    ges[m] = es
+                    gend[m] = ge
+                    gstart[m] = gs
+                    m += 1
+            if k < count[c]:
+                gs = max(be[c, k], istart)
     return m
 
 
@@ -210,7 +185,7 @@ def _own_row_gaps(
     count: np.ndarray,
     istart: float,
     iend: float,
-    lists: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     c: int,
     earliest: float,
     before: float,
@@ -223,12 +198,13 @@ def _own_row_gaps(
     """``_row_gaps`` for row c, which holds ``without``'s interval from ``at``: when that is not before
     ``before``, the listed gaps before the gap that ends at it, then that gap run on past the
     interval to the next one (the interval given back); else the row itself."""
-    gls, gle, gcount = lists
+    gls, gle, gcount, _ = lists
     gn, ges, gend, gstart = gaps
     if at < before:
-        return _one_row_gaps(
-            bs, be, owner, count, istart, iend, c, earliest, before, shortest, without, gn, ges, gend, gstart, m
-        )
+        return _row_gaps(
+            bs, be, owner, count, istart, iend, np.array([c]), earliest, before, shortest, without, gn, ges, gend,
+            gstart, m,
+        )  # fmt: skip
     lo = 0
     hi = count[c]
     while lo < hi:  # the first interval from ``at``
@@ -241,9 +217,10 @@ def _own_row_gaps(
     while p < count[c] and owner[c, p] != without:
         p += 1
     if p == count[c]:  # not on this row after all: read it as it is
-        return _one_row_gaps(
-            bs, be, owner, count, istart, iend, c, earliest, before, shortest, without, gn, ges, gend, gstart, m
-        )
+        return _row_gaps(
+            bs, be, owner, count, istart, iend, np.array([c]), earliest, before, shortest, without, gn, ges, gend,
+            gstart, m,
+        )  # fmt: skip
     a = max(be[c, p - 1], istart) if p > 0 else istart
     b = min(bs[c, p + 1], iend) if p + 1 < count[c] else iend
     m = _listed_gaps(gls, gle, gcount, earliest, before, shortest, gn, ges, gend, gstart, m, c, a)
@@ -255,7 +232,7 @@ def _own_row_gaps(
 @njit(cache=True, nogil=True)
 def gaps_in_lists(
     rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    lists: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     mine: np.ndarray,
     istart: float,
     iend: float,
@@ -269,12 +246,15 @@ def gaps_in_lists(
 ) -> int:
     """``_row_gaps``, read from the rows' gap lists (``list_gaps``, of a threshold no longer than
     ``shortest``); on the rows ``without``'s window holds from ``at`` (``mine``) its interval is
-    given back (``_own_row_gaps``)."""
+    given back (``_own_row_gaps``). ``lists``: (starts, ends, count per row, (the threshold,)); a
+    row whose count is -1 is listed first."""
     bs, be, owner, count = rows
-    gls, gle, gcount = lists
+    gls, gle, gcount, theta = lists
     gn, ges, gend, gstart = gaps
     size = 0
     for c in cols:
+        if gcount[c] < 0:
+            list_gaps(bs, be, count, istart, iend, theta[0], gls, gle, gcount, c)
         if mine[c]:
             size = _own_row_gaps(
                 bs, be, owner, count, istart, iend, lists, c, earliest, before, shortest, without, at, gaps, size
@@ -287,7 +267,7 @@ def gaps_in_lists(
 @njit(cache=True, nogil=True)
 def earliest_in_lists(
     rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    lists: tuple[np.ndarray, np.ndarray, np.ndarray],
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     mine: np.ndarray,
     istart: float,
     iend: float,
