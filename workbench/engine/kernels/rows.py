@@ -296,13 +296,8 @@ def earliest_in_lists(
     size = gaps_in_lists(
         rows, lists, mine, istart, iend, cols, earliest, before, lengths[0], without, at, (gn, ges, gend, graw)
     )
-    if size < n:
-        return -1, 0.0, np.empty(0, dtype=np.int64)
     gaps = (gn[:size], ges[:size], gend[:size])
-    if finish:
-        return _best_finish(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
-    k, t, chosen, _, _ = _first_start(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
-    return k, t, chosen
+    return _window_on(gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, finish)
 
 
 @njit(cache=True, nogil=True)
@@ -418,9 +413,28 @@ def earliest_in_rows(
     size = _row_gaps(
         bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without, gn, ges, gend, graw
     )
-    if size < n:
-        return -1, 0.0, np.empty(0, dtype=np.int64)
     gaps = (gn[:size], ges[:size], gend[:size])
+    return _window_on(gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, finish)
+
+
+@njit(cache=True, nogil=True)
+def _window_on(
+    gaps: tuple[np.ndarray, np.ndarray, np.ndarray],
+    perf: np.ndarray,
+    price: np.ndarray,
+    rank: np.ndarray,
+    cols: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    budget: int,
+    resolution: float,
+    before: float,
+    finish: bool,
+) -> tuple[int, float, np.ndarray]:
+    """FirstFit's window on the gaps read (node, clipped start, end), or the finish time's."""
+    if gaps[0].size < n:
+        return -1, 0.0, np.empty(0, dtype=np.int64)
     if finish:
         return _best_finish(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
     k, t, chosen, _, _ = _first_start(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
