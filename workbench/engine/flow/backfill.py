@@ -620,7 +620,7 @@ class _CompiledPass:
                 if rp._check(j):
                     moved.append(rp.jobs[j].id)
                 continue
-            if rp._choose(j, Found(self._window(j, k, float(t), np.sort(chosen).tolist()), 0.0)):
+            if rp._choose(j, Found(self._window(j, float(t), self._length(j, k), np.sort(chosen).tolist()), 0.0)):
                 moved.append(rp.jobs[j].id)
 
     def _lists(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -631,10 +631,13 @@ class _CompiledPass:
             self.lists = (*room, np.empty(rows, np.int64), np.array([self.theta, self.LIST_FROM]))
         return self.lists
 
-    def _window(self, j: int, k: int, t: float, positions: list[int]) -> Window:
-        """The window job j gets at level k from t on the node ``positions`` (sorted), as
+    def _length(self, j: int, k: int) -> float:
+        """Job j's window length at level index k."""
+        return float(self.shapes[9][self.shapes[8][j] + k])
+
+    def _window(self, j: int, t: float, T: float, positions: list[int]) -> Window:
+        """The window of length T job j gets from t on the node ``positions`` (sorted), as
         ``first_fit_in`` builds it: its cost summed as numpy sums (in order below eight terms)."""
-        T = float(self.shapes[9][self.shapes[8][j] + k])
         if len(positions) < 8:
             total = 0.0
             for x in positions:
@@ -642,7 +645,7 @@ class _CompiledPass:
         else:
             total = float(self.rp.profile.price[positions].sum())
         ids = self.rp.profile.node_ids
-        return Window(self.rp.jobs[j].id, t, T, tuple([ids[x] for x in positions]), T * total)
+        return Window(self.job_ids[j], t, T, tuple([ids[x] for x in positions]), T * total)
 
     def _replay(self, written: int) -> list[str]:
         """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one.
@@ -662,20 +665,12 @@ class _CompiledPass:
         js, starts, Ts = moved.tolist(), mv_start[:written].tolist(), lengths_now.tolist()
         counts = n_of[moved].tolist()
         nodes = mv_nodes[: int(n_of[moved].sum())].tolist()
-        prices, price, node_ids, job_ids = self.prices, profile.price, profile.node_ids, self.job_ids
         ends, early, seq = rp.ends, rp.early, rp._seq
         ids: list[str] = []
         offset = 0
         for j, t, T, n, end in zip(js, starts, Ts, counts, actual, strict=True):
-            positions = nodes[offset : offset + n]
-            if n < 8:  # as ``_window`` sums the cost
-                total = 0.0
-                for x in positions:
-                    total += prices[x]
-            else:
-                total = float(price[positions].sum())
-            job_id = job_ids[j]
-            window = Window(job_id, t, T, tuple([node_ids[x] for x in positions]), T * total)
+            window = self._window(j, t, T, nodes[offset : offset + n])
+            job_id = window.job
             distances = None
             if explain:
                 distances = (

@@ -67,7 +67,7 @@ def placement_in_rows(
     without: int,
     scratch_i: np.ndarray,
     scratch_f: np.ndarray,
-    listed: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray, float] | None = None,
+    listed: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], bool, np.ndarray, float] | None = None,
 ) -> tuple[int, float, np.ndarray, float]:
     """The exact search (``search.search_profile``) with CoP's or PAST's criterion and no budget,
     on the profile rows: the window of the largest sum of z over n slots of its S_W.
@@ -78,8 +78,8 @@ def placement_in_rows(
     ``first`` is the earliest candidate's start (FirstFit's): the sweep starts there, reads the
     rows only as far as the criterion's bound lets a later time beat the incumbent, and widens.
     ``cols``, ``rank``, ``levels``, ``lengths`` and the scratch as for ``earliest_in_rows``;
-    ``listed``: the compiled pass's gap lists, the rows its job holds and its start, to read the
-    gaps from (``gaps_in_lists``) instead of the rows.
+    ``listed``: the compiled pass's gap lists, whether to read them, the rows its job holds and its
+    start (``gaps_in_lists``).
     Returns (level index, start, the n chosen node positions sorted, value); level -1 if none.
     """
     none = np.empty(0, dtype=np.int64)
@@ -115,10 +115,10 @@ def placement_in_rows(
             size = _row_gaps(
                 bs, be, owner, count, istart, iend, cols, earliest, reach, lengths[0], without, gn, ges, gend, graw
             )
-        else:  # the compiled pass's gap lists (``gaps_in_lists``): (lists, mine, at)
+        else:  # the compiled pass's gap lists (``gaps_in_lists``): (lists, listed, own, at)
             size = gaps_in_lists(
-                (bs, be, owner, count), listed[0], listed[1], istart, iend, cols, earliest, reach, lengths[0],
-                without, listed[2], (gn, ges, gend, graw),
+                (bs, be, owner, count), listed[0], listed[1], listed[2], istart, iend, cols, earliest, reach,
+                lengths[0], without, listed[3], (gn, ges, gend, graw),
             )  # fmt: skip
         order = _by_start(ges[:size])  # stable, as a mergesort
         holder[:] = -1

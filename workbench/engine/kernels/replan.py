@@ -15,7 +15,6 @@ from workbench.engine.kernels.rows import (
     _holding_gap,
     delete_rows,
     earliest_in_lists,
-    earliest_in_rows,
     insert_rows,
     unverify,
 )
@@ -88,7 +87,6 @@ def replan_pass(
     gcount[:] = -1  # every row is listed when first read (``gaps_in_lists``)
     # Lists pay where rows are long and mostly abut (a saturated plan), not where they are short.
     listed = count.sum() >= lists[3][1] * count.size
-    mine = np.zeros(count.size, dtype=np.bool_)  # the rows of the job searched: read whole
     for idx in range(live.size):
         j = live[idx]
         if j <= cursor or not active[j] or verified[j]:
@@ -112,18 +110,9 @@ def replan_pass(
         # before ``before`` when the job was last verified.
         low = max(earliest, lower[j])
         high = min(before, upper[j] + RANGE_SLACK)
-        own = jnodes[jn_off[j] : jn_off[j] + n] if before < math.inf and listed else none
-        for x in own:
-            mine[x] = True
-        if listed:
-            k, t, chosen = earliest_in_lists(
-                rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution, low,
-                high, j, before, *scratch,
-            )  # fmt: skip
-        else:
-            k, t, chosen = earliest_in_rows(*where, *shape, budget[j], resolution, low, high, j, *scratch)
-        for x in own:
-            mine[x] = False
+        own = jnodes[jn_off[j] : jn_off[j] + n].copy() if before < math.inf else none  # its rows
+        reader = (rows, lists, listed, own, istart, iend, perf, price, rank, where[-1])
+        k, t, chosen = earliest_in_lists(*reader, *shape, budget[j], resolution, low, high, j, before, *scratch)
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
             continue
@@ -139,33 +128,14 @@ def replan_pass(
                 # so none starts after its finish less the shortest length (and a margin for rounding).
                 finish = t + my_lengths[k]
                 reach = finish - my_lengths[0] + FINISH_SLACK * (1.0 + abs(finish))
-                for x in own:
-                    mine[x] = True
-                if listed:
-                    k, t, chosen = earliest_in_lists(
-                        rows, lists, mine, istart, iend, perf, price, rank, where[-1], *shape, budget[j], resolution,
-                        earliest, reach, j, before, *scratch, True,
-                    )  # fmt: skip
-                else:
-                    k, t, chosen = earliest_in_rows(
-                        *where, *shape, budget[j], resolution, earliest, reach, j, *scratch, True
-                    )
-                for x in own:
-                    mine[x] = False
+                k, t, chosen = earliest_in_lists(
+                    *reader, *shape, budget[j], resolution, earliest, reach, j, before, *scratch, True
+                )
             else:
-                for x in own:
-                    mine[x] = True
-                if listed:
-                    k, t, chosen, _ = placement_in_rows(
-                        *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch,
-                        (lists, mine, before),
-                    )  # fmt: skip
-                else:
-                    k, t, chosen, _ = placement_in_rows(
-                        *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch
-                    )
-                for x in own:
-                    mine[x] = False
+                k, t, chosen, _ = placement_in_rows(
+                    *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch,
+                    (lists, listed, own, before),
+                )  # fmt: skip
             if k < 0 or t >= before - EPS:
                 verified[j] = False  # an earlier window exists but the criterion prefers this one
                 lower[j], upper[j] = -math.inf, math.inf

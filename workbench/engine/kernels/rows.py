@@ -233,7 +233,8 @@ def _own_row_gaps(
 def gaps_in_lists(
     rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    mine: np.ndarray,
+    listed: bool,
+    own: np.ndarray,
     istart: float,
     iend: float,
     cols: np.ndarray,
@@ -244,18 +245,25 @@ def gaps_in_lists(
     at: float,
     gaps: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> int:
-    """``_row_gaps``, read from the rows' gap lists (``list_gaps``, of a threshold no longer than
-    ``shortest``); on the rows ``without``'s window holds from ``at`` (``mine``) its interval is
-    given back (``_own_row_gaps``). ``lists``: (starts, ends, count per row, (the threshold,)); a
-    row whose count is -1 is listed first."""
+    """``_row_gaps``, read from the rows' gap lists when ``listed`` (``list_gaps``, of a threshold
+    no longer than ``shortest``; else from the rows themselves); on the rows ``without``'s window
+    holds from ``at`` (``own``) its interval is given back (``_own_row_gaps``). ``lists``: (starts,
+    ends, count per row, (the threshold, ...)); a row whose count is -1 is listed first."""
     bs, be, owner, count = rows
-    gls, gle, gcount, theta = lists
     gn, ges, gend, gstart = gaps
+    if not listed:
+        return _row_gaps(
+            bs, be, owner, count, istart, iend, cols, earliest, before, shortest, without, gn, ges, gend, gstart
+        )
+    gls, gle, gcount, theta = lists
     size = 0
     for c in cols:
         if gcount[c] < 0:
             list_gaps(bs, be, count, istart, iend, theta[0], gls, gle, gcount, c)
-        if mine[c]:
+        mine = False
+        for x in own:
+            mine |= x == c
+        if mine:
             size = _own_row_gaps(
                 bs, be, owner, count, istart, iend, lists, c, earliest, before, shortest, without, at, gaps, size
             )
@@ -268,7 +276,8 @@ def gaps_in_lists(
 def earliest_in_lists(
     rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    mine: np.ndarray,
+    listed: bool,
+    own: np.ndarray,
     istart: float,
     iend: float,
     perf: np.ndarray,
@@ -288,13 +297,12 @@ def earliest_in_lists(
     scratch_f: np.ndarray,
     finish: bool = False,
 ) -> tuple[int, float, np.ndarray]:
-    """``earliest_in_rows``, the gaps read from the rows' lists (``list_gaps``, of a threshold no
-    longer than ``lengths[0]``); on the rows ``without``'s window holds from ``at`` (``mine``) its
-    interval is given back (``_own_row_gaps``)."""
+    """``earliest_in_rows``, the gaps read by ``gaps_in_lists`` (from the rows' lists when
+    ``listed``; ``own``: the rows ``without``'s window holds from ``at``)."""
     third = scratch_f.size // 3
     gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
     size = gaps_in_lists(
-        rows, lists, mine, istart, iend, cols, earliest, before, lengths[0], without, at, (gn, ges, gend, graw)
+        rows, lists, listed, own, istart, iend, cols, earliest, before, lengths[0], without, at, (gn, ges, gend, graw)
     )
     gaps = (gn[:size], ges[:size], gend[:size])
     return _window_on(gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, finish)
