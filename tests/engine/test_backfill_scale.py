@@ -22,8 +22,8 @@ from workbench.engine.slots import SlotTable
 SELECTORS = ["FirstFit", "CoP", "PAST", "BFstart", "BFshort", "MinCost", "DEP", "COORD Lite", "MaxQ", "MultipleBest"]
 
 
-def _run(env, placer):
-    rec = Recorder(env, history=True)
+def _run(env, placer, history=True):
+    rec = Recorder(env, history=history)
     snaps = [s for s in run_cycles(env, rec, placer, AllJobs()) if s is not None]
     return rec.schedule("x", 0.0), [(s.time, s.windows) for s in snaps]
 
@@ -76,23 +76,26 @@ FAMILIES = [
     name=st.sampled_from(FAMILIES),
     replan=st.sampled_from(["search", "search", "nodes"]),
     lists=st.booleans(),
+    history=st.booleans(),
 )
-def test_fast_backfilling_equals_the_reference_on_saturated_flows(env, name, replan, lists):
+def test_fast_backfilling_equals_the_reference_on_saturated_flows(env, name, replan, lists, history):
     """Where many more jobs wait than there are nodes and most end early, the fast backfilling still
     makes the reference's every move: the same windows, ends and snapshots; also with the compiled
-    pass reading gap lists on rows of any length (``_CompiledPass.LIST_FROM``)."""
+    pass reading gap lists on rows of any length (``_CompiledPass.LIST_FROM``), and in a run without
+    history, where the pass makes a moved job's window only when it is read."""
     from unittest import mock
 
     from workbench.engine.flow import backfill
 
     selector = registry.selector(name)
     with mock.patch.object(backfill._CompiledPass, "LIST_FROM", 0 if lists else backfill._CompiledPass.LIST_FROM):
-        fast, fast_steps = _run(env, backfill_placer(selector, True, replan=replan))
+        fast, fast_steps = _run(env, backfill_placer(selector, True, replan=replan), history)
     ref, ref_steps = _run(env, reference_placer(selector, True, replan=replan))
     assert fast.windows == ref.windows
     assert fast.unscheduled == ref.unscheduled
     assert fast.actual_ends == ref.actual_ends
-    assert fast_steps == ref_steps
+    if history:
+        assert fast_steps == ref_steps
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])

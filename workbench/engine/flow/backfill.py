@@ -197,8 +197,13 @@ class _Replanner:
         later = np.flatnonzero(~came & (self.arrival < end - EPS))
         self.coming = later[np.argsort(self.arrival[later], kind="stable")].tolist()[::-1]  # next: last
         self._seq = 0
-        self.ends: list[tuple[float, int, str, Window]] = []  # every window by actual end
-        self.early: list[tuple[float, int, str, Window]] = []  # early completions to come
+        # (actual end, sequence number, job) of every window, and of the early completions to come;
+        # an entry is valid while it is its job's latest (``seq``), else deleted lazily.
+        self.ends: list[tuple[float, int, str]] = []
+        self.early: list[tuple[float, int, str]] = []
+        self.seq: dict[str, int] = {}
+        # Every window not over yet, fixed ones too. The compiled pass keeps the windows it moves in
+        # its arrays and makes them when read (``_window``): until then an entry here is out of date.
         self.current: dict[str, Window] = {}
         # The pass runs compiled unless a job keeps its nodes (``replan="nodes"``).
         self.compiled = None if keep_nodes else _CompiledPass.build(self, jobs, profile)
@@ -211,12 +216,23 @@ class _Replanner:
         self.current[window.job] = window
         if self.compiled is not None and not compiled_knows:
             self.compiled.track(window)
-        end = self.rec.actual[window.job]
-        self._seq += 1
-        heapq.heappush(self.ends, (end, self._seq, window.job, window))
-        if end < window.end - EPS:
-            heapq.heappush(self.early, (end, self._seq, window.job, window))
+        self._follow(window.job, self.rec.actual[window.job], window.end)
         self._compact()
+
+    def _follow(self, job_id: str, end: float, planned_end: float) -> None:
+        """The job's window ends at ``end`` (its actual end), before ``planned_end`` if early."""
+        self._seq += 1
+        self.seq[job_id] = self._seq
+        entry = (end, self._seq, job_id)
+        heapq.heappush(self.ends, entry)
+        if end < planned_end - EPS:
+            heapq.heappush(self.early, entry)
+
+    def _window(self, job_id: str) -> Window | None:
+        """The job's window now (made from the compiled pass's arrays if it moved it since)."""
+        if self.compiled is not None:
+            self.compiled.settle(job_id)
+        return self.current.get(job_id)
 
     def _compact(self) -> None:
         """Moved windows leave stale entries behind (deleted lazily): drop them now and then, so
@@ -227,8 +243,8 @@ class _Replanner:
             heapq.heapify(self.ends)
             heapq.heapify(self.early)
 
-    def _valid(self, entry: tuple[float, int, str, Window]) -> bool:
-        return self.current.get(entry[2]) is entry[3]
+    def _valid(self, entry: tuple[float, int, str]) -> bool:
+        return self.seq.get(entry[2]) == entry[1]
 
     def run(self, placed: int, total: int) -> PlaceRun:
         """Events in time order: early completions (and the moves they allow), then arrivals."""
@@ -239,6 +255,8 @@ class _Replanner:
             next_early = self.early[0][0] if self.early else math.inf
             next_arrival = float(self.arrival[self.coming[-1]]) if self.coming else math.inf
             if math.isinf(next_early) and math.isinf(next_arrival):
+                if self.compiled is not None:
+                    self.compiled.settle_all()
                 return
             self.now = min(next_early, next_arrival)
             self.rec.check_stop()
@@ -290,8 +308,9 @@ class _Replanner:
             entry = heapq.heappop(self.ends)
             if not self._valid(entry):
                 continue
-            window = entry[3]
-            del self.current[window.job]
+            window = self._window(entry[2])
+            assert window is not None
+            del self.current[window.job], self.seq[window.job]
             profile.remove(window)
             if abs(entry[0] - now) <= EPS and entry[0] < window.end:
                 finished.append(window.job)
@@ -363,7 +382,7 @@ class _Replanner:
         """Search job i again on the slots as they are now; move it if it can start earlier."""
         rec, profile, job = self.rec, self.profile, self.jobs[i]
         rec.check_stop()
-        old = self.plan.get(job.id)
+        old = self._window(job.id)
         before = old.start if old is not None else math.inf
         earliest = max(job.arrival, self.now)
         if rec.watching(job.id):
@@ -386,7 +405,7 @@ class _Replanner:
         """Job i has a feasible window (``first``) before its reservation: move it to the selector's
         window if that starts earlier too."""
         rec, profile, job = self.rec, self.profile, self.jobs[i]
-        old = self.plan.get(job.id)
+        old = self._window(job.id)
         before = old.start if old is not None else math.inf
         earliest = max(job.arrival, self.now)
         if self.first_fit_answers[i]:
@@ -434,7 +453,7 @@ class _Replanner:
         if old is not None:
             # Test the freed gaps before the new window takes any of them: a superset is safe.
             profile.remove(old)
-            del self.current[job.id]
+            del self.current[job.id], self.seq[job.id]
             self._unverify([(profile.index[node], old.start, end) for node, end in old.part_ends()], i)
         profile.add(window, i)
         self.plan[job.id] = window
@@ -506,6 +525,11 @@ class _CompiledPass:
         env = rp.rec.env  # what ``Recorder.actual_end`` reads
         self.fractions = np.array([env.job(job.id).actual_fraction for job in rp.jobs], dtype=np.float64)
         m, held = len(rp.jobs), int(shapes[0].sum())
+        # Jobs the kernel moved since their Window was last made, and their actual ends: a run that
+        # keeps no history makes each window once it is read (``settle``), not at every move.
+        self.stale = np.zeros(m, dtype=bool)
+        self.actual = np.zeros(m)
+        self.eager = rp.rec.history or rp.rec.explain
         self.moves = (
             np.empty(m, dtype=np.int64),
             np.empty(m, dtype=np.int64),
@@ -647,50 +671,59 @@ class _CompiledPass:
         ids = self.rp.profile.node_ids
         return Window(self.job_ids[j], t, T, tuple([ids[x] for x in positions]), T * total)
 
-    def _replay(self, written: int) -> list[str]:
-        """Record the moves the kernel made, in its order, as ``_Replanner._move`` records one.
+    def settle(self, job_id: str) -> None:
+        """Make the window of a job the kernel moved (``_replay``) and record it."""
+        j = self.index.get(job_id, -1)
+        if j >= 0 and self.stale[j]:
+            self._settle(j)
 
-        A saturated flow makes hundreds of thousands of moves, so this reads the kernel's arrays as
-        lists once (each move's nodes come sorted), works out every move's length and actual end
-        in numpy, and follows each window (``_Replanner._track``) inline."""
+    def settle_all(self) -> None:
+        for j in np.flatnonzero(self.stale).tolist():
+            self._settle(j)
+
+    def _settle(self, j: int, distances: Distances | None = None) -> None:
         rp = self.rp
-        mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = self.moves
-        explain = rp.rec.explain
-        n_of, len_off, lengths = self.shapes[0], self.shapes[8], self.shapes[9]
-        plan, current, profile, rec = rp.plan, rp.current, rp.profile, rp.rec
+        self.stale[j] = False
+        at = int(self.shapes[10][j])
+        positions = self.shapes[11][at : at + int(self.shapes[0][j])].tolist()
+        window = self._window(j, float(rp.start[j]), float(self.shapes[12][j]), positions)
+        old = rp.current.get(window.job)
+        if old is not None:
+            rp.profile.forget(old)
+        rp.plan[window.job] = rp.current[window.job] = window
+        rp.rec.place(window, distances, float(self.actual[j]))
+
+    def _replay(self, written: int) -> list[str]:
+        """Follow the moves the kernel made, in its order, as ``_Replanner._move`` follows one: each
+        job's actual end (for the events to come) and, when the run keeps its history or explains
+        itself, its window (else made when read, ``settle``).
+
+        A saturated flow makes hundreds of thousands of moves, so this works out every move's
+        length and actual end in numpy and does in Python only what each move must."""
+        rp = self.rp
+        mv_job, mv_level, mv_start, _, mv_left, mv_right = self.moves
         moved = mv_job[:written]
-        lengths_now = lengths[len_off[moved] + mv_level[:written]]
+        lengths_now = self.shapes[9][self.shapes[8][moved] + mv_level[:written]]
         # rec.actual_end's sum: start + actual_fraction * length
-        actual = (mv_start[:written] + self.fractions[moved] * lengths_now).tolist()
-        js, starts, Ts = moved.tolist(), mv_start[:written].tolist(), lengths_now.tolist()
-        counts = n_of[moved].tolist()
-        nodes = mv_nodes[: int(n_of[moved].sum())].tolist()
-        ends, early, seq = rp.ends, rp.early, rp._seq
-        ids: list[str] = []
-        offset = 0
-        for j, t, T, n, end in zip(js, starts, Ts, counts, actual, strict=True):
-            window = self._window(j, t, T, nodes[offset : offset + n])
-            job_id = window.job
-            distances = None
-            if explain:
-                distances = (
-                    tuple(mv_left[offset : offset + n].tolist()),
-                    tuple(mv_right[offset : offset + n].tolist()),
-                )
-            offset += n
-            old = plan.get(job_id)
-            if old is not None:
-                profile.forget(old)
-            plan[job_id] = window
-            rec.place(window, distances, end)
-            current[job_id] = window  # _track: the kernel knows the move already
-            seq += 1
-            entry = (end, seq, job_id, window)
-            heapq.heappush(ends, entry)
-            if end < window.end - EPS:
-                heapq.heappush(early, entry)
-            ids.append(job_id)
-        rp._seq = seq
+        actual = mv_start[:written] + self.fractions[moved] * lengths_now
+        self.actual[moved] = actual
+        self.stale[moved] = True
+        ids = [self.job_ids[j] for j in moved.tolist()]
+        planned_ends = mv_start[:written] + lengths_now
+        for job_id, end, planned_end in zip(ids, actual.tolist(), planned_ends.tolist(), strict=True):
+            rp._follow(job_id, end, planned_end)
+        if self.eager:
+            offset = 0
+            for j in moved.tolist():
+                n = int(self.shapes[0][j])
+                distances = None
+                if rp.rec.explain:
+                    distances = (
+                        tuple(mv_left[offset : offset + n].tolist()),
+                        tuple(mv_right[offset : offset + n].tolist()),
+                    )
+                offset += n
+                self._settle(j, distances)
         rp._compact()
-        rec.counts["moves"] += written
+        rp.rec.counts["moves"] += written
         return ids
