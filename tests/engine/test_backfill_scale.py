@@ -534,6 +534,7 @@ def test_a_cleared_certificate_keeps_where_an_earlier_window_can_start():
         "arrival": np.zeros(2),
         "volume": np.array([5.0, 5.0]),
         "min_perf": np.zeros(2),
+        "top": np.ones(2),  # each job's fastest window runs at speed 1
         "start": np.array([100.0, 100.0]),
         "lower": np.array([0.0, -inf]),
         "upper": np.array([0.0, inf]),
@@ -544,7 +545,7 @@ def test_a_cleared_certificate_keeps_where_an_earlier_window_can_start():
         return unverify(
             bs, be, owner, count, 0.0, inf, perf,
             np.array([0], dtype=np.int64), np.array([a]), np.array([b]),
-            q["jobs"], q["active"], q["verified"], q["arrival"], q["volume"], q["min_perf"], q["start"],
+            q["jobs"], q["active"], q["verified"], q["arrival"], q["volume"], q["min_perf"], q["top"], q["start"],
             q["lower"], q["upper"], 1.0, 0.0, -1,
         )  # fmt: skip
 
@@ -555,3 +556,9 @@ def test_a_cleared_certificate_keeps_where_an_earlier_window_can_start():
     assert (queue["lower"][0], queue["upper"][0]) == (10.0, 40.0)
     free(70.0, 80.0)  # 10 to 80 is over half of the 100 to the job's start: the whole way
     assert (queue["lower"][0], queue["upper"][0]) == (-inf, inf)
+    # A job whose n nodes run at speed 0.4 at best needs 12.5, more than the gap's 10 on this
+    # speed-1 node: the gap cannot help it.
+    queue["verified"][0], queue["top"][0] = True, 0.4
+    assert free(10.0, 20.0) == 0 and queue["verified"][0]
+    queue["top"][0] = 0.5  # 10 fits
+    assert free(10.0, 20.0) == 1 and not queue["verified"][0]

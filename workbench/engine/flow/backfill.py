@@ -179,6 +179,7 @@ class _Replanner:
         self.arrival = np.array([j.arrival for j in jobs], dtype=np.float64)
         self.min_perf = np.array([j.min_performance for j in jobs], dtype=np.float64)
         self.volume = np.array([j.volume for j in jobs], dtype=np.float64)
+        self.top = _top_speeds(profile, jobs)
         self.start = np.full(m, math.inf)
         for i, job in enumerate(jobs):
             if job.id in plan:
@@ -191,6 +192,7 @@ class _Replanner:
         # unless freed gaps alone cleared its certificate.
         self.lower = np.full(m, -math.inf)
         self.upper = np.full(m, math.inf)
+        self.range = (self.lower, self.upper)
         came = self.arrival <= now + EPS
         self.active = came.copy()
         self.live = np.flatnonzero(came)  # a superset of the active jobs, in queue order
@@ -352,6 +354,7 @@ class _Replanner:
             self.arrival,
             self.volume,
             self.min_perf,
+            self.top,
             self.start,
             self.lower,
             self.upper,
@@ -463,6 +466,20 @@ class _Replanner:
         self.active[i] = window.start > earliest + EPS
 
 
+def _top_speeds(profile: Profile, jobs: list[Job]) -> np.ndarray:
+    """Per job, the speed of its fastest window: the n-th fastest node it may use (0 if it may use
+    fewer than n). Every part of a square window runs at least as long as V / that speed."""
+    top = np.zeros(len(jobs))
+    seen: dict[tuple[float, int], float] = {}
+    for i, job in enumerate(jobs):
+        key = (job.min_performance, job.node_count)
+        if key not in seen:
+            fastest = np.sort(profile.perf[node_facts(profile, job.min_performance).columns])[::-1]
+            seen[key] = float(fastest[job.node_count - 1]) if 0 < job.node_count <= fastest.size else 0.0
+        top[i] = seen[key]
+    return top
+
+
 def _placements(selector: Selector, jobs: list[Job], profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     """Per job, the compiled pass's kind of its selector's search (``placement.placement_kind``:
     PAST's or CoP's exact search with no budget, else none), and the criterion's constants."""
@@ -569,6 +586,12 @@ class _CompiledPass:
         jn_off = np.zeros(m, dtype=np.int64)
         np.cumsum(n_of[:-1], out=jn_off[1:])
         flat = [np.concatenate(part) if part else np.empty(0) for part in (cols, levels, lengths)]
+        # Each job's shortest window: at the fastest level with n nodes that fast (``kernels.rows._shortest``).
+        shortest = np.full(m, math.inf)
+        for i in np.flatnonzero(rp.top > 0):
+            mine = slice(at["lvl_off"][i], at["lvl_off"][i] + at["lvl_cnt"][i])
+            k = int(np.count_nonzero(flat[1][mine] > rp.top[i]))
+            shortest[i] = flat[2][at["len_off"][i] + k]
         shapes = (
             n_of,
             budget,
@@ -583,6 +606,7 @@ class _CompiledPass:
             jn_off,
             np.zeros(int(n_of.sum()), dtype=np.int64),
             np.zeros(m),
+            shortest,
         )
         return cls(
             rp, shapes, node_facts(profile, 0.0).col_of.astype(np.int64), _placements(rp.selector, jobs, profile)
@@ -609,7 +633,7 @@ class _CompiledPass:
                 (profile.bs, profile.be, profile.owner, profile.count),
                 (profile.perf, profile.price, self.rank),
                 self.shapes,
-                (rp.live, rp.active, rp.verified, rp.arrival, rp.volume, rp.min_perf, rp.start, rp.lower, rp.upper),
+                (rp.live, rp.active, rp.verified, rp.arrival, rp.volume, rp.min_perf, rp.top, rp.start, *rp.range),
                 self.moves,
                 profile.scratch(),
                 profile.istart,

@@ -72,8 +72,9 @@ def replan_pass(
     """
     bs, be, owner, count = rows
     perf, price, rank = nodes
-    n_of, budget, col_off, col_cnt, cols, lvl_off, lvl_cnt, levels, len_off, lengths, jn_off, jnodes, jlen = shapes
-    live, active, verified, arrival, volume, min_perf, start, lower, upper = queue
+    n_of, budget, col_off, col_cnt, cols, lvl_off, lvl_cnt, levels, len_off, lengths, jn_off, jnodes, jlen = shapes[:13]
+    short = shapes[13]  # each job's shortest window (``rows._shortest``)
+    live, active, verified, arrival, volume, min_perf, top, start, lower, upper = queue
     mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = moves
     scratch_i, scratch_f = scratch
     none = np.empty(0, dtype=np.int64)
@@ -97,7 +98,7 @@ def replan_pass(
         n = n_of[j]
         earliest = max(arrival[j], now)
         before = start[j]
-        if col_cnt[j] < n:
+        if short[j] == math.inf:  # fewer than n nodes
             verified[j] = True
             continue
         my_levels = levels[lvl_off[j] : lvl_off[j] + lvl_cnt[j]]
@@ -112,7 +113,9 @@ def replan_pass(
         high = min(before, upper[j] + RANGE_SLACK)
         own = jnodes[jn_off[j] : jn_off[j] + n].copy() if before < math.inf else none  # its rows
         reader = (rows, lists, listed, own, istart, iend, perf, price, rank, where[-1])
-        k, t, chosen = earliest_in_lists(*reader, *shape, budget[j], resolution, low, high, j, before, *scratch)
+        k, t, chosen = earliest_in_lists(
+            *reader, *shape, budget[j], resolution, low, high, j, before, *scratch, short[j]
+        )
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
             continue
@@ -127,9 +130,9 @@ def replan_pass(
                 # FirstFit's window is one of the candidates: none that finishes later can win,
                 # so none starts after its finish less the shortest length (and a margin for rounding).
                 finish = t + my_lengths[k]
-                reach = finish - my_lengths[0] + FINISH_SLACK * (1.0 + abs(finish))
+                reach = finish - short[j] + FINISH_SLACK * (1.0 + abs(finish))
                 k, t, chosen = earliest_in_lists(
-                    *reader, *shape, budget[j], resolution, earliest, reach, j, before, *scratch, True
+                    *reader, *shape, budget[j], resolution, earliest, reach, j, before, *scratch, short[j], True
                 )
             else:
                 k, t, chosen, _ = placement_in_rows(
@@ -174,6 +177,7 @@ def replan_pass(
                 arrival,
                 volume,
                 min_perf,
+                top,
                 start,
                 lower,
                 upper,

@@ -295,17 +295,19 @@ def earliest_in_lists(
     at: float,
     scratch_i: np.ndarray,
     scratch_f: np.ndarray,
+    shortest: float,
     finish: bool = False,
 ) -> tuple[int, float, np.ndarray]:
     """``earliest_in_rows``, the gaps read by ``gaps_in_lists`` (from the rows' lists when
-    ``listed``; ``own``: the rows ``without``'s window holds from ``at``)."""
+    ``listed``; ``own``: the rows ``without``'s window holds from ``at``); ``shortest``: the job's
+    ``_shortest``, worked out once."""
     third = scratch_f.size // 3
     gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
     size = gaps_in_lists(
-        rows, lists, listed, own, istart, iend, cols, earliest, before, lengths[0], without, at, (gn, ges, gend, graw)
+        rows, lists, listed, own, istart, iend, cols, earliest, before, shortest, without, at, (gn, ges, gend, graw)
     )
     gaps = (gn[:size], ges[:size], gend[:size])
-    return _window_on(gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, finish)
+    return _window_on(gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, finish, shortest)
 
 
 @njit(cache=True, nogil=True)
@@ -416,13 +418,30 @@ def earliest_in_rows(
     ``scratch_i`` and ``scratch_f`` (one int and three floats per row entry and row, at least) hold
     the gaps.
     """
+    shortest = _shortest(perf, cols, levels, lengths, n)
+    if shortest == math.inf:
+        return -1, 0.0, np.empty(0, dtype=np.int64)
     third = scratch_f.size // 3
     gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
-    size = _row_gaps(
-        bs, be, owner, count, istart, iend, cols, earliest, before, lengths[0], without, gn, ges, gend, graw
-    )
+    size = _row_gaps(bs, be, owner, count, istart, iend, cols, earliest, before, shortest, without, gn, ges, gend, graw)
     gaps = (gn[:size], ges[:size], gend[:size])
-    return _window_on(gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, finish)
+    return _window_on(gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, finish, shortest)
+
+
+@njit(cache=True, nogil=True)
+def _shortest(perf: np.ndarray, cols: np.ndarray, levels: np.ndarray, lengths: np.ndarray, n: int) -> float:
+    """The shortest window any level can have: the length of the fastest level with n nodes at least
+    that fast (inf for none). A faster level has fewer than n nodes, so no gap that only it could
+    use can be part of a window."""
+    at_level = np.zeros(levels.size, dtype=np.int64)
+    for x in cols:
+        at_level[_level_of(levels, perf[x])] += 1
+    fast = 0
+    for k in range(levels.size):
+        fast += at_level[k]
+        if fast >= n:
+            return lengths[k]
+    return math.inf
 
 
 @njit(cache=True, nogil=True)
@@ -439,13 +458,17 @@ def _window_on(
     resolution: float,
     before: float,
     finish: bool,
+    shortest: float,
 ) -> tuple[int, float, np.ndarray]:
-    """FirstFit's window on the gaps read (node, clipped start, end), or the finish time's."""
+    """FirstFit's window on the gaps read (node, clipped start, end), or the finish time's; no window
+    is shorter than ``shortest`` (``_shortest``)."""
     if gaps[0].size < n:
         return -1, 0.0, np.empty(0, dtype=np.int64)
     if finish:
-        return _best_finish(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
-    k, t, chosen, _, _ = _first_start(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before)
+        return _best_finish(*gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, shortest)
+    k, t, chosen, _, _ = _first_start(
+        *gaps, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, shortest
+    )
     return k, t, chosen
 
 
@@ -464,12 +487,14 @@ def _first_start(
     budget: int,
     resolution: float,
     before: float,
+    shortest: float,
     every: bool = False,
 ) -> tuple[int, float, np.ndarray, np.ndarray, np.ndarray]:
     """FirstFit's window on the gaps (node ``gn``, start ``ges``, end ``gend``): the earliest start
     t < ``before`` at which some level has an affordable window; at that t, the shortest window,
     then the cheapest, then the fastest level (``search._Best``'s order when the value -t ties).
     Returns (level index, t, its n nodes, and with ``every`` each level's first start and nodes).
+    ``shortest``: no level's window is shorter (``_shortest``).
 
     One sweep over the gaps by start serves every level at once. Only a gap's start can be a
     first start (a window at t also fits from its members' latest start), and a gap holds
@@ -486,7 +511,6 @@ def _first_start(
     none = np.empty(0, dtype=np.int64)
     size = gn.size
     L = levels.size
-    shortest = lengths[0]
     first_t = np.full(L if every else 0, math.inf)
     first_nodes = np.empty((L if every else 0, n), dtype=np.int64)
     finish = math.inf  # with ``every``: the earliest finish found
@@ -708,6 +732,7 @@ def _best_finish(
     budget: int,
     resolution: float,
     before: float,
+    shortest: float,
 ) -> tuple[int, float, np.ndarray]:
     """The exact search's window under the finish time -(t + T) on the gaps: each level's earliest
     affordable window (FirstFit's at that level, all found in one sweep by ``_first_start``), the
@@ -715,7 +740,7 @@ def _best_finish(
     finish less its own length (within 2 EPS) is not a candidate, then the value within EPS, then
     earlier t, shorter T, lower cost."""
     _, _, _, first_t, first_nodes = _first_start(
-        gn, ges, gend, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, True
+        gn, ges, gend, perf, price, rank, cols, levels, lengths, n, budget, resolution, before, shortest, True
     )
     best_k = -1
     best_t = math.inf
@@ -819,6 +844,7 @@ def unverify(
     arrival: np.ndarray,
     volume: np.ndarray,
     min_perf: np.ndarray,
+    top: np.ndarray,
     start: np.ndarray,
     lower: np.ndarray,
     upper: np.ndarray,
@@ -830,8 +856,9 @@ def unverify(
     [fa, fb) on node fx could help (``backfill._Replanner._unverify``); how many were cleared.
 
     A new feasible window must overlap a freed gap and fit in it merged with its free
-    neighbours: start s >= max(A, e_j), s < min(S_j, b), s + T <= B, with T >= V_j / p_x. A
-    job whose own interval bounds the gap may also use that part.
+    neighbours: start s >= max(A, e_j), s < min(S_j, b), s + T <= B, with T >= V_j / p_x, and
+    T >= V_j / ``top``_j too: no window runs faster than the n-th fastest node the job may use
+    (0: fewer than n, no window at all). A job whose own interval bounds the gap may also use that part.
 
     Each job whose certificate is cleared also keeps where such a start can be: [``lower``,
     ``upper``) spans the ranges [max(A, e_j), min(S_j, b)) of every freed gap that could help it
@@ -879,12 +906,13 @@ def unverify(
             continue
         if not verified[j] and lower[j] == -math.inf and upper[j] == math.inf:
             continue  # to be searched everywhere already
-        if volume[j] * factor > room or start[j] + EPS <= after or min_perf[j] > fastest + EPS:
+        if volume[j] * factor > room or start[j] + EPS <= after or min_perf[j] > fastest + EPS or top[j] <= 0:
             continue  # no freed gap can help it
         for f in range(F):
             px = perf[fx[f]]
             if min_perf[j] > px + EPS:
                 continue
+            px = min(px, top[j])
             lo = A2[f] if lo_owner[f] == j else A[f]
             hi = B2[f] if hi_owner[f] == j else B[f]
             s0 = max(lo, max(arrival[j], now))
