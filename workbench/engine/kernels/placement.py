@@ -8,7 +8,17 @@ import math
 import numpy as np
 from numba import njit
 
-from workbench.engine.kernels.rows import EPS, UNITS_CAP, _beats, _by_start, _pairwise_sum, _row_gaps, gaps_in_lists
+from workbench.engine.kernels.rows import (
+    EPS,
+    UNITS_CAP,
+    _beats,
+    _by_start,
+    _level_of,
+    _pairwise_sum,
+    _row_gaps,
+    _shortest,
+    gaps_in_lists,
+)
 
 PLACE_NONE, PLACE_COP, PLACE_PAST, PLACE_FINISH = 0, 1, 2, 3  # PLACE_FINISH: ``earliest_in_rows(finish=True)``
 
@@ -85,19 +95,16 @@ def placement_in_rows(
     none = np.empty(0, dtype=np.int64)
     L = levels.size
     max_perf = perf.max()
+    shortest = _shortest(perf, cols, levels, lengths, n)
+    if shortest == math.inf:
+        return -1, 0.0, none, 0.0
     lvl = np.full(perf.size, L, dtype=np.int64)
     for x in cols:
-        k = 0
-        while levels[k] > perf[x]:
-            k += 1
-        lvl[x] = k
-    units = np.empty((L, perf.size), dtype=np.int64)
-    for k in range(L):
-        for x in cols:
-            units[k, x] = min(math.ceil(price[x] * lengths[k] / resolution - 1e-9), UNITS_CAP)
+        lvl[x] = _level_of(levels, perf[x])
     third = scratch_f.size // 3
     gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
     holder = np.full(perf.size, -1, dtype=np.int64)
+    act = np.empty(cols.size, dtype=np.int64)  # the nodes whose gap holds the shortest window at t
     mz = np.empty(cols.size)
     mu = np.empty(cols.size, dtype=np.int64)
     mx = np.empty(cols.size, dtype=np.int64)
@@ -113,12 +120,12 @@ def placement_in_rows(
     while True:
         if listed is None:
             size = _row_gaps(
-                bs, be, owner, count, istart, iend, cols, earliest, reach, lengths[0], without, gn, ges, gend, graw
+                bs, be, owner, count, istart, iend, cols, earliest, reach, shortest, without, gn, ges, gend, graw
             )
         else:  # the compiled pass's gap lists (``gaps_in_lists``): (lists, listed, own, at)
             size = gaps_in_lists(
                 (bs, be, owner, count), listed[0], listed[1], listed[2], istart, iend, cols, earliest, reach,
-                lengths[0], without, listed[3], (gn, ges, gend, graw),
+                shortest, without, listed[3], (gn, ges, gend, graw),
             )  # fmt: skip
         order = _by_start(ges[:size])  # stable, as a mergesort
         holder[:] = -1
@@ -132,6 +139,14 @@ def placement_in_rows(
                 i += 1
             if t < first - EPS or t < done_to:
                 continue
+            na = 0
+            for x in cols:  # in position order, as the members come
+                g = holder[x]
+                if g >= 0 and (gend[g] - t) + EPS >= shortest:
+                    act[na] = x
+                    na += 1
+            if na < n:
+                continue  # no level has n members here (the bound is checked where one may)
             if best_k >= 0:
                 top = -math.inf
                 for k in range(L):
@@ -146,14 +161,14 @@ def placement_in_rows(
                 m = 0
                 started = False
                 exact = False
-                for x in cols:
+                for x in act[:na]:
                     g = holder[x]
-                    if g < 0 or lvl[x] > k or (gend[g] - t) + EPS < T:
+                    if lvl[x] > k or (gend[g] - t) + EPS < T:
                         continue
                     started |= ges[g] == t
                     exact |= lvl[x] == k
                     mz[m] = -_placement_z(kind, consts, t, T, perf[x], graw[g], gend[g])
-                    mu[m] = units[k, x]
+                    mu[m] = min(math.ceil(price[x] * T / resolution - 1e-9), UNITS_CAP)
                     mx[m] = x
                     m += 1
                 if m < n or not started or not exact:

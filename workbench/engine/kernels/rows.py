@@ -106,7 +106,7 @@ def list_gaps(
     gcount[x] = m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _listed_gaps(
     gls: np.ndarray,
     gle: np.ndarray,
@@ -127,7 +127,7 @@ def _listed_gaps(
     this long can use, and a gap's end bounds its start, so the first that ends after
     ``earliest`` is found by binary search."""
     lo = 0
-    hi = gcount[c]
+    hi = 0 if gcount[c] == 0 or gle[c, 0] > earliest else gcount[c]  # (most often the first: no search)
     while lo < hi:
         mid = (lo + hi) // 2
         if gle[c, mid] > earliest:
@@ -876,13 +876,10 @@ def unverify(
     for f in range(F):  # Profile.gaps_around
         x = fx[f]
         c = count[x]
-        left = -1  # the last busy interval that ends by fa (rows are sorted)
-        right = 0  # the first that starts from fb
-        for k in range(c):
-            if be[x, k] <= fa[f] + EPS:
-                left += 1
-            if bs[x, k] < fb[f] - EPS:
-                right += 1
+        # The last busy interval that ends by fa, and the first that starts from fb (rows are sorted
+        # by start, and so by end).
+        left = _count_below(be[x], c, fa[f] + EPS, True) - 1
+        right = _count_below(bs[x], c, fb[f] - EPS, False)
         A[f] = max(be[x, left], istart) if left >= 0 else istart
         lo_owner[f] = owner[x, left] if left >= 0 else -1
         A2[f] = max(be[x, left - 1], istart) if left >= 1 else istart
@@ -931,6 +928,20 @@ def unverify(
                     lower[j], upper[j] = -math.inf, math.inf  # most of the way anyway: stop keeping it
                     break
     return cleared
+
+
+@njit(cache=True, nogil=True)
+def _count_below(row: np.ndarray, c: int, v: float, inclusive: bool) -> int:
+    """How many of the first c entries of the ascending ``row`` are below v (or equal, ``inclusive``)."""
+    lo = 0
+    hi = c
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if row[mid] < v or (inclusive and row[mid] == v):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit(cache=True, nogil=True)
