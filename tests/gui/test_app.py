@@ -148,9 +148,13 @@ def test_stepping_through_cycles(qtbot, window):
     """Step forwards, back (re-reading the same snapshot), and the chart follows."""
     win = window()
     cycles = win.cycles
+    live = win.run_status.text()
+    assert "placed" in live
     assert cycles.step() and cycles.step() and cycles.step()
     third = cycles.sim.snapshots[cycles.position]
     assert win.chart.snapshot is third
+    # The status says which step the chart shows, not the live result's summary.
+    assert win.run_status.text().startswith(f"Cycles, step {third.step}: {len(third.windows)} placed")
     cycles.step_back()
     second = cycles.sim.snapshots[cycles.position]
     assert win.chart.snapshot is second and second.step == third.step - 1
@@ -164,6 +168,7 @@ def test_stepping_through_cycles(qtbot, window):
     assert win.chart.snapshot is cycles.sim.snapshots[0]
     cycles.reset()
     assert win.chart.snapshot is None and cycles.sim is None
+    assert win.run_status.text() == live
 
 
 def test_compare_three_strategies(qtbot, window):

@@ -507,6 +507,10 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self.metrics.show_schedule(self.document.env, snapshot.schedule)
         self.jobs.model.refresh()
         self.statusBar().showMessage(f"Showing step {snapshot.step}: {snapshot.label}")
+        self.run_status.show_step(
+            f"Cycles, step {snapshot.step}: {len(snapshot.schedule.windows)} placed so far — "
+            "|◀ Reset shows the live result"
+        )
 
     def _on_live_requested(self) -> None:
         self.showing_snapshot = None
@@ -514,6 +518,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self.metrics.show_schedule(self.document.env, self.document.result)
         self.jobs.model.refresh()
         self.statusBar().clearMessage()  # "Showing step …" is no longer true
+        self.run_status.show_step(None)
 
     # ------------------------------------------------------------ files
 

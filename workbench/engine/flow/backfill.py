@@ -588,10 +588,10 @@ class _CompiledPass:
         flat = [np.concatenate(part) if part else np.empty(0) for part in (cols, levels, lengths)]
         # Each job's shortest window: at the fastest level with n nodes that fast (``kernels.rows._shortest``).
         shortest = np.full(m, math.inf)
-        for i in np.flatnonzero(rp.top > 0):
+        for i in np.flatnonzero(rp.top > 0).tolist():
             mine = slice(at["lvl_off"][i], at["lvl_off"][i] + at["lvl_cnt"][i])
-            k = int(np.count_nonzero(flat[1][mine] > rp.top[i]))
-            shortest[i] = flat[2][at["len_off"][i] + k]
+            faster = int(np.count_nonzero(flat[1][mine] > rp.top[i]))
+            shortest[i] = flat[2][at["len_off"][i] + faster]
         shapes = (
             n_of,
             budget,

@@ -433,7 +433,9 @@ def _shortest(perf: np.ndarray, cols: np.ndarray, levels: np.ndarray, lengths: n
     """The shortest window any level can have: the length of the fastest level with n nodes at least
     that fast (inf for none). A faster level has fewer than n nodes, so no gap that only it could
     use can be part of a window."""
-    at_level = np.zeros(levels.size, dtype=np.int64)
+    if levels.size == 1:
+        return lengths[0] if cols.size >= n else math.inf
+    at_level = np.zeros(levels.size + 1, dtype=np.int64)  # (a node slower than every level: the last)
     for x in cols:
         at_level[_level_of(levels, perf[x])] += 1
     fast = 0

@@ -446,24 +446,33 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             label, w = self._labels[k], windows[int(parts.window[k])]
             name = env.job(w.job).name
             label.setText(name, color=palette.text_colour_on(colours[int(group[parts.window[k]])]))
-            label.setPos(parts.x[k] + parts.width[k] / 2, parts.y[k] + ROW_HEIGHT / 2)
             # A collapsed machine's lane stacks its nodes' parts: names there would overprint.
             lane = self.rows.node(int(parts.y[k])) is None
-            self._label_fit.append((0.0 if lane else float(parts.width[k]), len(name)))
+            x, width = float(parts.x[k]), 0.0 if lane else float(parts.width[k])
+            self._label_fit.append((x, width, len(name), float(parts.y[k]) + ROW_HEIGHT / 2))
         for label in self._labels[shown:]:
             label.setVisible(False)
         self._shown_labels = shown
         self._update_label_visibility()
 
     def _update_label_visibility(self, *_: object) -> None:
-        """Job names only where a row is tall enough to read them."""
+        """Job names only where a row is tall enough to read them, each in the middle of the part of
+        its window in view, and only where that part is wide enough for it (a name is never cut at
+        the chart's edge)."""
         (x0, x1), (y0, y1) = self.view.viewRange()
         readable = self.view.height() / max(y1 - y0, 1e-9) * ROW_HEIGHT >= 11
         per_unit = self.view.width() / max(x1 - x0, 1e-9)
         fits = getattr(self, "_label_fit", [])
+        shown = getattr(self, "_shown_labels", 0)
         for k, label in enumerate(self._labels):
-            wide = k < len(fits) and fits[k][0] * per_unit >= 6.5 * fits[k][1] + 4
-            label.setVisible(readable and wide and k < getattr(self, "_shown_labels", 0))
+            visible = False
+            if readable and k < min(shown, len(fits)):
+                x, width, chars, y = fits[k]
+                lo, hi = max(x, x0), min(x + width, x1)
+                visible = width > 0 and (hi - lo) * per_unit >= 6.5 * chars + 4
+                if visible:
+                    label.setPos((lo + hi) / 2, y)
+            label.setVisible(visible)
 
     def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else env.time.start

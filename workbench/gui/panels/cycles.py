@@ -60,7 +60,7 @@ class CyclesPanel(QWidget):
         self.plot = pg.PlotWidget(
             background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")}
         )
-        self.plot.setMinimumHeight(110)
+        self.plot.setMinimumHeight(170)  # below it the two axes' labels crowd the curves out
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
         # Each value holds from its event to the next (steps, not ramps); the queue on the left axis,

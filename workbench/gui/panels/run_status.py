@@ -48,6 +48,8 @@ class RunStatus(QWidget):
         runner.progress.connect(self._on_progress_changed)
         runner.stopped.connect(self._on_run_stopped)
         bridge.status_changed.connect(self._on_status_changed)
+        self._result = ""  # the live result's summary
+        self._step: str | None = None  # what Cycles mode shows instead
         self._hide_progress()
 
     def text(self) -> str:
@@ -93,4 +95,12 @@ class RunStatus(QWidget):
 
     def show_result(self, text: str) -> None:
         self._hide_progress()
-        self.label.setText(text)
+        self._result = text
+        if self._step is None:
+            self.label.setText(text)
+
+    def show_step(self, text: str | None) -> None:
+        """Cycles mode: say which step the chart shows (the live result's summary would mislead);
+        None: back to the live result."""
+        self._step = text
+        self.label.setText(self._result if text is None else text)
