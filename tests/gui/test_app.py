@@ -171,6 +171,20 @@ def test_stepping_through_cycles(qtbot, window):
     assert win.run_status.text() == live
 
 
+def test_a_step_early_in_a_run_without_a_horizon_keeps_the_results_frame(qtbot, window):
+    """The first step of grid32 (no horizon) has placed nothing and ends near t = 0: the chart keeps the
+    live result's time frame, not a zoom onto the first time unit (it stayed there for every step)."""
+    win = window(ROOT / "sample_envs" / "grid32.json")
+    assert win.document.env.time.horizon is None
+    live = win.chart.view.viewRange()[0]
+    assert live[1] - live[0] > 1000
+    assert win.cycles.step() and not win.chart.snapshot.windows
+    shown = win.chart.view.viewRange()[0]
+    assert shown == pytest.approx(live)
+    win.cycles.reset()
+    assert win.chart.view.viewRange()[0] == pytest.approx(live)
+
+
 def test_compare_three_strategies(qtbot, window):
     from workbench.gui.panels.compare import CompareDialog
 
@@ -1243,6 +1257,11 @@ def test_the_cycles_plot_draws_steps_on_two_axes_without_a_legend_over_the_curve
     assert "queue" in item.getAxis("left").labelText and item.legend is None
     xs, ys = cycles.queue_curve.getData()
     assert len(xs) == len(ys) == cycles.position + 1 >= 2
+    # The panel is no taller than its dock or its own minimum (pyqtgraph's 480 px hint made it twice
+    # the dock's height, the time axis far below the fold).
+    cycles.parentWidget().parentWidget().raise_()
+    qtbot.wait(10)
+    assert cycles.height() <= max(cycles.minimumSizeHint().height(), cycles.parentWidget().height())
 
 
 def test_the_time_cursor_and_the_hover_highlight_leave_with_the_mouse(qtbot, window):

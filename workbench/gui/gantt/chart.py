@@ -118,6 +118,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self._ready: prepared.Prepared | None = None  # what the worker prepared of the result drawn
         self.collapsed: set[str] = set()  # grid machines shown as one lane (a click on the header)
         self._end = 0.0  # the right edge of the picture drawn
+        self._live_end = 0.0  # that of the last result drawn (the steps of Cycles mode keep it)
         self._distances: dict[str, Distances] = {}  # the L_left/L_right each placement saw
         self._window_rect_job = np.empty(0, dtype=np.int64)
         self._table: SlotTable | None = None
@@ -214,6 +215,10 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         ready = prepared.lookup(env, self._schedule) if snapshot is None else None
         self._ready = ready
         self._end = ready.visible_end if ready is not None else geometry.visible_end(env, windows)
+        if snapshot is None:
+            self._live_end = self._end
+        else:  # a step early in a run without a horizon ends near its start: keep the result's frame
+            self._end = max(self._end, self._live_end)
         self._table = None if ready is not None else SlotTable.from_environment(env)
         self._draw_slots(env, windows, ready.free if ready is not None else None)
         self._draw_tasks(env)

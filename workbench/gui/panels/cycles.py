@@ -9,7 +9,7 @@ shown and Reset to cancel it; stepping back only re-reads an earlier one
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -57,10 +57,8 @@ class CyclesPanel(QWidget):
         self.slider.setRange(0, 0)
         self.info = QLabel("Press Step to start a simulation of the current strategy.")
         self.info.setWordWrap(True)
-        self.plot = pg.PlotWidget(
-            background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")}
-        )
-        self.plot.setMinimumHeight(170)  # below it the two axes' labels crowd the curves out
+        self.plot = _Plot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")})
+        self.plot.setMinimumHeight(140)  # below it the two axes' labels crowd the curves out
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
         # Each value holds from its event to the next (steps, not ramps); the queue on the left axis,
@@ -240,7 +238,10 @@ class CyclesPanel(QWidget):
         assert self.sim is not None
         shown = self.sim.snapshots[: self.position + 1]
         times = [s.time for s in shown]
-        self.queue_curve.setData(times, [len(s.queue) for s in shown])
+        queue = [len(s.queue) for s in shown]
+        self.queue_curve.setData(times, queue)
+        # A queue that stays empty is drawn from 0 up, not from -0.5 (no queue is negative).
+        self.plot.getPlotItem().vb.setLimits(yMin=-0.05 * max(max(queue, default=0), 1))
         self.util_curve.setData(times, [100 * s.busy_fraction for s in shown])
         self._align_views()
 
@@ -292,3 +293,11 @@ def _first_ids(ids: tuple[str, ...]) -> str:
         return "—"
     more = len(ids) - SHOWN_IDS
     return ", ".join(ids[:SHOWN_IDS]) + (f" … and {number(more)} more" if more > 0 else "")
+
+
+class _Plot(pg.PlotWidget):
+    """The Cycles plot, asking for no more height than its minimum: the dock scrolls the panel, and
+    pyqtgraph's own hint (480 px) made the panel twice the dock's height, the time axis far below."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.minimumHeight())
