@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -183,6 +184,46 @@ def test_a_step_early_in_a_run_without_a_horizon_keeps_the_results_frame(qtbot, 
     assert shown == pytest.approx(live)
     win.cycles.reset()
     assert win.chart.view.viewRange()[0] == pytest.approx(live)
+
+
+def test_job_names_go_on_the_widest_parts_in_view_and_never_past_the_charts_edge(qtbot, window, monkeypatch):
+    """A schedule with more parts than names drawn at once still shows names where the user zooms in
+    (it showed none at all); each name sits in the middle of the part of its window in view."""
+    from workbench.gui.gantt import chart as chart_module
+
+    monkeypatch.setattr(chart_module, "MAX_LABELS", 3)
+    win = window(DEFAULT)
+    chart = win.chart
+    parts = chart._parts
+    assert parts.window.size > 3
+    first = int(np.argmax(parts.width))  # a wide part: cut it at the left edge
+    x, width = float(parts.x[first]), float(parts.width[first])
+    chart.view.setRange(xRange=(x + width / 3, x + width / 3 + 4 * width), padding=0)
+    qtbot.wait(10)
+    (x0, x1), _ = chart.view.viewRange()
+    shown = [(label, k) for label, k in zip(chart._labels, chart._label_part, strict=True) if label.isVisible()]
+    assert 0 < len(shown) <= 3
+    for label, k in shown:
+        lo, hi = max(parts.x[k], x0), min(parts.x[k] + parts.width[k], x1)
+        assert label.pos().x() == pytest.approx((lo + hi) / 2)
+        assert label.toPlainText() == win.document.env.job(chart.shown_windows[int(parts.window[k])].job).name
+    # The widest in view: no part left without its name has more room than one that got it.
+    (_, _), (y0, y1) = chart.view.viewRange()
+    per_unit = chart.view.width() / (x1 - x0)
+    room = (np.minimum(parts.x + parts.width, x1) - np.maximum(parts.x, x0)) * per_unit
+    names = [win.document.env.job(chart.shown_windows[int(w)].job).name for w in parts.window]
+    fits = [
+        k for k in range(parts.window.size)
+        if parts.y[k] + 1 > y0 and parts.y[k] < y1 and room[k] >= 6.5 * len(names[k]) + 4
+    ]  # fmt: skip
+    labelled = {k for _, k in shown}
+    assert len(fits) > 3 and min(room[k] for k in labelled) >= max(room[k] for k in fits if k not in labelled)
+    # With room for every name, the widest part, cut by the left edge, has its name in its part in view.
+    monkeypatch.setattr(chart_module, "MAX_LABELS", 400)
+    chart._update_label_visibility()
+    at = {k: label for label, k in zip(chart._labels, chart._label_part, strict=True) if label.isVisible()}
+    assert parts.x[first] < x0 and first in at
+    assert at[first].pos().x() == pytest.approx((x0 + min(parts.x[first] + parts.width[first], x1)) / 2)
 
 
 def test_compare_three_strategies(qtbot, window):

@@ -33,7 +33,8 @@ from workbench.gui.gantt.navigation import ChartNavigation
 from workbench.gui.gantt.parts import EditViewBox, NodeAxis, NumberAxis, _Drag
 from workbench.gui.numbers import number, time
 
-MAX_LABELS = 400
+MAX_LABELS = 400  # job names drawn at once (on the widest parts in view)
+LABEL_PX, LABEL_PAD = 6.5, 4  # a name's width in pixels: per character, and the margin
 EDGE_PIXELS = 6
 
 
@@ -109,7 +110,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.hold_label.setZValue(7)
         self.hold_label.setVisible(False)
         self.addItem(self.hold_label, ignoreBounds=True)
-        self._labels: list[pg.TextItem] = []
+        self._labels: list[pg.TextItem] = []  # job names, each on the part ``_label_part`` says
+        self._label_part: list[int] = []
+        self._name_of: dict[int, str] = {}
         self._lines: list[pg.InfiniteLine] = []
         self.env: Environment | None = None
         self.snapshot: Snapshot | None = None
@@ -431,11 +434,38 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             self._draw_focus()
 
     def _draw_labels(self, env: Environment, windows: list[Window]) -> None:
-        """Job names on every part wide enough for them, reusing the text items (creating
-        them is the slow part). Past MAX_LABELS parts no names are drawn."""
-        parts = self._parts
-        shown = parts.window.size if parts.window.size <= MAX_LABELS else 0
-        while len(self._labels) < shown:
+        """Forget which names were where: the parts changed (``_update_label_visibility`` places them)."""
+        self._label_part = [-1] * len(self._labels)
+        self._name_of: dict[int, str] = {}  # per window drawn, its job's name (made when first needed)
+        self._update_label_visibility()
+
+    def _update_label_visibility(self, *_: object) -> None:
+        """Job names on the parts in view: each in the middle of the part of its window in view, only
+        where that part is wide enough for it (a name is never cut at the chart's edge) and the rows
+        are tall enough to read, at most ``MAX_LABELS`` of them (the widest), reusing the text items
+        (creating them is the slow part). A collapsed machine's lane stacks its nodes' parts, so names
+        there would overprint: it gets none."""
+        parts = getattr(self, "_parts", None)
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        readable = self.view.height() / max(y1 - y0, 1e-9) * ROW_HEIGHT >= 11
+        chosen = np.empty(0, dtype=np.int64)
+        if parts is not None and readable and parts.window.size:
+            per_unit = self.view.width() / max(x1 - x0, 1e-9)
+            lo, hi = np.maximum(parts.x, x0), np.minimum(parts.x + parts.width, x1)
+            room = (hi - lo) * per_unit
+            rows = (parts.y + ROW_HEIGHT > y0) & (parts.y < y1)
+            chosen = np.flatnonzero(rows & (room >= LABEL_PX * 3 + LABEL_PAD))  # a name of three characters
+            if chosen.size > 4 * MAX_LABELS:
+                chosen = chosen[np.argpartition(-room[chosen], 4 * MAX_LABELS)[: 4 * MAX_LABELS]]
+            fits = [
+                int(k) for k in chosen
+                if room[k] >= LABEL_PX * len(self._name(int(parts.window[k]))) + LABEL_PAD
+                and self.rows.node(int(parts.y[k])) is not None
+            ]  # fmt: skip
+            if len(fits) > MAX_LABELS:
+                fits = sorted(fits, key=lambda k: -room[k])[:MAX_LABELS]
+            chosen = np.array(sorted(fits), dtype=np.int64)
+        while len(self._labels) < chosen.size:
             label = pg.TextItem("", anchor=(0.5, 0.5))
             font = QFont()
             font.setPointSize(8)
@@ -443,41 +473,29 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             label.setZValue(4)
             self.addItem(label)
             self._labels.append(label)
-        colours = self._colouring.colours
-        group = self._colouring.group
-        self._label_fit = []
-        # On the part that ran: the released tail of an early finish may hold other jobs.
-        for k in range(shown):
-            label, w = self._labels[k], windows[int(parts.window[k])]
-            name = env.job(w.job).name
-            label.setText(name, color=palette.text_colour_on(colours[int(group[parts.window[k]])]))
-            # A collapsed machine's lane stacks its nodes' parts: names there would overprint.
-            lane = self.rows.node(int(parts.y[k])) is None
-            x, width = float(parts.x[k]), 0.0 if lane else float(parts.width[k])
-            self._label_fit.append((x, width, len(name), float(parts.y[k]) + ROW_HEIGHT / 2))
-        for label in self._labels[shown:]:
-            label.setVisible(False)
-        self._shown_labels = shown
-        self._update_label_visibility()
+            self._label_part.append(-1)
+        if chosen.size:
+            colours = self._colouring.colours
+            group = self._colouring.group
+        for i, label in enumerate(self._labels):
+            if i >= chosen.size:
+                label.setVisible(False)
+                continue
+            k = int(chosen[i])
+            if self._label_part[i] != k:  # a name on another part: its text and colour
+                self._label_part[i] = k
+                w = int(parts.window[k])
+                label.setText(self._name(w), color=palette.text_colour_on(colours[int(group[w])]))
+            label.setPos((max(parts.x[k], x0) + min(parts.x[k] + parts.width[k], x1)) / 2, parts.y[k] + ROW_HEIGHT / 2)
+            label.setVisible(True)
+        self._draw_focus_labels()
 
-    def _update_label_visibility(self, *_: object) -> None:
-        """Job names only where a row is tall enough to read them, each in the middle of the part of
-        its window in view, and only where that part is wide enough for it (a name is never cut at
-        the chart's edge)."""
-        (x0, x1), (y0, y1) = self.view.viewRange()
-        readable = self.view.height() / max(y1 - y0, 1e-9) * ROW_HEIGHT >= 11
-        per_unit = self.view.width() / max(x1 - x0, 1e-9)
-        fits = getattr(self, "_label_fit", [])
-        shown = getattr(self, "_shown_labels", 0)
-        for k, label in enumerate(self._labels):
-            visible = False
-            if readable and k < min(shown, len(fits)):
-                x, width, chars, y = fits[k]
-                lo, hi = max(x, x0), min(x + width, x1)
-                visible = width > 0 and (hi - lo) * per_unit >= 6.5 * chars + 4
-                if visible:
-                    label.setPos((lo + hi) / 2, y)
-            label.setVisible(visible)
+    def _name(self, w: int) -> str:
+        """The name of the job of window w drawn."""
+        name = self._name_of.get(w)
+        if name is None:
+            name = self._name_of[w] = self.env.job(self._window_list[w].job).name if self.env is not None else ""
+        return name
 
     def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else env.time.start
@@ -561,11 +579,11 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         # The job's window, then its parts by one comparison: hovering runs this on every job change.
         k = next((i for i, w in enumerate(self._window_list) if w.job == job), None) if job is not None else None
         mine = np.flatnonzero(parts.window == k) if parts is not None and k is not None else np.empty(0, np.int64)
+        self._focused_parts = set(mine.tolist())
+        self._draw_focus_labels()
         if self.env is None or mine.size == 0:
             self.veil.clear()
             self.focus.clear()
-            for label in self._labels:
-                label.setOpacity(1.0)
             return
         end = self._end
         left = min(self.env.time.start, float(parts.x.min()))
@@ -588,9 +606,12 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             [colours[int(g)] for g in group],
             [QColor(palette.HIGHLIGHT)] * mine.size,
         )
-        focused = set(mine.tolist())
-        for k, label in enumerate(self._labels):
-            label.setOpacity(1.0 if k in focused else 0.35)
+
+    def _draw_focus_labels(self) -> None:
+        """Names on the focused job's parts in full, the others dimmed with their parts."""
+        focused = getattr(self, "_focused_parts", set())
+        for label, k in zip(self._labels, self._label_part, strict=True):
+            label.setOpacity(1.0 if not focused or k in focused else 0.35)
 
     # ------------------------------------------------------------ hit-testing and tooltips
 
