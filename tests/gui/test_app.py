@@ -226,6 +226,18 @@ def test_job_names_go_on_the_widest_parts_in_view_and_never_past_the_charts_edge
     assert at[first].pos().x() == pytest.approx((x0 + min(parts.x[first] + parts.width[first], x1)) / 2)
 
 
+def test_the_cycles_plot_counts_the_queue_in_whole_jobs_from_zero(qtbot, window):
+    """grid32's queue stays empty: its axis reads 0 and 1, not -0.5 to 0.5 in tenths."""
+    win = window(ROOT / "sample_envs" / "grid32.json")
+    for _ in range(4):
+        assert win.cycles.step()
+    assert not any(len(s.queue) for s in win.cycles.sim.snapshots[: win.cycles.position + 1])
+    item = win.cycles.plot.getPlotItem()
+    low, high = item.vb.viewRange()[1]
+    ticks = [v for _, values in item.getAxis("left").tickValues(low, high, 100) for v in values]
+    assert low >= -0.06 and ticks and all(float(v).is_integer() and v >= 0 for v in ticks)
+
+
 def test_compare_three_strategies(qtbot, window):
     from workbench.gui.panels.compare import CompareDialog
 

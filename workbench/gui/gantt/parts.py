@@ -64,6 +64,19 @@ class NumberAxis(pg.AxisItem):
         return tick_strings([v * scale for v in values], spacing * scale)
 
 
+class CountAxis(NumberAxis):
+    """An axis of counts (a queue's length): ticks at whole numbers only, so that a short queue does
+    not read 0.2 or 0.4 jobs."""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:
+        levels = [
+            (spacing, [v for v in values if float(v).is_integer()])
+            for spacing, values in super().tickValues(minVal, maxVal, size)
+            if spacing >= 1
+        ]
+        return levels or [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
+
+
 class NodeAxis(pg.AxisItem):
     """Left axis: node rows labelled with name, performance and price, thinned to stay legible; a
     click on a grid machine's header collapses or opens it (``header_clicked``)."""

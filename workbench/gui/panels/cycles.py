@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.simulate import Simulator, Snapshot
-from workbench.gui.gantt.parts import NumberAxis
+from workbench.gui.gantt.parts import CountAxis, NumberAxis
 from workbench.gui.numbers import TIME_UNITS, number, step_label, time, time_label
 from workbench.gui.workers import BackgroundCall, Token
 from workbench.session.document import Document
@@ -57,7 +57,7 @@ class CyclesPanel(QWidget):
         self.slider.setRange(0, 0)
         self.info = QLabel("Press Step to start a simulation of the current strategy.")
         self.info.setWordWrap(True)
-        self.plot = _Plot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")})
+        self.plot = _Plot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": CountAxis("left")})
         self.plot.setMinimumHeight(140)  # below it the two axes' labels crowd the curves out
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
