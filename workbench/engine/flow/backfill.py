@@ -45,6 +45,7 @@ from workbench.engine import kernels, words
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.cycles import Placer, PlaceRun
 from workbench.engine.kernels import PLACE_NONE, unverify
+from workbench.engine.kernels.rows import fastest_level
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
 from workbench.engine.search import Found, SearchSpec, budget_units, node_facts, search_profile
@@ -179,7 +180,8 @@ class _Replanner:
         self.arrival = np.array([j.arrival for j in jobs], dtype=np.float64)
         self.min_perf = np.array([j.min_performance for j in jobs], dtype=np.float64)
         self.volume = np.array([j.volume for j in jobs], dtype=np.float64)
-        self.top = _top_speeds(profile, jobs)
+        # Per job, the level of its fastest window and that level's speed (``_fastest_levels``).
+        self.fastest, self.top = _fastest_levels(profile, jobs)
         self.start = np.full(m, math.inf)
         for i, job in enumerate(jobs):
             if job.id in plan:
@@ -205,7 +207,7 @@ class _Replanner:
         self.early: list[tuple[float, int, str]] = []
         self.seq: dict[str, int] = {}
         # Every window not over yet, fixed ones too. The compiled pass keeps the windows it moves in
-        # its arrays and makes them when read (``_window``): until then an entry here is out of date.
+        # its arrays and makes them when read (``_window_now``): until then an entry here is out of date.
         self.current: dict[str, Window] = {}
         # The pass runs compiled unless a job keeps its nodes (``replan="nodes"``).
         self.compiled = None if keep_nodes else _CompiledPass.build(self, jobs, profile)
@@ -230,7 +232,7 @@ class _Replanner:
         if end < planned_end - EPS:
             heapq.heappush(self.early, entry)
 
-    def _window(self, job_id: str) -> Window | None:
+    def _window_now(self, job_id: str) -> Window | None:
         """The job's window now (made from the compiled pass's arrays if it moved it since)."""
         if self.compiled is not None:
             self.compiled.settle(job_id)
@@ -310,7 +312,7 @@ class _Replanner:
             entry = heapq.heappop(self.ends)
             if not self._valid(entry):
                 continue
-            window = self._window(entry[2])
+            window = self._window_now(entry[2])
             assert window is not None
             del self.current[window.job], self.seq[window.job]
             profile.remove(window)
@@ -385,7 +387,7 @@ class _Replanner:
         """Search job i again on the slots as they are now; move it if it can start earlier."""
         rec, profile, job = self.rec, self.profile, self.jobs[i]
         rec.check_stop()
-        old = self._window(job.id)
+        old = self._window_now(job.id)
         before = old.start if old is not None else math.inf
         earliest = max(job.arrival, self.now)
         if rec.watching(job.id):
@@ -408,7 +410,7 @@ class _Replanner:
         """Job i has a feasible window (``first``) before its reservation: move it to the selector's
         window if that starts earlier too."""
         rec, profile, job = self.rec, self.profile, self.jobs[i]
-        old = self._window(job.id)
+        old = self._window_now(job.id)
         before = old.start if old is not None else math.inf
         earliest = max(job.arrival, self.now)
         if self.first_fit_answers[i]:
@@ -466,18 +468,21 @@ class _Replanner:
         self.active[i] = window.start > earliest + EPS
 
 
-def _top_speeds(profile: Profile, jobs: list[Job]) -> np.ndarray:
-    """Per job, the speed of its fastest window: the n-th fastest node it may use (0 if it may use
-    fewer than n). Every part of a square window runs at least as long as V / that speed."""
+def _fastest_levels(profile: Profile, jobs: list[Job]) -> tuple[np.ndarray, np.ndarray]:
+    """Per job, the index among its levels of its fastest window (``kernels.rows.fastest_level``: the
+    fastest level with n nodes at least that fast; -1 for none) and that level's speed (0 for none).
+    Every part of a square window runs at least as long as V / that speed."""
+    level = np.full(len(jobs), -1, dtype=np.int64)
     top = np.zeros(len(jobs))
-    seen: dict[tuple[float, int], float] = {}
+    seen: dict[tuple[float, int], tuple[int, float]] = {}
     for i, job in enumerate(jobs):
         key = (job.min_performance, job.node_count)
         if key not in seen:
-            fastest = np.sort(profile.perf[node_facts(profile, job.min_performance).columns])[::-1]
-            seen[key] = float(fastest[job.node_count - 1]) if 0 < job.node_count <= fastest.size else 0.0
-        top[i] = seen[key]
-    return top
+            facts = node_facts(profile, job.min_performance)
+            k = int(fastest_level(profile.perf, facts.columns, facts.levels, job.node_count))
+            seen[key] = (k, float(facts.levels[k]) if k >= 0 else 0.0)
+        level[i], top[i] = seen[key]
+    return level, top
 
 
 def _placements(selector: Selector, jobs: list[Job], profile: Profile) -> tuple[np.ndarray, np.ndarray]:
@@ -586,12 +591,10 @@ class _CompiledPass:
         jn_off = np.zeros(m, dtype=np.int64)
         np.cumsum(n_of[:-1], out=jn_off[1:])
         flat = [np.concatenate(part) if part else np.empty(0) for part in (cols, levels, lengths)]
-        # Each job's shortest window: at the fastest level with n nodes that fast (``kernels.rows._shortest``).
+        # Each job's shortest window: at its fastest level (``kernels.rows._shortest``).
         shortest = np.full(m, math.inf)
-        for i in np.flatnonzero(rp.top > 0).tolist():
-            mine = slice(at["lvl_off"][i], at["lvl_off"][i] + at["lvl_cnt"][i])
-            faster = int(np.count_nonzero(flat[1][mine] > rp.top[i]))
-            shortest[i] = flat[2][at["len_off"][i] + faster]
+        some = rp.fastest >= 0
+        shortest[some] = flat[2][at["len_off"][some] + rp.fastest[some]]
         shapes = (
             n_of,
             budget,
@@ -732,13 +735,14 @@ class _CompiledPass:
         actual = mv_start[:written] + self.fractions[moved] * lengths_now
         self.actual[moved] = actual
         self.stale[moved] = True
-        ids = [self.job_ids[j] for j in moved.tolist()]
+        js = moved.tolist()
+        ids = [self.job_ids[j] for j in js]
         planned_ends = mv_start[:written] + lengths_now
         for job_id, end, planned_end in zip(ids, actual.tolist(), planned_ends.tolist(), strict=True):
             rp._follow(job_id, end, planned_end)
         if self.eager:
             offset = 0
-            for j in moved.tolist():
+            for j in js:
                 n = int(self.shapes[0][j])
                 distances = None
                 if rp.rec.explain:

@@ -106,7 +106,7 @@ def list_gaps(
     gcount[x] = m
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _listed_gaps(
     gls: np.ndarray,
     gle: np.ndarray,
@@ -200,23 +200,12 @@ def _own_row_gaps(
     interval to the next one (the interval given back); else the row itself."""
     gls, gle, gcount, _ = lists
     gn, ges, gend, gstart = gaps
-    if at < before:
-        return _row_gaps(
-            bs, be, owner, count, istart, iend, np.array([c]), earliest, before, shortest, without, gn, ges, gend,
-            gstart, m,
-        )  # fmt: skip
-    lo = 0
-    hi = count[c]
-    while lo < hi:  # the first interval from ``at``
-        mid = (lo + hi) // 2
-        if bs[c, mid] < at:
-            lo = mid + 1
-        else:
-            hi = mid
-    p = lo
-    while p < count[c] and owner[c, p] != without:
-        p += 1
-    if p == count[c]:  # not on this row after all: read it as it is
+    p = count[c]  # the interval, when it is from ``before`` on
+    if at >= before:
+        p = _count_below(bs[c], count[c], at, False)  # the first interval from ``at``
+        while p < count[c] and owner[c, p] != without:
+            p += 1
+    if p == count[c]:  # before ``before``, or not on this row after all: read the row as it is
         return _row_gaps(
             bs, be, owner, count, istart, iend, np.array([c]), earliest, before, shortest, without, gn, ges, gend,
             gstart, m,
@@ -433,8 +422,15 @@ def _shortest(perf: np.ndarray, cols: np.ndarray, levels: np.ndarray, lengths: n
     """The shortest window any level can have: the length of the fastest level with n nodes at least
     that fast (inf for none). A faster level has fewer than n nodes, so no gap that only it could
     use can be part of a window."""
+    k = fastest_level(perf, cols, levels, n)
+    return lengths[k] if k >= 0 else math.inf
+
+
+@njit(cache=True, nogil=True)
+def fastest_level(perf: np.ndarray, cols: np.ndarray, levels: np.ndarray, n: int) -> int:
+    """The index of the fastest level with n of the nodes ``cols`` at least that fast (-1 for none)."""
     if levels.size == 1:
-        return lengths[0] if cols.size >= n else math.inf
+        return 0 if cols.size >= n else -1
     at_level = np.zeros(levels.size + 1, dtype=np.int64)  # (a node slower than every level: the last)
     for x in cols:
         at_level[_level_of(levels, perf[x])] += 1
@@ -442,8 +438,8 @@ def _shortest(perf: np.ndarray, cols: np.ndarray, levels: np.ndarray, lengths: n
     for k in range(levels.size):
         fast += at_level[k]
         if fast >= n:
-            return lengths[k]
-    return math.inf
+            return k
+    return -1
 
 
 @njit(cache=True, nogil=True)
