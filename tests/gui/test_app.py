@@ -165,7 +165,11 @@ def test_stepping_through_cycles(qtbot, window):
         pass
     last = cycles.sim.snapshots[-1]
     assert last.label.startswith("end") and len(last.windows) == len(win.document.result.windows)
-    cycles.slider.setValue(0)
+    cycles.slider.setValue(0)  # the run's start: its last step at that time, then one back with a key
+    at_start = [s for s in cycles.sim.snapshots if s.time == cycles.sim.snapshots[0].time]
+    assert win.chart.snapshot is at_start[-1]
+    for _ in at_start[1:]:
+        cycles.slider.triggerAction(cycles.slider.SliderAction.SliderSingleStepSub)
     assert win.chart.snapshot is cycles.sim.snapshots[0]
     cycles.reset()
     assert win.chart.snapshot is None and cycles.sim is None
@@ -236,6 +240,64 @@ def test_the_cycles_plot_counts_the_queue_in_whole_jobs_from_zero(qtbot, window)
     low, high = item.vb.viewRange()[1]
     ticks = [v for _, values in item.getAxis("left").tickValues(low, high, 100) for v in values]
     assert low >= -0.06 and ticks and all(float(v).is_integer() and v >= 0 for v in ticks)
+
+
+def test_the_cycles_slider_is_the_runs_timeline(qtbot, window):
+    """The slider's handle stands at the step's time in the whole run (it stood at its end after every
+    step, as if the run were over); dragging it back shows the last step computed by then, and the
+    arrow keys go one step at a time."""
+    from PySide6.QtWidgets import QSlider
+
+    from workbench.gui.panels.cycles import TICKS
+
+    win = window(ROOT / "sample_envs" / "grid32.json")
+    cycles = win.cycles
+    for _ in range(6):
+        assert cycles.step()
+    assert not cycles.sim.done
+    result = win.document.result
+    first, end = cycles.span
+    assert end >= max(result.actual_ends.get(w.job, w.end) for w in result.windows)
+    shown = cycles.sim.snapshots[cycles.position]
+    assert cycles.slider.maximum() == TICKS
+    assert cycles.slider.value() == round(TICKS * (shown.time - first) / (end - first)) < TICKS // 2
+    # Back to the run's start: the last step computed at its time.
+    cycles.slider.setValue(0)
+    at_start = [i for i, s in enumerate(cycles.sim.snapshots) if s.time <= first]
+    assert cycles.position == at_start[-1] and win.chart.snapshot is cycles.sim.snapshots[cycles.position]
+    cycles.slider.triggerAction(QSlider.SliderAction.SliderSingleStepAdd)
+    assert cycles.position == at_start[-1] + 1
+    cycles.slider.triggerAction(QSlider.SliderAction.SliderSingleStepSub)
+    assert cycles.position == at_start[-1]
+    # Past the steps computed: the latest one, and the handle goes back to it.
+    cycles.slider.setValue(TICKS)
+    assert cycles.position == len(cycles.sim.snapshots) - 1 and cycles.slider.value() < TICKS // 2
+    while cycles.step():
+        pass
+    assert cycles.slider.value() == TICKS and cycles.span[1] == cycles.sim.snapshots[-1].time
+
+
+def test_the_cycles_panel_fits_its_dock_in_a_window_of_1500_by_920(qtbot, window):
+    """Below Strategy, the Cycles panel shows its controls, the step and the plot's time axis without
+    scrolling; the step's lines are cut to the width, and all of them are in the tooltip."""
+    from PySide6.QtWidgets import QDockWidget, QScrollArea
+
+    win = window(DEFAULT)
+    win.resize(1500, 920)
+    dock = win.findChild(QDockWidget, "cycles")
+    dock.raise_()
+    cycles = win.cycles
+    for _ in range(2):
+        assert cycles.step()
+    qtbot.wait(50)
+    holder = dock.widget()
+    assert isinstance(holder, QScrollArea) and holder.verticalScrollBar().maximum() == 0
+    assert cycles.plot.height() >= cycles.plot.minimumHeight()
+    info = cycles.info
+    shown = info.text().split("<br>")
+    assert len(shown) == 2 and all("…" in line or len(line) < 200 for line in shown)
+    assert "queue (13): j" in info.full_text() and info.toolTip() == info.full_text()
+    assert info.fontMetrics().horizontalAdvance(shown[1]) <= info.width()
 
 
 def test_compare_three_strategies(qtbot, window):
@@ -687,12 +749,11 @@ def test_undo_text_edit_names_title_mark_and_step_controls(qtbot, window):
     cycles.play_button.setChecked(True)
     cycles.step_back()
     assert not cycles.play_button.isChecked()
-    assert " of " not in cycles.info.text().split("</b>")[0] or cycles.sim.done
+    assert " of " not in cycles.info.full_text().split(" — ")[0] or cycles.sim.done
     while cycles.step():
         pass
-    assert (
-        f"of {len(cycles.sim.snapshots)}</b>" in cycles.info.text() and "+" not in cycles.info.text().split("</b>")[0]
-    )
+    head = cycles.info.full_text().split(" — ")[0]
+    assert head == f"step {len(cycles.sim.snapshots)} of {len(cycles.sim.snapshots)}"
     task = win.document.env.local_tasks[0]
     with pytest.raises(ValidationError) as info:
         win.document.apply(edits.set_task(task.id, start=task.end + 5))
@@ -1091,7 +1152,7 @@ def test_stepping_a_saturated_flow_computes_off_the_gui_thread(qtbot):
     cycles = win.cycles
     qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)
     assert cycles.computing.busy and cycles.position == -1  # the click did not compute the step
-    assert "computing step 0" in cycles.info.text() and not cycles.step_button.isEnabled()
+    assert "computing step 0" in cycles.info.full_text() and not cycles.step_button.isEnabled()
     qtbot.waitUntil(lambda: cycles.position == 0, timeout=60_000)
     qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: cycles.position == 1, timeout=60_000)
@@ -1114,14 +1175,14 @@ def test_reset_cancels_a_step_being_computed(qtbot):
     qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: cycles.position == 0, timeout=60_000)  # the state before any step
     qtbot.mouseClick(cycles.step_button, Qt.MouseButton.LeftButton)  # planning 1,500 jobs
-    qtbot.waitUntil(lambda: "%" in cycles.info.text(), timeout=60_000)  # progress while it computes
+    qtbot.waitUntil(lambda: "%" in cycles.info.full_text(), timeout=60_000)  # progress while it computes
     worker = cycles.computing.thread
     qtbot.mouseClick(cycles.reset_button, Qt.MouseButton.LeftButton)
     worker.join(timeout=5.0)
     assert not worker.is_alive()
     qtbot.wait(50)
     assert cycles.sim is None and cycles.position == -1
-    assert "Press Step" in cycles.info.text()
+    assert "Press Step" in cycles.info.full_text()
 
 
 def test_compare_reports_a_strategy_that_fails_unexpectedly_and_keeps_the_others(qtbot, window, monkeypatch):
@@ -1315,6 +1376,22 @@ def test_the_cycles_plot_draws_steps_on_two_axes_without_a_legend_over_the_curve
     cycles.parentWidget().parentWidget().raise_()
     qtbot.wait(10)
     assert cycles.height() <= max(cycles.minimumSizeHint().height(), cycles.parentWidget().height())
+
+
+def test_the_time_cursors_label_stays_away_from_the_rows_under_the_pointer(qtbot, window):
+    """On the top rows the cursor's time reads at the bottom of the chart (it covered their names),
+    elsewhere at the top."""
+    win = window(DEFAULT)
+    chart = win.chart
+    rect = chart.view.sceneBoundingRect()
+    (x0, x1), _ = chart.view.viewRange()
+    for scene_y in (rect.top() + 5, rect.bottom() - 5):
+        point = chart.view.mapSceneToView(QPointF(rect.center().x(), scene_y))
+        chart._move_cursor(QPointF((x0 + x1) / 2, point.y()))
+        qtbot.wait(5)
+        label = chart.cursor.label.sceneBoundingRect()
+        assert chart.cursor.isVisible() and "t = " in chart.cursor.label.toPlainText()
+        assert abs(label.center().y() - scene_y) > rect.height() / 2, (scene_y, label)
 
 
 def test_the_time_cursor_and_the_hover_highlight_leave_with_the_mouse(qtbot, window):

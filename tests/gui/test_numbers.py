@@ -121,7 +121,7 @@ def test_cycles_reads_times_at_trace_scale_in_full(qtbot):
     qtbot.addWidget(cycles)
     assert cycles.step() and cycles.step()
     snap = cycles.sim.snapshots[cycles.position]
-    info = cycles.info.text()
+    info = cycles.info.full_text()
     assert snap.time > 1e6 and f"t = {number(snap.time)}" in info and not EXPONENT.search(info)
 
 
@@ -227,5 +227,5 @@ def test_the_time_unit_reaches_tooltips_metrics_tables_cycles_and_the_export(qtb
     assert fig.time_unit == "hours" and fig.subtitle.endswith(" h")
     # Cycles: the step's time in hours, with its seconds.
     assert win.cycles.step()
-    info = win.cycles.info.text()
+    info = win.cycles.info.full_text()
     assert " h (" in info and " s)" in info

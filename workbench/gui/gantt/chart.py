@@ -675,6 +675,12 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         if self.cursor.isVisible():
             self.cursor.setValue(point.x())
             self.cursor.label.setFormat(self.cursor_text(point.x()))
+            # The time reads at the end of the line away from the pointer: over the rows the user
+            # is looking at it would cover their names. (Along the line 0 is the lowest y, the top
+            # row in this chart's inverted y.)
+            top = 0.02 if self.view.yInverted() else 0.98
+            in_top_half = self.view.mapViewToScene(point).y() < self.view.sceneBoundingRect().center().y()
+            self.cursor.label.setPosition(1.0 - top if in_top_half else top)
 
     def _on_mouse_moved(self, pos: QPointF) -> None:
         point = self.view.mapSceneToView(pos)

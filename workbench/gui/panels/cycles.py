@@ -3,13 +3,19 @@
 Stepping forwards past the history asks the simulator for the next snapshot in a
 worker thread (one step of a saturated flow can take seconds), with its progress
 shown and Reset to cancel it; stepping back only re-reads an earlier one
-(snapshots never change).
+(snapshots never change). The slider is the run's timeline, from its start to the
+live result's end: its handle stands at the step's time, not at the last step
+computed so far.
 """
 
 from __future__ import annotations
 
+import bisect
+import html
+
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -31,6 +37,7 @@ from workbench.session.document import Document
 
 QUEUE_COLOUR = "#0072B2"
 UTIL_COLOUR = "#D55E00"
+TICKS = 1000  # the slider's positions over the run's time
 
 
 class CyclesPanel(QWidget):
@@ -44,21 +51,26 @@ class CyclesPanel(QWidget):
         self.sim: Simulator | None = None
         self.position = -1
         self.reset_button = QPushButton("|◀ Reset")
-        self.back_button = QPushButton("◀ Step back")
+        self.reset_button.setToolTip("Forget the steps (cancelling one being computed) and show the live result")
+        self.back_button = QPushButton("◀ Back")
+        self.back_button.setToolTip("Show the step before")
         self.step_button = QPushButton("Step ▶")
+        self.step_button.setToolTip("Show the next step, computing it if it is new")
         self.play_button = QPushButton("Play")
         self.play_button.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
         self.play_button.setCheckable(True)
         self.speed = QSpinBox()
         self.speed.setRange(1, 50)
         self.speed.setValue(4)
-        self.speed.setSuffix(" steps/s")
+        self.speed.setSuffix("/s")
+        self.speed.setToolTip("Play's speed: steps per second")
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, 0)
-        self.info = QLabel("Press Step to start a simulation of the current strategy.")
-        self.info.setWordWrap(True)
+        self.slider.setToolTip("The run's time: drag back to a step already computed")
+        self.span: tuple[float, float] | None = None  # the slider's time frame (``_frame``)
+        self.info = _Info(PRESS_STEP)
         self.plot = _Plot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": CountAxis("left")})
-        self.plot.setMinimumHeight(140)  # below it the two axes' labels crowd the curves out
+        self.plot.setMinimumHeight(120)  # below it the two axes' labels crowd the curves out
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
         # Each value holds from its event to the next (steps, not ramps); the queue on the left axis,
@@ -77,12 +89,16 @@ class CyclesPanel(QWidget):
         self.util_curve = pg.PlotDataItem(pen=pg.mkPen(UTIL_COLOUR, width=2), stepMode="left")
         self.util_view.addItem(self.util_curve)
         item.vb.sigResized.connect(self._align_views)
-        buttons = QHBoxLayout()
+        # One row of controls, two lines of text, then the plot: the panel fits the dock below
+        # Strategy at 1500 × 920 (about 206 px), the plot's time axis in view.
+        controls = QHBoxLayout()
         for widget in (self.reset_button, self.back_button, self.step_button, self.play_button, self.speed):
-            buttons.addWidget(widget)
+            controls.addWidget(widget)
+        controls.addWidget(self.slider, 1)
         layout = QVBoxLayout(self)
-        layout.addLayout(buttons)
-        layout.addWidget(self.slider)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(controls)
         layout.addWidget(self.info)
         layout.addWidget(self.plot, 1)
         self.computing = BackgroundCall()  # the next snapshot, computed off the GUI thread
@@ -96,6 +112,7 @@ class CyclesPanel(QWidget):
         self.play_button.toggled.connect(self._on_play_toggled)
         self.speed.valueChanged.connect(lambda v: self.timer.setInterval(int(1000 / v)))
         self.slider.valueChanged.connect(self._on_slider)
+        self.slider.actionTriggered.connect(self._on_slider_action)
         self._update_controls()
 
     # ------------------------------------------------------------ actions
@@ -107,10 +124,11 @@ class CyclesPanel(QWidget):
         self.computing.stop()
         self.sim = None
         self.position = -1
+        self.span = None
         self.slider.blockSignals(True)
         self.slider.setRange(0, 0)
         self.slider.blockSignals(False)
-        self.info.setText("Press Step to start a simulation of the current strategy.")
+        self.info.set_lines([PRESS_STEP])
         self.queue_curve.setData([], [])
         self.util_curve.setData([], [])
         self._update_controls()
@@ -132,7 +150,7 @@ class CyclesPanel(QWidget):
             self._at_end()
             return
         wanted = len(sim.snapshots)
-        self.info.setText(f"<b>computing step {wanted}…</b> (Reset cancels)")
+        self.info.set_lines([f"computing step {wanted}…", "Reset cancels it"])
         self.step_button.setEnabled(False)
 
         def compute(token: Token) -> tuple[int, Snapshot | None]:
@@ -153,7 +171,7 @@ class CyclesPanel(QWidget):
             try:
                 snap = self.sim.step()
             except WorkbenchError as exc:
-                self.info.setText(f"⚠ {exc}")
+                self.info.set_lines([f"⚠ {exc}"])
                 self.play_button.setChecked(False)
                 return False
             if snap is None:
@@ -167,8 +185,9 @@ class CyclesPanel(QWidget):
         try:
             self.sim = registry.simulator(env, env.strategy.name, env.strategy.params_dict(), explain=True)
         except WorkbenchError as exc:
-            self.info.setText(f"⚠ {exc}")
+            self.info.set_lines([f"⚠ {exc}"])
             return False
+        self.span = None
         return True
 
     def _at_end(self) -> None:
@@ -182,7 +201,7 @@ class CyclesPanel(QWidget):
         if self.computing.busy or self.sim is None:
             return  # a later step, or a reset, made this answer void
         if error is not None or answer is None:
-            self.info.setText(f"⚠ {error}")
+            self.info.set_lines([f"⚠ {error}"])
             self.play_button.setChecked(False)
             self._update_controls()
             return
@@ -195,41 +214,78 @@ class CyclesPanel(QWidget):
     def _on_step_progress(self, done: int, total: int) -> None:
         if self.computing.busy and self.sim is not None and total > 0:
             step = len(self.sim.snapshots)
-            self.info.setText(f"<b>computing step {step}…</b> {100 * done // total} % (Reset cancels)")
+            self.info.set_lines([f"computing step {step}… {100 * done // total} %", "Reset cancels it"])
 
     def step_back(self) -> None:
         self.play_button.setChecked(False)  # going back pauses, as in a media player
         if self.position > 0:
             self._show(self.position - 1)
 
-    def _show(self, position: int) -> None:
+    def _show(self, position: int, move_slider: bool = True) -> None:
         assert self.sim is not None
         self.position = position
         snap = self.sim.snapshots[position]
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(self.sim.snapshots) - 1)
-        self.slider.setValue(position)
-        self.slider.blockSignals(False)
+        if move_slider:
+            self._place_slider()
         self._describe(snap)
         self._plot()
         self._update_controls()
         self.snapshot_shown.emit(snap)
 
     def _describe(self, snap: Snapshot) -> None:
+        """Two lines, each cut to the panel's width (the step and its event; what is placed and what
+        waits), and all of it in their tooltip: the time in seconds too, the ids of a batch."""
         # The number of steps is known only once the run has ended.
         of = f" of {len(self.sim.snapshots)}" if self.sim is not None and self.sim.done else ""
         cycle = f", cycle {snap.cycle}" if snap.cycle is not None else ""
         started = sum(1 for w in snap.windows if snap.started(w.job))
         seconds = f" ({number(snap.time)} s)" if self.time_unit != "model" else ""
-        lines = [
-            f"<b>step {snap.step}{of}</b> — t = {time(snap.time, self.time_unit)}{seconds}{cycle}",
-            step_label(snap.label, snap.time, self.time_unit),
-            f"placed {len(snap.windows)} (started {started}), failed {len(snap.failed)}",
-            f"queue ({number(len(snap.queue))}): {_first_ids(snap.queue)}",
-        ]
-        if snap.batch:
-            lines.append(f"batch ({number(len(snap.batch))}): {_first_ids(snap.batch)}")
-        self.info.setText("<br>".join(lines))
+        label = step_label(snap.label, snap.time, self.time_unit)
+        head, sep, event = label.partition(": ")
+        event = event if sep and head.startswith("t=") else label  # the time is in the first line already
+        at = f"step {snap.step}{of} — t = {time(snap.time, self.time_unit)}"
+        counts = f"placed {len(snap.windows)} (started {started}), failed {len(snap.failed)}"
+        queue = f"queue ({number(len(snap.queue))}): {_first_ids(snap.queue)}"
+        batch = [f"batch ({number(len(snap.batch))}): {_first_ids(snap.batch)}"] if snap.batch else []
+        shown = [f"{at}{cycle}: {event}", f"{counts}; {queue}"]
+        self.info.set_lines(shown, [f"{at}{seconds}{cycle}", event, counts, queue, *batch])
+
+    # ------------------------------------------------------------ the timeline
+
+    def _frame(self) -> tuple[float, float] | None:
+        """The run's time frame: from its first step to its last once the run is done; before, to the
+        live result's last end (or the horizon, or the latest step, if later). None: no frame yet."""
+        sim = self.sim
+        if sim is None or not sim.snapshots:
+            return None
+        first, last = sim.snapshots[0].time, sim.snapshots[-1].time
+        if sim.done:
+            end = last
+        else:
+            end = max(last, self.span[1] if self.span is not None else last)
+            result, horizon = self.document.result, self.document.env.time.horizon
+            if self.span is None and result is not None:
+                ends = [result.actual_ends.get(w.job, w.end) for w in result.windows]
+                end = max(end, max(ends, default=end), horizon if horizon is not None else end)
+        return (first, end)
+
+    def _place_slider(self) -> None:
+        """Put the slider's handle at the shown step's time in the run's frame. (The plot keeps to the
+        steps shown: a run's last job can end far beyond its busy part, and squeeze it to a sliver.)"""
+        assert self.sim is not None
+        self.span = self._frame()
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, TICKS)
+        self.slider.setValue(self._tick(self.sim.snapshots[self.position].time))
+        self.slider.blockSignals(False)
+
+    def _tick(self, t: float) -> int:
+        """The slider's position for time t; in a run whose steps all come at one time, the step's."""
+        assert self.sim is not None
+        if self.span is None or self.span[1] <= self.span[0]:
+            return round(TICKS * self.position / max(len(self.sim.snapshots) - 1, 1))
+        first, end = self.span
+        return round(TICKS * min(max((t - first) / (end - first), 0.0), 1.0))
 
     def _align_views(self) -> None:
         self.util_view.setGeometry(self.plot.getPlotItem().vb.sceneBoundingRect())
@@ -255,6 +311,8 @@ class CyclesPanel(QWidget):
 
     def _update_controls(self) -> None:
         at_end = self.sim is not None and self.sim.done and self.position >= len(self.sim.snapshots) - 1
+        if at_end and self.span is not None and self.span != self._frame():
+            self._place_slider()  # the run's end is known now: the frame ends there
         self.back_button.setEnabled(self.position > 0)
         self.step_button.setEnabled(not at_end and not self.computing.busy)
         self.reset_button.setEnabled(self.sim is not None)
@@ -262,8 +320,35 @@ class CyclesPanel(QWidget):
     # ------------------------------------------------------------ handlers
 
     def _on_slider(self, value: int) -> None:
-        if self.sim is not None and 0 <= value < len(self.sim.snapshots):
-            self._show(value)
+        """The last step computed at or before the slider's time (a step not yet computed is not
+        shown: Step computes it)."""
+        if self.sim is None or not self.sim.snapshots or self.span is None:
+            return
+        first, end = self.span
+        snapshots = self.sim.snapshots
+        if self._tick(snapshots[self.position].time) == value:
+            return  # the step shown is at this time (of several at one time, the one chosen)
+        if end > first:
+            t = first + (end - first) * value / TICKS
+            times = [s.time for s in snapshots]
+            position = max(bisect.bisect_right(times, t + 1e-9 * (1.0 + abs(t))) - 1, 0)
+        else:  # every step at one time: the slider counts the steps
+            position = round(value * (len(snapshots) - 1) / TICKS)
+        if position != self.position:
+            self._show(position, move_slider=False)
+        if not self.slider.isSliderDown():
+            self._place_slider()  # a click or a key: the handle stands at the step shown
+
+    def _on_slider_action(self, action: int) -> None:
+        """The arrow keys on the slider go one step (the mouse drags over time)."""
+        add = action == QSlider.SliderAction.SliderSingleStepAdd.value
+        if self.sim is None or not (add or action == QSlider.SliderAction.SliderSingleStepSub.value):
+            return
+        if add and self.position + 1 < len(self.sim.snapshots):
+            self.position += 1
+        elif not add and self.position > 0:
+            self.position -= 1
+        self._show(self.position)  # (the handle moves to its time, which Qt then keeps)
 
     def _on_play_toggled(self, playing: bool) -> None:
         # The style's media icons: a glyph such as ⏸ is missing from many fonts.
@@ -285,6 +370,7 @@ class CyclesPanel(QWidget):
 
 
 SHOWN_IDS = 20  # a saturated queue holds thousands of jobs: a label lists the first few
+PRESS_STEP = "Press Step to start a simulation of the current strategy."
 
 
 def _first_ids(ids: tuple[str, ...]) -> str:
@@ -301,3 +387,48 @@ class _Plot(pg.PlotWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self.minimumHeight())
+
+
+class _Info(QLabel):
+    """The step's description: a few lines, each cut to the width with an ellipsis (the first in
+    bold), so that the panel keeps its height; every line, and more, in the tooltip."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.shown: list[str] = []
+        self.every: list[str] = []
+        self.set_lines([text])
+
+    def set_lines(self, shown: list[str], every: list[str] | None = None) -> None:
+        """Show the lines ``shown``; the tooltip, and ``full_text``, hold ``every`` line (the shown ones
+        if None)."""
+        self.shown = shown
+        self.every = shown if every is None else every
+        self.setToolTip("\n".join(self.every))
+        self._fit()
+
+    def full_text(self) -> str:
+        return "\n".join(self.every)
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, self.fontMetrics().lineSpacing() * 2 + 2)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(50, self.sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        width = max(self.width() - 2, 40)
+        metrics = self.fontMetrics()
+        bold = self.font()
+        bold.setBold(True)
+        lines = []
+        for i, line in enumerate(self.shown[:2]):
+            fm = QFontMetrics(bold) if i == 0 else metrics
+            text = html.escape(fm.elidedText(line, Qt.TextElideMode.ElideRight, width))
+            lines.append(f"<b>{text}</b>" if i == 0 else text)
+        super().setText("<br>".join(lines))
