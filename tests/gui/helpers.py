@@ -1,4 +1,4 @@
-"""What several GUI tests do the same way: wait for a run, and make the live run fail."""
+"""What several GUI tests do the same way: wait for a run, make the live run fail, answer a file dialog."""
 
 from __future__ import annotations
 
@@ -49,3 +49,18 @@ def python_calls(action) -> int:
     finally:
         sys.setprofile(None)
     return calls
+
+
+def answer_file_dialogs(monkeypatch, answer):
+    """Every file dialog (``gui.file_dialogs``) is accepted at once with ``answer``: a path, or a function
+    of the dialog that gives one (it can read the dialog's title and filters)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    chosen = {}
+
+    def run(dialog):
+        chosen[id(dialog)] = str(answer(dialog) if callable(answer) else answer)
+        return 1
+
+    monkeypatch.setattr(QFileDialog, "exec", run)
+    monkeypatch.setattr(QFileDialog, "selectedFiles", lambda dialog: [chosen[id(dialog)]])

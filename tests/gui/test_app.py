@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from tests.engine.strategies import examples, flows
-from tests.gui.helpers import make_bsf_fail, threads_running, wait_result
+from tests.gui.helpers import answer_file_dialogs, make_bsf_fail, threads_running, wait_result
 from workbench.engine import registry
 from workbench.engine.files import load_environment
 from workbench.gui.numbers import number
@@ -300,6 +300,28 @@ def test_the_cycles_panel_fits_its_dock_in_a_window_of_1500_by_920(qtbot, window
     assert info.fontMetrics().horizontalAdvance(shown[1]) <= info.width()
 
 
+def test_the_file_dialog_shows_its_columns_whole(qtbot, tmp_path):
+    """Qt's own file dialog (no native one here) opened at 632 × 408 with Size, Type and Date cut to
+    "29.…KiB" and "JSO…ent": it opens at a size that holds them, each column fitted to its contents."""
+    from PySide6.QtWidgets import QTreeView
+
+    from workbench.gui.file_dialogs import DIALOG_SIZE, file_dialog
+
+    (tmp_path / "a rather long environment name.json").write_text("{}")
+    dialog = file_dialog(None, "Open environment", str(tmp_path), "Environments (*.json)")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    view = dialog.findChild(QTreeView)
+    model = view.model()
+    qtbot.waitUntil(lambda: model.rowCount(view.rootIndex()) == 1, timeout=5_000)
+    qtbot.wait(50)
+    assert (dialog.width(), dialog.height()) >= DIALOG_SIZE
+    row = model.index(0, 0, view.rootIndex())
+    for column in (1, 2, 3):
+        text = model.index(row.row(), column, view.rootIndex()).data()
+        assert text and view.columnWidth(column) >= view.fontMetrics().horizontalAdvance(str(text)), (column, text)
+
+
 def test_compare_three_strategies(qtbot, window):
     from workbench.gui.panels.compare import CompareDialog
 
@@ -557,15 +579,13 @@ def test_csv_export_gives_the_failure_reason_its_own_column(tmp_path, window):
 
 def test_imported_and_generated_environments_are_unsaved_and_quit_asks(qtbot, window, monkeypatch):
     """After Import SWF or Generate the title has '*' and Quit asks first."""
-    from PySide6.QtWidgets import QFileDialog, QMessageBox
+    from PySide6.QtWidgets import QMessageBox
 
     import workbench.gui.main_window as main_window
     from workbench.engine.generate import generate
 
     win = window(TINY)
-    monkeypatch.setattr(
-        QFileDialog, "getOpenFileName", lambda *a, **k: (str(ROOT / "sample_envs" / "sample16.swf"), "")
-    )
+    answer_file_dialogs(monkeypatch, ROOT / "sample_envs" / "sample16.swf")
     monkeypatch.setattr(main_window.ImportSwfDialog, "exec", lambda dialog: dialog._accept() or 1)
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a) or QMessageBox.StandardButton.Cancel)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QPushButton
+from PySide6.QtWidgets import QDockWidget, QPushButton
 
-from tests.gui.helpers import make_bsf_fail, wait_result
+from tests.gui.helpers import answer_file_dialogs, make_bsf_fail, wait_result
 from workbench.gui.panels.import_swf import ImportSwfDialog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def test_opening_or_importing_clears_the_selection_everywhere(qtbot, window, mon
     ):
         win.jobs.select_source_row(win.document.env.job_index["j4"])
         win.chart.set_selected("j4")  # as a click on the chart leaves it, whatever the table does
-        monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(SWF), ""))
+        answer_file_dialogs(monkeypatch, SWF)
         monkeypatch.setattr(ImportSwfDialog, "exec", lambda dialog: dialog._accept() or 1)
         replace()
         qtbot.waitUntil(lambda: not win.runner.busy and not win.runner.timer.isActive(), timeout=30_000)
@@ -114,7 +114,7 @@ def test_an_import_shows_no_numbers_of_the_previous_document(qtbot, window, monk
     """After an import the Metrics panel shows nothing of the document before until its own run."""
     win = window(DEFAULT)
     win.strategy.auto.setChecked(False)
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(SWF), ""))
+    answer_file_dialogs(monkeypatch, SWF)
     monkeypatch.setattr(ImportSwfDialog, "exec", lambda dialog: dialog._accept() or 1)
     win.import_swf_dialog()
     assert win.metrics.current is None and win.chart.shown_windows == []

@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+from tests.gui.helpers import answer_file_dialogs
 from workbench.engine import registry
 from workbench.engine.io.batsim import environment_to_batsim, schedule_to_batsim_csv
 from workbench.engine.io.swf import import_swf, schedule_to_swf
@@ -25,19 +26,18 @@ def test_file_export_writes_swf_batsim_jobs_csv_and_a_batsim_workload(qtbot, win
     """Each new File ▸ Export entry asks for a file (the save dialog stubbed) and writes what the engine
     writes for the schedule on screen: SWF, Batsim's jobs.csv (the workbench's CSV stays the plain
     CSV entry) and the environment as a Batsim workload."""
-    from PySide6.QtWidgets import QFileDialog
-
     win = window()
     schedule = win.document.result
     env = win.document.env
     assert schedule is not None
     asked = []
 
-    def save_as(parent, title, folder, pattern):
-        asked.append((title, pattern))
-        return str(tmp_path / f"out{len(asked)}"), pattern  # no suffix: the export adds the pattern's
+    def save_as(dialog):
+        assert dialog.acceptMode() == dialog.AcceptMode.AcceptSave
+        asked.append((dialog.windowTitle(), dialog.nameFilters()[0]))
+        return tmp_path / f"out{len(asked)}"  # no suffix: the export adds the pattern's
 
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as)
+    answer_file_dialogs(monkeypatch, save_as)
     actions = export_menu(win)
     actions["Schedule as SWF…"].trigger()
     actions["Schedule as Batsim jobs.csv…"].trigger()
@@ -54,13 +54,11 @@ def test_file_export_writes_swf_batsim_jobs_csv_and_a_batsim_workload(qtbot, win
 
 def test_an_export_that_fails_says_why(qtbot, window, tmp_path, monkeypatch):
     """A folder that does not exist is reported through the window's error, naming the file."""
-    from PySide6.QtWidgets import QFileDialog
-
     win = window()
     errors = []
     monkeypatch.setattr(win, "error", lambda title, text: errors.append((title, text)))
     target = tmp_path / "missing" / "s.swf"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a: (str(target), "*.swf"))
+    answer_file_dialogs(monkeypatch, target)
     export_menu(win)["Schedule as SWF…"].trigger()
     assert errors and errors[0][0] == "Cannot export the schedule" and "missing" in errors[0][1]
 

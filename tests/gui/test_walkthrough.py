@@ -7,9 +7,9 @@ import csv
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QPushButton
+from PySide6.QtWidgets import QPushButton
 
-from tests.gui.helpers import wait_result
+from tests.gui.helpers import answer_file_dialogs, wait_result
 from workbench.gui.panels.import_swf import ImportSwfDialog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def test_a_session_from_import_to_undo_keeps_every_view_in_step(qtbot, window, t
     """Import a trace through the dialog, run two strategies, find and reorder a job, step through
     cycles, compare, export, and undo everything: after each step every view agrees."""
     win = window()
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(TRACE), ""))
+    answer_file_dialogs(monkeypatch, TRACE)
     monkeypatch.setattr(ImportSwfDialog, "exec", lambda dialog: (dialog.first.setValue(30), dialog._accept())[1] or 1)
     win.import_swf_dialog()
     wait_result(qtbot, win)

@@ -10,11 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog
+from PySide6.QtWidgets import QInputDialog
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.io.exports import write_schedule, write_workload
 from workbench.gui.figure import Figure, figure_of, save_figure
+from workbench.gui.file_dialogs import ask_file
 from workbench.gui.numbers import step_label
 
 
@@ -92,7 +93,7 @@ class Exports:
 
     def _export_dialog(self, what: str, kind: str, export: Callable[[Path], None]) -> None:
         title = f"Export {what}" if " as " in what else f"Export {what} as {kind.upper()}"
-        name, _ = QFileDialog.getSaveFileName(self, title, self._folder(), f"*.{kind}")
+        name = ask_file(self, title, self._folder(), f"*.{kind}", save=True)
         if not name:
             return
         try:

@@ -14,7 +14,6 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QFrame,
     QMainWindow,
     QMessageBox,
@@ -30,6 +29,7 @@ from workbench.engine.warmup import warm_in_background
 from workbench.gui import palette
 from workbench.gui.bridge import DocumentBridge
 from workbench.gui.exports import Exports
+from workbench.gui.file_dialogs import ask_file
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.help import app_icon, help_actions
@@ -550,7 +550,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
     def open_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        name, _ = QFileDialog.getOpenFileName(self, "Open environment", self._folder(), "Environments (*.json)")
+        name = ask_file(self, "Open environment", self._folder(), "Environments (*.json)")
         if name:
             self.open_in_background(Path(name))
 
@@ -560,7 +560,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         return self.save_to(self.document.path)
 
     def save_as(self) -> bool:
-        name, _ = QFileDialog.getSaveFileName(self, "Save environment", self._folder(), "Environments (*.json)")
+        name = ask_file(self, "Save environment", self._folder(), "Environments (*.json)", save=True)
         return bool(name) and self.save_to(Path(name if name.endswith(".json") else name + ".json"))
 
     def save_to(self, path: Path) -> bool:
@@ -577,7 +577,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
     def import_swf_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        name, _ = QFileDialog.getOpenFileName(
+        name = ask_file(
             self,
             "Import an SWF trace or a Batsim workload",
             self._folder(),

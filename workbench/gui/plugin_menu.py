@@ -12,10 +12,11 @@ from typing import Any
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QMenu, QMessageBox
 
 from workbench.engine import plugins, registry
 from workbench.engine.errors import WorkbenchError
+from workbench.gui.file_dialogs import ask_file
 from workbench.gui.window_files import settings_list
 from workbench.session import edits
 
@@ -52,7 +53,7 @@ class PluginMenu:
         self.show_loaded()
 
     def load_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Load plug-in", "", "Python files (*.py)")
+        path = ask_file(self.window, "Load plug-in", "", "Python files (*.py)")
         if path:
             self.load(path)
 
