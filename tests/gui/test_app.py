@@ -277,6 +277,25 @@ def test_the_cycles_slider_is_the_runs_timeline(qtbot, window):
     assert cycles.slider.value() == TICKS and cycles.span[1] == cycles.sim.snapshots[-1].time
 
 
+def test_the_cycles_plot_marks_a_few_steps_and_places_one_time_in_the_runs_frame(qtbot, window, monkeypatch):
+    """A static strategy's first steps all come at t = 0: they are drawn as points at the start of the
+    run's frame (a lone step drew nothing, on an axis from -0.4 to 0.4); many steps are a line."""
+    from workbench.gui.panels import cycles as cycles_module
+
+    win = window(DEFAULT)
+    cycles = win.cycles
+    assert cycles.step() and cycles.step()
+    assert {s.time for s in cycles.sim.snapshots} == {0.0}
+    assert cycles.queue_curve.opts["symbol"] == "o" and cycles.util_curve.opts["symbol"] == "o"
+    low, high = cycles.plot.getPlotItem().vb.viewRange()[0]
+    assert low <= 0 < 0.1 * high and high >= cycles.span[1] > 0
+    # The line's own name says the cycle once.
+    assert cycles.info.text().count("cycle 0") == 1
+    monkeypatch.setattr(cycles_module, "MARKED_STEPS", 2)
+    assert cycles.step()
+    assert cycles.queue_curve.opts["symbol"] is None
+
+
 def test_the_cycles_panel_fits_its_dock_in_a_window_of_1500_by_920(qtbot, window):
     """Below Strategy, the Cycles panel shows its controls, the step and the plot's time axis without
     scrolling; the step's lines are cut to the width, and all of them are in the tooltip."""

@@ -38,6 +38,7 @@ from workbench.session.document import Document
 QUEUE_COLOUR = "#0072B2"
 UTIL_COLOUR = "#D55E00"
 TICKS = 1000  # the slider's positions over the run's time
+MARKED_STEPS = 60  # up to this many steps the plot marks each one
 
 
 class CyclesPanel(QWidget):
@@ -247,7 +248,8 @@ class CyclesPanel(QWidget):
         counts = f"placed {len(snap.windows)} (started {started}), failed {len(snap.failed)}"
         queue = f"queue ({number(len(snap.queue))}): {_first_ids(snap.queue)}"
         batch = [f"batch ({number(len(snap.batch))}): {_first_ids(snap.batch)}"] if snap.batch else []
-        shown = [f"{at}{cycle}: {event}", f"{counts}; {queue}"]
+        named = event.startswith(f"cycle {snap.cycle}")  # ("cycle 0: CoP planned …" names it)
+        shown = [f"{at}{'' if named else cycle}: {event}", f"{counts}; {queue}"]
         self.info.set_lines(shown, [f"{at}{seconds}{cycle}", event, counts, queue, *batch])
 
     # ------------------------------------------------------------ the timeline
@@ -295,10 +297,22 @@ class CyclesPanel(QWidget):
         shown = self.sim.snapshots[: self.position + 1]
         times = [s.time for s in shown]
         queue = [len(s.queue) for s in shown]
-        self.queue_curve.setData(times, queue)
+        # A few steps are marked as points: one step, or steps all at one time, draw no line.
+        marks = len(shown) <= MARKED_STEPS
+        for curve, values, colour in (
+            (self.queue_curve, queue, QUEUE_COLOUR),
+            (self.util_curve, [100 * s.busy_fraction for s in shown], UTIL_COLOUR),
+        ):
+            curve.setData(
+                times, values, symbol="o" if marks else None, symbolSize=6, symbolBrush=colour, symbolPen=None
+            )
         # A queue that stays empty is drawn from 0 up, not from -0.5 (no queue is negative).
-        self.plot.getPlotItem().vb.setLimits(yMin=-0.05 * max(max(queue, default=0), 1))
-        self.util_curve.setData(times, [100 * s.busy_fraction for s in shown])
+        view = self.plot.getPlotItem().vb
+        view.setLimits(yMin=-0.05 * max(max(queue, default=0), 1))
+        if times[0] == times[-1] and self.span is not None and self.span[1] > self.span[0]:
+            view.setXRange(*self.span, padding=0.02)  # steps at one time: at the start of the run's frame
+        else:
+            view.enableAutoRange(x=True)
         self._align_views()
 
     def set_time_unit(self, unit: str) -> None:
