@@ -145,6 +145,20 @@ def test_save_open_round_trip_and_bad_file(qtbot, window, tmp_path):
     assert win.open_path(DEFAULT) and win.document.env == load_environment(DEFAULT)
 
 
+def test_a_run_that_answers_as_the_window_closes_is_not_delivered(qtbot, window):
+    """The worker's answer waits in the event queue; if the window closes first, it is dropped. It
+    used to reach the closed window's panels, whose widgets Qt had deleted ("Internal C++ object
+    already deleted")."""
+    win = window(TINY)
+    delivered = []
+    win.document.events.result.connect(lambda *answer: delivered.append(answer))
+    win.runner.run_now()
+    win.runner.thread.join()  # it has answered: the answer is queued for the GUI thread
+    win.close()
+    qtbot.wait(50)
+    assert delivered == []
+
+
 def test_stepping_through_cycles(qtbot, window):
     """Step forwards, back (re-reading the same snapshot), and the chart follows."""
     win = window()

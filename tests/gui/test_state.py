@@ -76,16 +76,16 @@ def test_why_here_works_only_while_it_is_visible(qtbot, window):
     assert win.why.visibleRegion().isEmpty()  # Metrics is the tab in front (Qt still calls Why here? visible)
     win.jobs.select_source_row(win.document.env.job_index["j4"])
     qtbot.wait(50)
-    assert win.why.call.ticket == 0 and win.chart.ghosts.count == 0
+    assert win.why.call.thread is None and win.chart.ghosts.count == 0  # no call started
     raise_dock(win, "why here?")
     qtbot.waitUntil(lambda: win.why.explanation is not None, timeout=30_000)
     assert win.why.explanation.job == "j4" and win.chart.ghosts.count > 0
     raise_dock(win, "metrics")
     assert win.chart.ghosts.count == 0
-    tickets = win.why.call.ticket
+    last = win.why.call.thread
     win.jobs.select_source_row(win.document.env.job_index["j6"])
     qtbot.wait(50)
-    assert win.why.call.ticket == tickets and win.chart.ghosts.count == 0
+    assert win.why.call.thread is last and win.chart.ghosts.count == 0
     raise_dock(win, "why here?")
     qtbot.waitUntil(lambda: win.why.explanation is not None and win.why.explanation.job == "j6", timeout=30_000)
     assert win.chart.ghosts.count > 0

@@ -98,13 +98,14 @@ class BackgroundCall(QObject):
 
     finished = Signal(int, object, object)  # ticket, result, error text (None when it worked)
     progress = Signal(int, int)  # done, total of the latest call
+    _answered = Signal(int, object, object)  # from the worker thread: queued to the GUI thread
 
     def __init__(self) -> None:
         super().__init__()
         self._token: Token | None = None
         self.ticket = 0
         self.thread: threading.Thread | None = None
-        self.finished.connect(self._check)
+        self._answered.connect(self._deliver)
 
     @property
     def busy(self) -> bool:
@@ -137,24 +138,31 @@ class BackgroundCall(QObject):
             except Exception as exc:  # reported to the user, never lost with the thread
                 result, error = None, f"internal error: {exc!r}"
             if not token.cancelled:
-                self.finished.emit(ticket, result, error)
+                self._answered.emit(ticket, result, error)
 
         self.thread = threading.Thread(target=work, daemon=True)
         self.thread.start()
         return ticket
 
     def stop(self) -> None:
+        """Cancel the call; its answer, even one already on its way, is not delivered."""
         if self._token is not None:
             self._token.cancelled = True
         self._token = None
+        self.ticket += 1
 
     def current(self, ticket: int) -> bool:
         """Is ``ticket`` the latest call's (its answer is the one to show)?"""
         return ticket == self.ticket
 
-    def _check(self, ticket: int, *_: object) -> None:
-        if ticket == self.ticket:
-            self._token = None
+    def _deliver(self, ticket: int, result: object, error: object) -> None:
+        # The worker's answer waits in the GUI thread's queue: a ``stop`` or ``start`` in between
+        # (a window closed, a newer run) makes it void. A closed window's late result reached
+        # panels whose widgets Qt had already deleted.
+        if ticket != self.ticket:
+            return
+        self._token = None
+        self.finished.emit(ticket, result, error)
 
 
 class LiveRunner(QObject):
