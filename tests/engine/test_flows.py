@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import examples, flows
+from tests.engine.strategies import examples, flows, jobs, nodes_and_tasks, saturated_flows
 from tests.engine.validity import assert_valid_schedule
 from workbench.engine import registry
 from workbench.engine.errors import Cancelled, ParameterError
@@ -451,6 +451,83 @@ def test_easy_node_path_equals_the_general_path(env):
     assert fast.windows == general.windows
     assert fast.unscheduled == general.unscheduled
     assert fast.actual_ends == general.actual_ends
+
+
+def _list_run(env, reservations, order, per_job):
+    """A list-scheduling run (``flow.listing``) with ``reservations`` and the pass ``order``; with
+    ``per_job``, every job searched by ``starts_now`` itself (the pass's count and ``FreeNow`` off)."""
+    from unittest import mock
+
+    from workbench.engine.flow import listing
+    from workbench.engine.simulate import Simulator
+
+    def factory(env, params, rec):
+        return listing.list_scheduling(env, rec, order, reservations)
+
+    sim = Simulator(env, "list", factory, {}, history=False)
+    if not per_job:
+        return sim.run()
+    with (
+        mock.patch.object(
+            listing.FreeNow, "starts_now", lambda self, table, job: listing.starts_now(table, job, self.now)
+        ),
+        mock.patch.object(listing.FreeNow, "enough", lambda self, queue, positions, shapes: list(positions)),
+    ):
+        return sim.run()
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=st.one_of(flows(max_jobs=12, max_nodes=6), saturated_flows(max_jobs=24, max_nodes=5)),
+    reservations=st.sampled_from([0, 1, 1, 3]),
+    backwards=st.booleans(),
+)
+def test_a_pass_starts_now_what_a_search_per_job_starts(env, reservations, backwards):
+    """EASY's general path (and every list-scheduling rule) starts a job when it has a FirstFit
+    window starting now: ``FreeNow`` answers that from the nodes free now, and passes over at once
+    the jobs too few nodes are free for. The schedule is the one a search per job gives, with local
+    tasks, budgets, nodes of any speed and price, any number of reservations and any order."""
+
+    def order(jobs, now):
+        return range(len(jobs) - 1, -1, -1) if backwards else range(len(jobs))
+
+    fast = _list_run(env, reservations, order, per_job=False)
+    slow = _list_run(env, reservations, order, per_job=True)
+    assert fast.windows == slow.windows
+    assert fast.unscheduled == slow.unscheduled and fast.reasons == slow.reasons
+    assert fast.actual_ends == slow.actual_ends
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(
+    setup=nodes_and_tasks(max_nodes=6, span=40),
+    queue=jobs(4, max_n=4),
+    now=st.integers(0, 30),
+    horizon=st.sampled_from([math.inf, 60.0]),
+)
+def test_free_now_gives_first_fits_window_starting_now(setup, queue, now, horizon):
+    """On any table (local tasks, nodes of mixed speed and price) ``FreeNow`` answers each job as
+    ``starts_now``'s search does, window for window, and keeps answering so as jobs start and a
+    reservation is made."""
+    from workbench.engine.flow.listing import FreeNow, starts_now
+    from workbench.engine.search import FIRST_FIT, find_window
+    from workbench.engine.slots import SlotTable
+
+    nodes, tasks = setup
+    env = Environment(tuple(nodes), tuple(tasks), tuple(queue), TimeSettings(0.0, None, None))
+    now = float(now)
+    table = SlotTable.from_environment(env).with_interval(now, horizon)
+    free = FreeNow(table, now)
+    for job in queue:
+        job = Job(**{**job.__dict__, "arrival": min(job.arrival, now)})
+        got, want = free.starts_now(table, job), starts_now(table, job, now)
+        assert got == want
+        if got is None:  # a reservation instead, as a pass makes one
+            found = find_window(table, job, FIRST_FIT, now)
+            got = found.window if found is not None else None
+        if got is not None:
+            table = table.reserve([got])
+            free.take(got)
 
 
 def test_huge_counts_do_not_allocate_per_count():

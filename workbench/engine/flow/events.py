@@ -23,15 +23,18 @@ class WaitingQueue:
         self.index = env.job_index
         self.keys: list[tuple[float, float, int]] = []
         self.jobs: list[Job] = []
+        self.rows: list[int] = []  # each job's position in the environment's job list
 
     def add(self, job: Job) -> None:
         key = queue_key(job, self.index[job.id])
         at = bisect.bisect(self.keys, key)
         self.keys.insert(at, key)
         self.jobs.insert(at, job)
+        self.rows.insert(at, key[2])
 
     def remove_at(self, at: int) -> Job:
         del self.keys[at]
+        del self.rows[at]
         return self.jobs.pop(at)
 
     def ids(self) -> tuple[str, ...]:

@@ -18,14 +18,19 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.cycles import capable
-from workbench.engine.flow.events import Completions, EventPolicy, WaitingQueue, run_events
+from workbench.engine.flow.events import EventPolicy, WaitingQueue, run_events
 from workbench.engine.model import EPS, Environment, Job, Window
-from workbench.engine.search import FIRST_FIT, find_window
+from workbench.engine.search import FIRST_FIT, budget_units, cost_units, find_window
+from workbench.engine.search.facts import node_facts
 from workbench.engine.search.firstfit import first_fit
 from workbench.engine.simulate import FlowRun, Recorder
 from workbench.engine.slots import SlotTable
+
+Shapes = tuple[np.ndarray, np.ndarray, np.ndarray]  # every job's n, minimum performance and V
 
 # The order of one pass: the waiting jobs (in queue order) and the time -> their positions, in the
 # order to try them (each position once). None: queue order.
@@ -50,6 +55,12 @@ class ListScheduler(EventPolicy):
         self.order, self.reservations = order, reservations
         self.t0, self.horizon = env.time.start, env.time.end
         self.base = SlotTable.from_environment(env)
+        jobs = env.jobs
+        self.shapes: Shapes = (
+            np.array([job.node_count for job in jobs], dtype=np.int64),
+            np.array([job.min_performance for job in jobs], dtype=np.float64),
+            np.array([job.volume for job in jobs], dtype=np.float64),
+        )
         self.running: dict[str, Window] = {}
         # Wake-ups: a local task's end can let a waiting job start, and so can the
         # moment a reservation begins, with no arrival or completion then.
@@ -75,9 +86,7 @@ class ListScheduler(EventPolicy):
         if not len(self.queue) or now >= self.horizon - EPS:
             return []
         order = range(len(self.queue)) if self.order is None else self.order(tuple(self.queue.jobs), now)
-        started, reserved_at = _pass(
-            self.rec, self.base, self.queue, self.running, self.completions, now, self.horizon, order, self.reservations
-        )
+        started, reserved_at = self._pass(now, order)
         for at in reserved_at:
             if at > now + EPS:
                 bisect.insort(self.wakeups, at)
@@ -86,53 +95,149 @@ class ListScheduler(EventPolicy):
     def finish(self) -> None:
         fail_still_waiting(self.env, self.rec, self.queue)
 
+    def _pass(self, now: float, order: Sequence[int]) -> tuple[list[str], list[float]]:
+        """One pass at ``now``: the jobs started, and the starts of the reservations made."""
+        rec, queue, running, ends = self.rec, self.queue, self.running, self.completions
+        # Running jobs hold their nodes until their requested end: the prediction.
+        table = self.base.with_interval(now, self.horizon).reserve(running.values())
+        free = FreeNow(table, now)
+        jobs = queue.jobs
+        started: list[str] = []
+        taken: list[int] = []
+        reserved_at: list[float] = []
+        rec.hold = None
 
-def _pass(
-    rec: Recorder,
-    base: SlotTable,
-    queue: WaitingQueue,
-    running: dict[str, Window],
-    ends: Completions,
-    now: float,
-    horizon: float,
-    order: Sequence[int],
-    reservations: int,
-) -> tuple[list[str], list[float]]:
-    """One pass at ``now``: the jobs started, and the starts of the reservations made."""
-    # Running jobs hold their nodes until their requested end: the prediction.
-    table = base.with_interval(now, horizon).reserve(running.values())
-    started: list[str] = []
-    taken: list[int] = []
-    reserved_at: list[float] = []
-    tried = 0
-    rec.hold = None
-    for at in order:
-        rec.check_stop()
-        job = queue.jobs[at]
-        window = starts_now(table, job, now)
-        if window is not None:
+        def start(at: int) -> bool:
+            nonlocal table
+            window = free.starts_now(table, jobs[at])
+            if window is None:
+                return False
             rec.place(window)
-            running[job.id] = window
-            ends.add(rec.actual[job.id], job.id)
+            running[window.job] = window
+            ends.add(rec.actual[window.job], window.job)
             table = table.reserve([window])
-            started.append(job.id)
+            free.take(window)
+            started.append(window.job)
             taken.append(at)
-            continue
-        if tried >= reservations:
-            continue
-        tried += 1
-        found = find_window(table, job, FIRST_FIT, max(job.arrival, now))
-        if found is None:
-            continue
-        w = found.window
-        rec.note_reservation(job.id, w.start)
-        if rec.hold is None:
-            rec.hold = (job.id, w.start, w.length, w.nodes)
-        table = table.reserve([w])
-        reserved_at.append(w.start)
-    for at in sorted(taken, reverse=True):
-        queue.remove_at(at)
-    return started, reserved_at
+            return True
+
+        order = list(order)
+        visited = 0
+        tried = 0
+        while visited < len(order) and tried < self.reservations:
+            rec.check_stop()
+            at = order[visited]
+            visited += 1
+            if start(at):
+                continue
+            tried += 1
+            job = jobs[at]
+            found = find_window(table, job, FIRST_FIT, max(job.arrival, now))
+            if found is None:
+                continue
+            w = found.window
+            rec.note_reservation(job.id, w.start)
+            if rec.hold is None:
+                rec.hold = (job.id, w.start, w.length, w.nodes)
+            table = table.reserve([w])
+            free.take(w)
+            reserved_at.append(w.start)
+        # The reservations are made: the rest only start now. Those that no n nodes free now could
+        # hold, found once here for all of them, are passed over (starts and reservations only
+        # take nodes, so none of them could start later in the pass).
+        for at in free.enough(queue, order[visited:], self.shapes):
+            rec.check_stop()
+            start(at)
+        for at in sorted(taken, reverse=True):
+            queue.remove_at(at)
+        return started, reserved_at
+
+
+class FreeNow:
+    """The nodes free at ``now`` in a pass's table, and until when: ``starts_now`` for many jobs at
+    one time without a search each.
+
+    A window that starts now takes, at its level P (T = V / P), n of the nodes free now that are at
+    least that fast and stay free for T - EPS, one of them of performance exactly P: the n cheapest
+    by (price, position), the dearest giving way to the cheapest exact one if none is, within the
+    budget; the fastest level that has one wins. That is ``first_fit``'s choice at t = now
+    (``firstfit.first_affordable`` and ``_lite_choice``); the tests hold the two equal. Where a slot
+    starts a hair after now (within 2 EPS), ``first_fit`` could start a window there: such a pass
+    asks ``starts_now`` itself (``exact`` is False).
+    """
+
+    def __init__(self, table: SlotTable, now: float) -> None:
+        self.now, self.horizon = now, table.iend
+        self.perf, self.price = table.perf, table.price
+        self.index = table.index
+        free = (table.start <= now) & (table.end > now + EPS)
+        self.until = np.full(table.perf.size, -math.inf)  # by node: the end of its free slot from now
+        self.until[table.node[free]] = table.end[free]
+        self.exact = not bool(np.any((table.start > now) & (table.start < now + 2 * EPS)))
+        self._free_perf: list[float] | None = None  # the free nodes' performances, ascending
+
+    def _perfs(self) -> list[float]:
+        if self._free_perf is None:
+            self._free_perf = sorted(self.perf[self.until > -math.inf].tolist())
+        return self._free_perf
+
+    def enough(self, queue: WaitingQueue, positions: Sequence[int], shapes: Shapes) -> list[int]:
+        """The ``positions`` in ``queue`` of the jobs that could start now, in their order: those
+        for which n nodes free now are fast enough and free long enough for their own part (a node
+        of performance p serves a level P <= p, for V / P >= V / p; with a margin for rounding, so
+        that no job that can start is passed over). ``shapes``: every job's (n, minimum
+        performance, V), by its position in the environment."""
+        if not positions or not self.exact:
+            return list(positions)
+        at = np.asarray(positions, dtype=np.int64)
+        rows = np.asarray(queue.rows, dtype=np.int64)[at]
+        need, low, volume = (values[rows] for values in shapes)
+        free = np.flatnonzero(self.until > -math.inf)
+        perf = self.perf[free]
+        reach = (self.until[free] - self.now + 2 * EPS) * perf * (1.0 + 1e-9)  # the volume each could hold
+        fits = (perf[:, None] >= low[None, :] - EPS) & (reach[:, None] >= volume[None, :])
+        return at[fits.sum(axis=0) >= need].tolist()
+
+    def take(self, window: Window) -> None:
+        """The window's nodes are busy from its start (``SlotTable.reserve``): each is free now only
+        until then, and not at all if that is within EPS of now."""
+        begin = max(window.start, self.now)
+        for node_id, end in window.part_ends():
+            if min(end, self.horizon) - begin <= EPS:
+                continue  # (too short a part to take: ``reserve`` leaves the slot whole too)
+            x = self.index[node_id]
+            until = min(self.until[x], begin)
+            self.until[x] = until if until > self.now + EPS else -math.inf
+        self._free_perf = None
+
+    def starts_now(self, table: SlotTable, job: Job) -> Window | None:
+        """``starts_now(table, job, now)`` on the nodes free now (``table`` is the pass's table)."""
+        if not self.exact:
+            return starts_now(table, job, self.now)
+        perfs = self._perfs()
+        n = job.node_count
+        if len(perfs) - bisect.bisect_left(perfs, job.min_performance - EPS) < n:
+            return None
+        facts = node_facts(table, job.min_performance)
+        free = facts.porder[(self.until[facts.porder] > -math.inf) & facts.eligible[facts.porder]]  # cheapest first
+        perf, room = self.perf[free], self.until[free] - self.now
+        levels, T = facts.levels, facts.lengths(job.volume, 1.0, 0.0)
+        member = (perf[:, None] >= levels[None, :]) & (room[:, None] >= T[None, :] - EPS)
+        exact = member & (perf[:, None] == levels[None, :])
+        budget = budget_units(job.budget, 1.0)
+        for k in np.flatnonzero((member.sum(axis=0) >= n) & exact.any(axis=0)).tolist():
+            holds = np.flatnonzero(member[:, k])
+            chosen = free[holds[:n]]
+            if not exact[holds[:n], k].any():
+                chosen = chosen.copy()
+                chosen[-1] = free[holds[np.argmax(exact[holds, k])]]
+            length = float(T[k])
+            if budget is not None and int(cost_units(self.price[chosen], length, 1.0).sum()) > budget:
+                continue  # the cheapest choice is over budget: a slower level
+            positions = np.sort(chosen)
+            cost = length * float(self.price[positions].sum())
+            return Window(job.id, self.now, length, tuple(table.node_ids[p] for p in positions), cost)
+        return None
 
 
 def starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
