@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -310,6 +311,38 @@ def test_the_cycles_plot_marks_a_few_steps_and_places_one_time_in_the_runs_frame
     assert cycles.queue_curve.opts["symbol"] is None
 
 
+def test_an_endless_runs_last_step_and_a_drag_past_the_steps_computed(qtbot, window):
+    """backfill32 under CoP has no horizon: its last step comes at t = inf. Stepping to it left Step
+    greyed out on "computing step 3… 100 %" (the slider's position was inf / inf); now it shows,
+    at the slider's end. A drag past the steps computed shows the latest and, released, the handle
+    goes back to it. Stepping back keeps the curves of the later steps, with a line at the step."""
+    from workbench.gui.panels.cycles import TICKS
+
+    win = window(ROOT / "sample_envs" / "backfill32.json")
+    cycles = win.cycles
+    while cycles.step():
+        pass
+    last = cycles.sim.snapshots[-1]
+    assert cycles.sim.done and last.time == math.inf and cycles.position == len(cycles.sim.snapshots) - 1
+    assert cycles.slider.value() == TICKS and cycles.step_button.isEnabled() is False
+    assert "end:" in cycles.info.full_text() and win.chart.snapshot is last
+    cycles.step_back()
+    xs, _ = cycles.queue_curve.getData()
+    assert len(xs) == len(cycles.sim.snapshots) and all(math.isfinite(x) for x in xs)
+    assert cycles.now_line.value() == cycles.sim.snapshots[cycles.position].time
+
+    win = window(ROOT / "sample_envs" / "grid32.json")
+    cycles = win.cycles
+    for _ in range(6):
+        assert cycles.step()
+    shown = cycles.slider.value()
+    cycles.slider.setSliderDown(True)
+    cycles.slider.setValue(TICKS)
+    assert cycles.position == 5 and cycles.slider.value() == TICKS
+    cycles.slider.setSliderDown(False)  # released
+    assert cycles.slider.value() == shown
+
+
 def test_the_cycles_panel_fits_its_dock_in_a_window_of_1500_by_920(qtbot, window):
     """Below Strategy, the Cycles panel shows its controls, the step and the plot's time axis without
     scrolling; the step's lines are cut to the width, and all of them are in the tooltip."""
@@ -349,6 +382,9 @@ def test_the_file_dialog_shows_its_columns_whole(qtbot, tmp_path):
     qtbot.waitUntil(lambda: model.rowCount(view.rootIndex()) == 1, timeout=5_000)
     qtbot.wait(50)
     assert (dialog.width(), dialog.height()) >= DIALOG_SIZE
+    named = file_dialog(None, "Save environment", str(tmp_path), "Environments (*.json)", save=True, name="x.json")
+    qtbot.addWidget(named)
+    assert named.selectedFiles()[0].endswith("x.json")  # Save As offers the current name
     row = model.index(0, 0, view.rootIndex())
     for column in (1, 2, 3):
         text = model.index(row.row(), column, view.rootIndex()).data()

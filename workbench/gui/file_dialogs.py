@@ -13,9 +13,14 @@ from PySide6.QtWidgets import QFileDialog, QFileSystemModel, QTreeView, QWidget
 DIALOG_SIZE = (900, 520)
 
 
-def file_dialog(parent: QWidget | None, title: str, folder: str, filters: str, save: bool = False) -> QFileDialog:
-    """A dialog to open an existing file (or, with ``save``, to name one to write), not yet shown."""
+def file_dialog(
+    parent: QWidget | None, title: str, folder: str, filters: str, save: bool = False, name: str = ""
+) -> QFileDialog:
+    """A dialog to open an existing file (or, with ``save``, to name one to write, ``name`` offered
+    first), not yet shown."""
     dialog = QFileDialog(parent, title, folder, filters)
+    if name:
+        dialog.selectFile(name)
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave if save else QFileDialog.AcceptMode.AcceptOpen)
     dialog.setFileMode(QFileDialog.FileMode.AnyFile if save else QFileDialog.FileMode.ExistingFile)
     dialog.resize(*DIALOG_SIZE)
@@ -32,8 +37,8 @@ def fit_columns(view: QTreeView) -> None:
         view.resizeColumnToContents(column)
 
 
-def ask_file(parent: QWidget | None, title: str, folder: str, filters: str, save: bool = False) -> str:
+def ask_file(parent: QWidget | None, title: str, folder: str, filters: str, save: bool = False, name: str = "") -> str:
     """The path the user chose, or "" if they cancelled."""
-    dialog = file_dialog(parent, title, folder, filters, save)
+    dialog = file_dialog(parent, title, folder, filters, save, name)
     chosen = dialog.selectedFiles() if dialog.exec() else []
     return chosen[0] if chosen else ""

@@ -560,7 +560,8 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         return self.save_to(self.document.path)
 
     def save_as(self) -> bool:
-        name = ask_file(self, "Save environment", self._folder(), "Environments (*.json)", save=True)
+        current = self.document.path.name if self.document.path else ""
+        name = ask_file(self, "Save environment", self._folder(), "Environments (*.json)", save=True, name=current)
         return bool(name) and self.save_to(Path(name if name.endswith(".json") else name + ".json"))
 
     def save_to(self, path: Path) -> bool:

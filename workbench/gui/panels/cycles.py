@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -89,6 +90,11 @@ class CyclesPanel(QWidget):
         self.util_view.setMouseEnabled(y=False)
         self.util_curve = pg.PlotDataItem(pen=pg.mkPen(UTIL_COLOUR, width=2), stepMode="left")
         self.util_view.addItem(self.util_curve)
+        self.now_line = pg.InfiniteLine(
+            angle=90, movable=False, pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine)
+        )
+        self.now_line.setVisible(False)
+        self.plot.addItem(self.now_line, ignoreBounds=True)
         item.vb.sigResized.connect(self._align_views)
         # One row of controls, two lines of text, then the plot: the panel fits the dock below
         # Strategy at 1500 × 920 (about 206 px), the plot's time axis in view.
@@ -114,6 +120,7 @@ class CyclesPanel(QWidget):
         self.speed.valueChanged.connect(lambda v: self.timer.setInterval(int(1000 / v)))
         self.slider.valueChanged.connect(self._on_slider)
         self.slider.actionTriggered.connect(self._on_slider_action)
+        self.slider.sliderReleased.connect(self._on_slider_released)
         self._update_controls()
 
     # ------------------------------------------------------------ actions
@@ -132,6 +139,8 @@ class CyclesPanel(QWidget):
         self.info.set_lines([PRESS_STEP])
         self.queue_curve.setData([], [])
         self.util_curve.setData([], [])
+        self.now_line.setVisible(False)
+        self.plot.getPlotItem().vb.enableAutoRange()  # not the axes of the run before
         self._update_controls()
         self.live_requested.emit()
 
@@ -260,7 +269,7 @@ class CyclesPanel(QWidget):
         sim = self.sim
         if sim is None or not sim.snapshots:
             return None
-        first, last = sim.snapshots[0].time, sim.snapshots[-1].time
+        first, last = sim.snapshots[0].time, _last_finite(sim.snapshots)
         if sim.done:
             end = last
         else:
@@ -282,8 +291,11 @@ class CyclesPanel(QWidget):
         self.slider.blockSignals(False)
 
     def _tick(self, t: float) -> int:
-        """The slider's position for time t; in a run whose steps all come at one time, the step's."""
+        """The slider's position for time t (an endless run's last step, at t = inf, at the end); in a
+        run whose steps all come at one time, the step's."""
         assert self.sim is not None
+        if not math.isfinite(t):
+            return TICKS
         if self.span is None or self.span[1] <= self.span[0]:
             return round(TICKS * self.position / max(len(self.sim.snapshots) - 1, 1))
         first, end = self.span
@@ -293,22 +305,28 @@ class CyclesPanel(QWidget):
         self.util_view.setGeometry(self.plot.getPlotItem().vb.sceneBoundingRect())
 
     def _plot(self) -> None:
+        """Every step computed so far, a line at the one shown (stepping back keeps the curves), the
+        queue from 0. An endless run's last step (t = inf) is drawn at the last finite time."""
         assert self.sim is not None
-        shown = self.sim.snapshots[: self.position + 1]
-        times = [s.time for s in shown]
-        queue = [len(s.queue) for s in shown]
+        snapshots = self.sim.snapshots
+        last = _last_finite(snapshots)
+        times = [s.time if math.isfinite(s.time) else last for s in snapshots]
+        queue = [len(s.queue) for s in snapshots]
         # A few steps are marked as points: one step, or steps all at one time, draw no line.
-        marks = len(shown) <= MARKED_STEPS
+        marks = len(snapshots) <= MARKED_STEPS
         for curve, values, colour in (
             (self.queue_curve, queue, QUEUE_COLOUR),
-            (self.util_curve, [100 * s.busy_fraction for s in shown], UTIL_COLOUR),
+            (self.util_curve, [100 * s.busy_fraction for s in snapshots], UTIL_COLOUR),
         ):
             curve.setData(
                 times, values, symbol="o" if marks else None, symbolSize=6, symbolBrush=colour, symbolPen=None
             )
-        # A queue that stays empty is drawn from 0 up, not from -0.5 (no queue is negative).
+        self.now_line.setValue(times[self.position])
+        self.now_line.setVisible(True)
         view = self.plot.getPlotItem().vb
-        view.setLimits(yMin=-0.05 * max(max(queue, default=0), 1))
+        top = max(max(queue, default=0), 1)
+        view.setLimits(yMin=-0.05 * top)  # no queue is negative
+        view.setYRange(0, top, padding=0.05)
         if times[0] == times[-1] and self.span is not None and self.span[1] > self.span[0]:
             view.setXRange(*self.span, padding=0.02)  # steps at one time: at the start of the run's frame
         else:
@@ -353,6 +371,10 @@ class CyclesPanel(QWidget):
         if not self.slider.isSliderDown():
             self._place_slider()  # a click or a key: the handle stands at the step shown
 
+    def _on_slider_released(self) -> None:
+        if self.sim is not None and self.sim.snapshots:
+            self._place_slider()  # dragged past the steps computed: back to the step shown
+
     def _on_slider_action(self, action: int) -> None:
         """The arrow keys on the slider go one step (the mouse drags over time)."""
         add = action == QSlider.SliderAction.SliderSingleStepAdd.value
@@ -381,6 +403,14 @@ class CyclesPanel(QWidget):
         """An edit makes the history stale: start again on the next Step."""
         if self.sim is not None:
             self.reset()
+
+
+def _last_finite(snapshots: list[Snapshot]) -> float:
+    """The latest finite time of the steps (an endless run ends at t = inf)."""
+    for snap in reversed(snapshots):
+        if math.isfinite(snap.time):
+            return snap.time
+    return 0.0
 
 
 SHOWN_IDS = 20  # a saturated queue holds thousands of jobs: a label lists the first few
