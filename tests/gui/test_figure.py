@@ -336,6 +336,10 @@ def test_time_unit_and_cursor(qtbot, tmp_path):
     axis = chart.getPlotItem().getAxis("bottom")
     assert axis.scale == pytest.approx(1 / 3600) and "hours" in axis.labelText
     assert chart.cursor_text(7200.0) == "t = 7200 = 2 hours"
+    # Zoomed so that a pixel spans 0.5 s: tenths of a second, and hours to the 0.0001 a pixel resolves.
+    assert chart.cursor_text(7200.3, 0.5) == "t = 7200.3 = 2.0001 hours"
+    assert chart.cursor_text(7200.0, 20.0) == "t = 7200 = 2.000 hours"
+    assert chart.cursor_text(458.2, 0.05) == "t = 458.20 = 0.1273 hours"
     chart._move_cursor(QPointF(300.0, 3.0))
     assert chart.cursor.isVisible() and chart.cursor.value() == pytest.approx(300.0)
     chart.show_cursor = False

@@ -663,10 +663,21 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         axis.setScale(1.0 / geometry.TIME_UNITS[unit][1])
         self.getPlotItem().setLabel("bottom", geometry.time_label(unit))
 
-    def cursor_text(self, t: float) -> str:
-        text = f"t = {number(t)}"
+    def cursor_text(self, t: float, per_pixel: float | None = None) -> str:
+        """The cursor's time; with ``per_pixel`` (the time a pixel spans), to as many decimals as a
+        pixel resolves, every one kept, so that the label neither jitters in width nor shows
+        digits the pointer cannot choose."""
+
+        def shown(value: float, step: float | None) -> str:
+            if step is None or not step > 0:
+                return number(value)
+            return f"{value:.{min(max(math.ceil(-math.log10(step)), 0), 4)}f}"
+
+        text = f"t = {shown(t, per_pixel)}"
         if self.time_unit != "model":
-            text += f" = {number(geometry.in_unit(t, self.time_unit))} {self.time_unit}"
+            scale = geometry.TIME_UNITS[self.time_unit][1]
+            step = per_pixel / scale if per_pixel is not None else None
+            text += f" = {shown(geometry.in_unit(t, self.time_unit), step)} {self.time_unit}"
         return text
 
     def _move_cursor(self, point: QPointF) -> None:
@@ -674,7 +685,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.cursor.setVisible(self.show_cursor and inside)
         if self.cursor.isVisible():
             self.cursor.setValue(point.x())
-            self.cursor.label.setFormat(self.cursor_text(point.x()))
+            (x0, x1), _ = self.view.viewRange()
+            self.cursor.label.setFormat(self.cursor_text(point.x(), (x1 - x0) / max(self.view.width(), 1.0)))
             # The time reads at the end of the line away from the pointer: over the rows the user
             # is looking at it would cover their names. (Along the line 0 is the lowest y, the top
             # row in this chart's inverted y.)
