@@ -530,6 +530,25 @@ def test_free_now_gives_first_fits_window_starting_now(setup, queue, now, horizo
             free.take(got)
 
 
+def test_free_now_leaves_a_slot_starting_a_hair_after_now_to_the_search():
+    """A local task that ends within 2 EPS after now leaves a slot that starts a hair late: the
+    search could start a window there, so ``FreeNow`` leaves that pass to the search, and answers
+    as it does."""
+    from workbench.engine.flow.listing import FreeNow, starts_now
+    from workbench.engine.model import LocalTask
+    from workbench.engine.slots import SlotTable
+
+    nodes = tuple(Node(id=f"n{i}", name=f"n{i}", performance=1.0, price=1.0) for i in range(2))
+    task = LocalTask(id="t", node="n0", start=0.0, end=5.0 + 1.5 * EPS)
+    job = Job(id="j", name="j", node_count=2, min_performance=1.0, volume=4.0)
+    env = Environment(nodes, (task,), (job,), TimeSettings(0.0, None, None))
+    table = SlotTable.from_environment(env).with_interval(5.0, math.inf)
+    free = FreeNow(table, 5.0)
+    want = starts_now(table, job, 5.0)
+    assert not free.direct and want is None  # (the window would start 1.5 EPS late)
+    assert free.starts_now(table, job) == want
+
+
 def test_huge_counts_do_not_allocate_per_count():
     """slices=10^6 splits no finer than one job each: the same schedule as slices=#jobs, and no more
     memory at its peak (traced allocations; one small array per slice would be some 100 MB)."""

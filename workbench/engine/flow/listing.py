@@ -163,7 +163,7 @@ class FreeNow:
     budget; the fastest level that has one wins. That is ``first_fit``'s choice at t = now
     (``firstfit.first_affordable`` and ``_lite_choice``); the tests hold the two equal. Where a slot
     starts a hair after now (within 2 EPS), ``first_fit`` could start a window there: such a pass
-    asks ``starts_now`` itself (``exact`` is False).
+    asks ``starts_now`` itself (``direct`` is False).
     """
 
     def __init__(self, table: SlotTable, now: float) -> None:
@@ -173,7 +173,7 @@ class FreeNow:
         free = (table.start <= now) & (table.end > now + EPS)
         self.until = np.full(table.perf.size, -math.inf)  # by node: the end of its free slot from now
         self.until[table.node[free]] = table.end[free]
-        self.exact = not bool(np.any((table.start > now) & (table.start < now + 2 * EPS)))
+        self.direct = not bool(np.any((table.start > now) & (table.start < now + 2 * EPS)))
         self._free_perf: list[float] | None = None  # the free nodes' performances, ascending
 
     def _perfs(self) -> list[float]:
@@ -187,7 +187,7 @@ class FreeNow:
         of performance p serves a level P <= p, for V / P >= V / p; with a margin for rounding, so
         that no job that can start is passed over). ``shapes``: every job's (n, minimum
         performance, V), by its position in the environment."""
-        if not positions or not self.exact:
+        if not positions or not self.direct:
             return list(positions)
         at = np.asarray(positions, dtype=np.int64)
         rows = np.asarray(queue.rows, dtype=np.int64)[at]
@@ -212,7 +212,7 @@ class FreeNow:
 
     def starts_now(self, table: SlotTable, job: Job) -> Window | None:
         """``starts_now(table, job, now)`` on the nodes free now (``table`` is the pass's table)."""
-        if not self.exact:
+        if not self.direct:
             return starts_now(table, job, self.now)
         perfs = self._perfs()
         n = job.node_count
