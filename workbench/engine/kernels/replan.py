@@ -126,17 +126,19 @@ def replan_pass(
                 return PASS_SELECTOR, written, nodes_written, checks, cleared, placed, j, k, t, chosen
             first = t
             placed += 1
+            # No window starts before FirstFit's (none before ``low`` either: the certificate), so the
+            # criterion's search reads the rows from there on, not from the job's earliest start.
             if place[j] == PLACE_FINISH:
                 # FirstFit's window is one of the candidates: none that finishes later can win,
                 # so none starts after its finish less the shortest length (and a margin for rounding).
                 finish = t + my_lengths[k]
                 reach = finish - short[j] + FINISH_SLACK * (1.0 + abs(finish))
                 k, t, chosen = earliest_in_lists(
-                    *reader, *shape, budget[j], resolution, earliest, reach, j, before, *scratch, short[j], True
+                    *reader, *shape, budget[j], resolution, first, reach, j, before, *scratch, short[j], True
                 )
             else:
                 k, t, chosen, _ = placement_in_rows(
-                    *where, *shape, place[j], consts, resolution, earliest, first, j, *scratch,
+                    *where, *shape, place[j], consts, resolution, first, first, j, *scratch,
                     (lists, listed, own, before),
                 )  # fmt: skip
             if k < 0 or t >= before - EPS:
