@@ -146,6 +146,26 @@ def test_save_open_round_trip_and_bad_file(qtbot, window, tmp_path):
     assert win.open_path(DEFAULT) and win.document.env == load_environment(DEFAULT)
 
 
+def test_save_on_a_bundled_sample_asks_for_a_file_of_the_users_own(qtbot, window, tmp_path, monkeypatch):
+    """The samples come with the workbench and the default opens at every start: Save on an edited
+    sample (an Enter at "Save the changes…?" saved over backfill32.json in a review) asks where to
+    save, and the sample stays as it was."""
+    from workbench.session import edits
+
+    before = DEFAULT.read_bytes()
+    win = window(DEFAULT)
+    win.document.apply(edits.set_job(win.document.env.jobs[0].id, node_count=1))
+    asked = []
+    target = tmp_path / "mine.json"
+    answer_file_dialogs(monkeypatch, lambda dialog: asked.append(dialog.windowTitle()) or target)
+    assert win.save()
+    assert asked == ["Save environment"] and DEFAULT.read_bytes() == before
+    assert win.document.path == target and load_environment(target) == win.document.env
+    # A file of the user's own is saved in place, without a dialog.
+    win.document.apply(edits.set_job(win.document.env.jobs[0].id, node_count=2))
+    assert win.save() and asked == ["Save environment"] and load_environment(target) == win.document.env
+
+
 def test_a_run_that_answers_as_the_window_closes_is_not_delivered(qtbot, window):
     """The worker's answer waits in the event queue; if the window closes first, it is dropped. It
     used to reach the closed window's panels, whose widgets Qt had deleted ("Internal C++ object

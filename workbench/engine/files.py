@@ -22,6 +22,11 @@ def default_environment_path() -> Path:
     return Path(__file__).resolve().parents[2] / "sample_envs" / "default.json"
 
 
+def is_bundled_sample(path: str | os.PathLike[str]) -> bool:
+    """Is ``path`` one of the samples that come with the workbench (``sample_envs/``)?"""
+    return Path(path).resolve().parent == default_environment_path().parent
+
+
 def load_environment(path: str | os.PathLike[str]) -> Environment:
     """Read and validate an environment file, its strategy included."""
     return envfile.load_environment(path, registry.check_strategy)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.engine.errors import ValidationError, WorkbenchError
+from workbench.engine.files import is_bundled_sample
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
@@ -555,9 +556,12 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
             self.open_in_background(Path(name))
 
     def save(self) -> bool:
-        if self.document.path is None:
+        path = self.document.path
+        # A bundled sample is a starting point shared by every session (the default opens at each
+        # start): its edits go to a file the user names, never back over it.
+        if path is None or is_bundled_sample(path):
             return self.save_as()
-        return self.save_to(self.document.path)
+        return self.save_to(path)
 
     def save_as(self) -> bool:
         current = self.document.path.name if self.document.path else ""
