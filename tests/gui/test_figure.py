@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPointF
 
 from workbench.cli import main
 from workbench.engine import registry
@@ -462,6 +463,14 @@ def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
     assert set(chart.hold.x.tolist()) == {start} and set(chart.hold.w.tolist()) == {length}
     assert "head's reservation" in chart.getPlotItem().titleLabel.text
     assert chart.hold_label.isVisible() and env.job(_job).name in chart.hold_label.textItem.toPlainText()
+    # The name sits in the outline's top-left corner, not on the row above it.
+    chart.resize(900, 500)
+    chart.show()
+    qtbot.wait(20)
+    top = float(chart.rows.y[[env.node_index[n] for n in nodes]].min())
+    corner = chart.view.mapViewToScene(QPointF(start, top))
+    label = chart.hold_label.sceneBoundingRect()
+    assert label.top() >= corner.y() - 1 and label.left() >= corner.x() - 1
     later = next(s for s in sim.snapshots if s.hold is None and s.step > snap.step)
     chart.set_snapshot(env, later)
     assert chart.hold.count == 0 and not chart.hold_label.isVisible()

@@ -106,7 +106,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         )
         for layer in (*layers, self.preview):
             self.addItem(layer)
-        self.hold_label = pg.TextItem("", anchor=(0, 1))
+        # Inside the reservation's top-left corner: the time it holds is free until then, so the name
+        # covers nothing (above the outline it sat on the row before, over another job's name).
+        self.hold_label = pg.TextItem("", anchor=(0, 0))
         self.hold_label.setZValue(7)
         self.hold_label.setVisible(False)
         self.addItem(self.hold_label, ignoreBounds=True)
