@@ -36,7 +36,7 @@ from workbench.engine.flow.events import (
     arrivals_in_order,
     run_events,
 )
-from workbench.engine.flow.listing import fail_still_waiting, list_scheduling
+from workbench.engine.flow.listing import fail_still_waiting, list_scheduling, window_now
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import budget_units, cost_units, sorted_unique
 from workbench.engine.search.firstfit import Best, first_affordable, first_fit
@@ -341,22 +341,9 @@ class _Nodes(EventPolicy):
     def window_now(self, job: Job, now: float, limit: np.ndarray) -> tuple[float, np.ndarray] | None:
         """(T, columns) of the FirstFit window starting now; ``limit``: until when each column is free."""
         levels, lengths, bu = self.plan_of(job)
-        n = job.node_count
-        room = limit - now
-        for P, T in zip(levels, lengths, strict=True):
-            idx = np.flatnonzero(self.free & (self.perf_c >= P) & (room >= T - EPS))
-            if idx.size < n:
-                continue
-            exact = self.perf_c[idx] == P
-            if not exact.any():
-                continue
-            chosen = idx[:n].copy()
-            if not exact[:n].any():
-                chosen[-1] = idx[np.argmax(exact)]
-            if bu is not None and int(cost_units(self.price_c[chosen], T, 1.0).sum()) > bu:
-                continue
-            return float(T), chosen
-        return None
+        free = np.flatnonzero(self.free)  # columns: cheapest first
+        hit = window_now(self.perf_c[free], self.price_c[free], limit[free] - now, levels, lengths, job.node_count, bu)
+        return None if hit is None else (hit[0], free[hit[1]])
 
     def start(self, at: int, T: float, chosen: np.ndarray, now: float) -> str:
         job = self.queue.remove_at(at)

@@ -220,24 +220,45 @@ class FreeNow:
             return None
         facts = node_facts(table, job.min_performance)
         free = facts.porder[(self.until[facts.porder] > -math.inf) & facts.eligible[facts.porder]]  # cheapest first
-        perf, room = self.perf[free], self.until[free] - self.now
-        levels, T = facts.levels, facts.lengths(job.volume, 1.0, 0.0)
-        member = (perf[:, None] >= levels[None, :]) & (room[:, None] >= T[None, :] - EPS)
-        exact = member & (perf[:, None] == levels[None, :])
-        budget = budget_units(job.budget, 1.0)
-        for k in np.flatnonzero((member.sum(axis=0) >= n) & exact.any(axis=0)).tolist():
-            holds = np.flatnonzero(member[:, k])
-            chosen = free[holds[:n]]
-            if not exact[holds[:n], k].any():
-                chosen = chosen.copy()
-                chosen[-1] = free[holds[np.argmax(exact[holds, k])]]
-            length = float(T[k])
-            if budget is not None and int(cost_units(self.price[chosen], length, 1.0).sum()) > budget:
-                continue  # the cheapest choice is over budget: a slower level
-            positions = np.sort(chosen)
-            cost = length * float(self.price[positions].sum())
-            return Window(job.id, self.now, length, tuple(table.node_ids[p] for p in positions), cost)
-        return None
+        lengths = facts.lengths(job.volume, 1.0, 0.0)
+        room, units = self.until[free] - self.now, budget_units(job.budget, 1.0)
+        hit = window_now(self.perf[free], self.price[free], room, facts.levels, lengths, n, units)
+        if hit is None:
+            return None
+        length, picked = hit
+        positions = np.sort(free[picked])
+        cost = length * float(self.price[positions].sum())
+        return Window(job.id, self.now, length, tuple(table.node_ids[p] for p in positions), cost)
+
+
+def window_now(
+    perf: np.ndarray,
+    price: np.ndarray,
+    room: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray,
+    n: int,
+    units: int | None,
+) -> tuple[float, np.ndarray] | None:
+    """FirstFit's window starting now on the free nodes given cheapest first (by price, then
+    position), each with its performance, price and free time from now (``room``): at the fastest
+    level P (highest first in ``levels``, window lengths ``lengths``) where n of them are at least
+    that fast and stay free for T - EPS, one of them of performance exactly P, the n cheapest, the
+    dearest giving way to the cheapest exact one if none is, within the budget (``units``, None for
+    none). (T, the chosen nodes' places in the given order), or None. EASY's node path and
+    ``FreeNow`` both answer with it."""
+    member = (perf[:, None] >= levels[None, :]) & (room[:, None] >= lengths[None, :] - EPS)
+    exact = member & (perf[:, None] == levels[None, :])
+    for k in np.flatnonzero((member.sum(axis=0) >= n) & exact.any(axis=0)).tolist():
+        holds = np.flatnonzero(member[:, k])
+        chosen = holds[:n].copy()
+        if not exact[chosen, k].any():
+            chosen[-1] = holds[np.argmax(exact[holds, k])]
+        length = float(lengths[k])
+        if units is not None and int(cost_units(price[chosen], length, 1.0).sum()) > units:
+            continue  # the cheapest choice is over budget: a slower level
+        return length, chosen
+    return None
 
 
 def starts_now(table: SlotTable, job: Job, now: float) -> Window | None:
