@@ -70,6 +70,8 @@ class CyclesPanel(QWidget):
         self.slider.setRange(0, 0)
         self.slider.setToolTip("The run's time: drag back to a step already computed")
         self.span: tuple[float, float] | None = None  # the slider's time frame (``_frame``)
+        self._steps: tuple[list[float], list[int], list[float]] = ([], [], [])  # ``_history``
+        self._plotted = 0  # steps the curves hold
         self.info = _Info(PRESS_STEP)
         self.plot = _Plot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": CountAxis("left")})
         self.plot.setMinimumHeight(120)  # below it the two axes' labels crowd the curves out
@@ -132,7 +134,7 @@ class CyclesPanel(QWidget):
         self.computing.stop()
         self.sim = None
         self.position = -1
-        self.span = None
+        self._forget_steps()
         self.slider.blockSignals(True)
         self.slider.setRange(0, 0)
         self.slider.blockSignals(False)
@@ -197,8 +199,14 @@ class CyclesPanel(QWidget):
         except WorkbenchError as exc:
             self.info.set_lines([f"⚠ {exc}"])
             return False
-        self.span = None
+        self._forget_steps()
         return True
+
+    def _forget_steps(self) -> None:
+        """A new run (or none): no frame, no steps read, nothing plotted."""
+        self.span = None
+        self._steps = ([], [], [])
+        self._plotted = 0
 
     def _at_end(self) -> None:
         assert self.sim is not None
@@ -308,30 +316,40 @@ class CyclesPanel(QWidget):
         """Every step computed so far, a line at the one shown (stepping back keeps the curves), the
         queue from 0. An endless run's last step (t = inf) is drawn at the last finite time."""
         assert self.sim is not None
-        snapshots = self.sim.snapshots
-        last = _last_finite(snapshots)
-        times = [s.time if math.isfinite(s.time) else last for s in snapshots]
-        queue = [len(s.queue) for s in snapshots]
-        # A few steps are marked as points: one step, or steps all at one time, draw no line.
-        marks = len(snapshots) <= MARKED_STEPS
-        for curve, values, colour in (
-            (self.queue_curve, queue, QUEUE_COLOUR),
-            (self.util_curve, [100 * s.busy_fraction for s in snapshots], UTIL_COLOUR),
-        ):
-            curve.setData(
-                times, values, symbol="o" if marks else None, symbolSize=6, symbolBrush=colour, symbolPen=None
-            )
-        self.now_line.setValue(times[self.position])
+        times, queue, busy = self._history()
+        last = _last_finite(self.sim.snapshots)
+        drawn = [t if math.isfinite(t) else last for t in times]
+        self.now_line.setValue(drawn[self.position])
         self.now_line.setVisible(True)
+        if len(times) == self._plotted:
+            return  # stepping back or dragging: only the line moves
+        self._plotted = len(times)
+        # A few steps are marked as points: one step, or steps all at one time, draw no line.
+        marks = len(times) <= MARKED_STEPS
+        for curve, values, colour in ((self.queue_curve, queue, QUEUE_COLOUR), (self.util_curve, busy, UTIL_COLOUR)):
+            curve.setData(
+                drawn, values, symbol="o" if marks else None, symbolSize=6, symbolBrush=colour, symbolPen=None
+            )
         view = self.plot.getPlotItem().vb
         top = max(max(queue, default=0), 1)
         view.setLimits(yMin=-0.05 * top)  # no queue is negative
         view.setYRange(0, top, padding=0.05)
-        if times[0] == times[-1] and self.span is not None and self.span[1] > self.span[0]:
+        if drawn[0] == drawn[-1] and self.span is not None and self.span[1] > self.span[0]:
             view.setXRange(*self.span, padding=0.02)  # steps at one time: at the start of the run's frame
         else:
             view.enableAutoRange(x=True)
         self._align_views()
+
+    def _history(self) -> tuple[list[float], list[int], list[float]]:
+        """Each computed step's time, queue length and busy share, extended as steps come (the plot
+        and the slider read them at every step and every drag)."""
+        assert self.sim is not None
+        times, queue, busy = self._steps
+        for snap in self.sim.snapshots[len(times) :]:
+            times.append(snap.time)
+            queue.append(len(snap.queue))
+            busy.append(100 * snap.busy_fraction)
+        return self._steps
 
     def set_time_unit(self, unit: str) -> None:
         """View ▸ Time unit: the plot's time axis and the step's time."""
@@ -362,7 +380,7 @@ class CyclesPanel(QWidget):
             return  # the step shown is at this time (of several at one time, the one chosen)
         if end > first:
             t = first + (end - first) * value / TICKS
-            times = [s.time for s in snapshots]
+            times = self._history()[0]
             position = max(bisect.bisect_right(times, t + 1e-9 * (1.0 + abs(t))) - 1, 0)
         else:  # every step at one time: the slider counts the steps
             position = round(value * (len(snapshots) - 1) / TICKS)
