@@ -151,10 +151,6 @@ class BackgroundCall(QObject):
         self._token = None
         self.ticket += 1
 
-    def current(self, ticket: int) -> bool:
-        """Is ``ticket`` the latest call's (its answer is the one to show)?"""
-        return ticket == self.ticket
-
     def _deliver(self, ticket: int, result: object, error: object) -> None:
         # The worker's answer waits in the GUI thread's queue: a ``stop`` or ``start`` in between
         # (a window closed, a newer run) makes it void. A closed window's late result reached
@@ -218,9 +214,7 @@ class LiveRunner(QObject):
         self.started.emit()
         self.call.start(lambda token: _live_run(env, version, token))
 
-    def _on_answer(self, ticket: int, answer: Any, error: Any) -> None:
-        if not self.call.current(ticket):
-            return
+    def _on_answer(self, _ticket: int, answer: Any, error: Any) -> None:
         if error is not None:  # the run itself failed outside the strategy (e.g. drawing its measures)
             self.finished.emit(self.document.version, None, error, 0.0)
             return
@@ -267,9 +261,7 @@ class CompareRunner(QObject):
         self.call.stop()
         self.busy = False
 
-    def _on_answer(self, ticket: int, answer: Any, error: Any) -> None:
-        if not self.call.current(ticket):
-            return
+    def _on_answer(self, _ticket: int, answer: Any, error: Any) -> None:
         if error is not None:
             self.finished.emit({}, {}, [error])
             return

@@ -114,7 +114,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.addItem(self.hold_label, ignoreBounds=True)
         self._labels: list[pg.TextItem] = []  # job names, each on the part ``_label_part`` says
         self._label_part: list[int] = []
-        self._name_of: dict[int, str] = {}
+        self._name_of: dict[int, str] = {}  # per window drawn, its job's name (``_name``)
         self._lines: list[pg.InfiniteLine] = []
         self.env: Environment | None = None
         self.snapshot: Snapshot | None = None
@@ -438,7 +438,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
     def _draw_labels(self, env: Environment, windows: list[Window]) -> None:
         """Forget which names were where: the parts changed (``_update_label_visibility`` places them)."""
         self._label_part = [-1] * len(self._labels)
-        self._name_of: dict[int, str] = {}  # per window drawn, its job's name (made when first needed)
+        self._name_of = {}  # the names are made again when needed (``_name``)
         self._update_label_visibility()
 
     def _update_label_visibility(self, *_: object) -> None:
