@@ -186,7 +186,8 @@ def test_easy_on_identical_nodes_is_host_level_easy(data, hosts):
             st.integers(1, 20),
             st.sampled_from([1.0, 0.5, 0.25]),
             st.integers(0, 2),
-            st.sampled_from([math.inf, math.inf, 30.0]),
+            st.sampled_from([math.inf, math.inf, 30.0, 12.0]),
+            st.sampled_from([1.0, 1.0, 1.0, 1.5]),
         ),
         min_size=1,
         max_size=30,
@@ -196,20 +197,21 @@ def test_easy_on_identical_nodes_is_host_level_easy(data, hosts):
 )
 def test_compiled_easy_is_the_stepped_easy(data, hosts, start):
     """The compiled host-level EASY (runs without history) gives the stepped one's schedule: the
-    same windows, ends and failures, with priorities, budgets, too-wide jobs and a late start."""
+    same windows, ends and failures, with priorities, budgets, too-wide or too-slow jobs and a late
+    start; and both give the general path's windows (which jobs can run at all is decided apart)."""
     jobs = [
         Job(
             f"j{i}",
             f"j{i}",
             width,
-            1.0,
+            least,
             float(req),
             budget,
             arrival=float(submit),
             priority=float(prio),
             actual_fraction=frac,
         )
-        for i, (submit, width, req, frac, prio, budget) in enumerate(data)
+        for i, (submit, width, req, frac, prio, budget, least) in enumerate(data)
     ]
     env = Environment(
         nodes=tuple(Node(f"n{i + 1}", f"n{i + 1}", 1.0, 1.0) for i in range(hosts)),
@@ -221,6 +223,9 @@ def test_compiled_easy_is_the_stepped_easy(data, hosts, start):
     assert compiled.windows == stepped.windows
     assert compiled.actual_ends == stepped.actual_ends
     assert compiled.reasons == stepped.reasons
+    general = registry.run(env, "EASY", {"fast_path": False})
+    assert compiled.windows == general.windows
+    assert compiled.unscheduled == general.unscheduled
 
 
 @settings(max_examples=examples(80), deadline=None)
@@ -451,6 +456,7 @@ def test_easy_node_path_equals_the_general_path(env):
     assert fast.windows == general.windows
     assert fast.unscheduled == general.unscheduled
     assert fast.actual_ends == general.actual_ends
+    assert fast.reasons == general.reasons
 
 
 def _list_run(env, reservations, order, per_job):

@@ -51,7 +51,7 @@ from workbench.engine.profile import NO_OWNER, Profile, windows_profile
 from workbench.engine.search import Found, SearchSpec, budget_units, node_facts, search_profile
 from workbench.engine.search.placement import compiled_for, placement_kind
 from workbench.engine.selectors import SearchSelector, Selector
-from workbench.engine.simulate import Recorder
+from workbench.engine.simulate import Recorder, collection_paused
 from workbench.engine.slots import Distances, SlotTable
 
 REPLAN_MODES = ("search", "nodes")
@@ -705,8 +705,9 @@ class _CompiledPass:
             self._settle(j)
 
     def settle_all(self) -> None:
-        for j in np.flatnonzero(self.stale).tolist():
-            self._settle(j)
+        with collection_paused():
+            for j in np.flatnonzero(self.stale).tolist():
+                self._settle(j)
 
     def _settle(self, j: int, distances: Distances | None = None) -> None:
         rp = self.rp

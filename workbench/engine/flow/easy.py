@@ -24,6 +24,7 @@ at every event; whatever is still queued when the events run out fails.
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -33,14 +34,13 @@ from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.cycles import capable
 from workbench.engine.flow.events import (
     EventPolicy,
-    arrivals_in_order,
     run_events,
 )
 from workbench.engine.flow.listing import fail_still_waiting, list_scheduling, window_now
 from workbench.engine.model import EPS, Environment, Job, Window
-from workbench.engine.search import budget_units, cost_units, sorted_unique
+from workbench.engine.search import budget_units, budget_units_of, cost_units, sorted_unique
 from workbench.engine.search.firstfit import Best, first_affordable, first_fit
-from workbench.engine.simulate import FlowRun, Recorder
+from workbench.engine.simulate import FlowRun, Recorder, collection_paused
 from workbench.engine.slots import SlotTable
 
 
@@ -86,10 +86,11 @@ class _Hosts(EventPolicy):
         self.n_free = self.hosts
         self.predicted = np.full(self.hosts, -math.inf)  # requested end of the job on each busy host
         self.length = {job.id: job.volume / self.perf for job in env.jobs}
+        self.runs = _runs_on_hosts(_job_facts(env), self.hosts, self.perf, self.price).tolist()
         self.price_sum: dict[int, float] = {}  # n -> the price of n hosts, summed as the general path sums it
 
     def admit(self, job: Job, earliest: float) -> str | None:
-        if not _runs_on_hosts(job, self.hosts, self.perf, self.price):
+        if not self.runs[self.env.job_index[job.id]]:
             return explain_failure(SlotTable.from_environment(self.env), job, earliest)
         self.queue.add(job)
         return None
@@ -146,19 +147,31 @@ class _Hosts(EventPolicy):
         return started
 
 
-def _runs_on_hosts(job: Job, hosts: int, perf: float, price: float) -> bool:
-    """Can the job run on an empty machine of ``hosts`` identical hosts (width, speed, budget)?"""
-    units = budget_units(job.budget, 1.0)
-    over = units is not None and int(cost_units(np.array([price]), job.volume / perf, 1.0)[0]) * job.node_count > units
-    return job.node_count <= hosts and job.min_performance <= perf + EPS and not over
+FACTS = ("node_count", "min_performance", "volume", "budget", "actual_fraction", "arrival", "priority")
+
+
+def _job_facts(env: Environment) -> np.ndarray:
+    """Every job's ``FACTS``, one contiguous row per fact (read in one pass over the jobs)."""
+    with collection_paused():  # a tuple per job, and not one cycle
+        rows = np.array(list(map(attrgetter(*FACTS), env.jobs)), dtype=np.float64)
+    return rows.reshape(len(env.jobs), len(FACTS)).T.copy()
+
+
+def _runs_on_hosts(facts: np.ndarray, hosts: int, perf: float, price: float) -> np.ndarray:
+    """Which jobs (``_job_facts``) can run on an empty machine of ``hosts`` identical hosts (width,
+    speed, budget)?"""
+    width, least, volume, budget = facts[:4]
+    units = budget_units_of(budget, 1.0)
+    over = ~np.isinf(budget) & (cost_units(np.full(width.size, price), volume / perf, 1.0) * width > units)
+    return (width <= hosts) & (least <= perf + EPS) & ~over
 
 
 def _easy_hosts_compiled(env: Environment, rec: Recorder) -> FlowRun:
     """``_easy_hosts`` in compiled code (``kernels.easy_hosts``) for runs that keep no history."""
     perf, price = env.nodes[0].performance, env.nodes[0].price
-    runs = [_runs_on_hosts(job, len(env.nodes), perf, price) for job in env.jobs]
-    length = np.array([j.volume / perf for j in env.jobs])
-    yield from _compiled_run(env, rec, runs, length, np.arange(len(env.nodes)), kernels.easy_hosts)
+    facts = _job_facts(env)
+    runs = _runs_on_hosts(facts, len(env.nodes), perf, price)
+    yield from _compiled_run(env, rec, facts, runs, facts[2] / perf, np.arange(len(env.nodes)), kernels.easy_hosts)
 
 
 def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
@@ -172,34 +185,41 @@ def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
     levels_all = np.unique(perf)[::-1]
     base = SlotTable.from_environment(env)
     m = len(env.jobs)
-    shapes = tuple(np.zeros(m, dtype=np.int64) for _ in range(5))  # level offset and count, budget, eligible
-    levels: list[np.ndarray] = []
-    lengths: list[np.ndarray] = []
-    eligible: dict[float, tuple[int, np.ndarray]] = {}
-    runs = []
-    used = 0
-    for i, job in enumerate(env.jobs):
-        mine = levels_all[levels_all >= job.min_performance - EPS]
-        if job.min_performance not in eligible:
-            at = sum(e.size for _, e in eligible.values())
-            eligible[job.min_performance] = (at, np.flatnonzero(perf >= job.min_performance - EPS))
-        units = budget_units(job.budget, 1.0)
-        shapes[0][i], shapes[1][i], shapes[2][i] = used, mine.size, -1 if units is None else units
-        shapes[3][i], shapes[4][i] = eligible[job.min_performance][0], eligible[job.min_performance][1].size
-        levels.append(mine)
-        lengths.append(job.volume / mine)
-        used += mine.size
-        # Not even on an empty system? With no budget or horizon, enough capable nodes suffice.
-        plain = math.isinf(job.budget) and math.isinf(horizon)
-        runs.append(capable(env, job) if plain else first_fit(base, job, max(job.arrival, t0)) is not None)
+    facts = _job_facts(env)
+    width, least, volume, budget = facts[:4]
+    # Each job's levels are the fastest ones it may use: a prefix of levels_all, with their lengths.
+    at_least = least - EPS
+    mine = levels_all.size - np.searchsorted(levels_all[::-1], at_least, side="left")
+    used = np.zeros(m, dtype=np.int64)
+    np.cumsum(mine[:-1], out=used[1:])
+    prefix = levels_all[np.arange(int(mine.sum())) - np.repeat(used, mine)]
+    # The nodes each distinct minimum performance admits, listed once in order of first use.
+    distinct, first, which = np.unique(least, return_index=True, return_inverse=True)
+    listed = np.argsort(first, kind="stable")
+    eligible = [np.flatnonzero(perf >= at_least[first[d]]) for d in listed]
+    sizes = np.array([e.size for e in eligible], dtype=np.int64)
+    at = np.zeros(distinct.size, dtype=np.int64)
+    at[listed] = np.cumsum(sizes) - sizes
+    size = np.zeros(distinct.size, dtype=np.int64)
+    size[listed] = sizes
+    units = budget_units_of(budget, 1.0)
+    shapes = (used, mine.astype(np.int64), units, at[which], size[which])  # level offset and count, budget, eligible
+    # Not even on an empty system? With no budget or horizon, enough capable nodes suffice.
+    fast = np.array(env.performance_descending)
+    wide = np.minimum(width.astype(np.int64), fast.size)
+    runs = (width <= 0) | ((width <= fast.size) & (fast[np.maximum(wide - 1, 0)] >= at_least))  # ``capable``
+    plain = np.isinf(budget) & math.isinf(horizon)
+    for i in np.flatnonzero(~plain).tolist():
+        job = env.jobs[i]
+        runs[i] = first_fit(base, job, max(job.arrival, t0)) is not None
     nodes = (
         perf[col],
         price[col],
         col,
         rank,
-        np.concatenate(levels) if levels else np.empty(0),
-        np.concatenate(lengths) if lengths else np.empty(0),
-        np.concatenate([e for _, e in eligible.values()]) if eligible else np.empty(0, dtype=np.int64),
+        prefix,
+        np.repeat(volume, mine) / prefix,
+        np.concatenate(eligible) if eligible else np.empty(0, dtype=np.int64),
     )
     reserved_at = np.full(m, np.nan)
 
@@ -218,7 +238,7 @@ def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
             )
         )
 
-    yield from _compiled_run(env, rec, runs, np.zeros(m), col, kernel)
+    yield from _compiled_run(env, rec, facts, runs, np.zeros(m), col, kernel)
     for i in np.flatnonzero(~np.isnan(reserved_at)).tolist():
         rec.note_reservation(env.jobs[i].id, float(reserved_at[i]))
 
@@ -226,7 +246,8 @@ def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
 def _compiled_run(
     env: Environment,
     rec: Recorder,
-    runs: list[bool],
+    facts: np.ndarray,
+    runs: np.ndarray,
     length: np.ndarray,
     position: np.ndarray,
     kernel: Any,
@@ -241,14 +262,32 @@ def _compiled_run(
     t0 = env.time.start
     m, n_nodes = len(env.jobs), len(env.nodes)
     yield rec.snap(t0, f"start: {m} jobs, {n_nodes} nodes")
+    with collection_paused():  # it makes a window per job, and not one cycle
+        _run_kernel(env, rec, facts, runs, length, position, kernel, chunk)
+    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+
+
+def _run_kernel(
+    env: Environment,
+    rec: Recorder,
+    facts: np.ndarray,
+    runs: np.ndarray,
+    length: np.ndarray,
+    position: np.ndarray,
+    kernel: Any,
+    chunk: int,
+) -> None:
+    """``_compiled_run`` between its two snapshots: the kernel's events, then its windows recorded."""
+    t0 = env.time.start
+    m, n_nodes = len(env.jobs), len(env.nodes)
     table: SlotTable | None = None
-    for i in np.flatnonzero(~np.array(runs, dtype=bool)).tolist():
+    for i in np.flatnonzero(~runs).tolist():
         job = env.jobs[i]
         table = table or SlotTable.from_environment(env)
         rec.fail(job.id, explain_failure(table, job, max(job.arrival, t0)))
-    width = np.array([j.node_count for j in env.jobs], dtype=np.int64)
-    order = np.array([env.job_index[j.id] for j in arrivals_in_order(env)], dtype=np.int64)
-    order = order[np.array(runs, dtype=bool)[order]] if m else order
+    width, (share, key_arrival, priority) = facts[0].astype(np.int64), facts[4:]
+    order = np.lexsort((priority, key_arrival))  # arrivals_in_order's: stable, so queue order at ties
+    order = order[runs[order]]
     offset = np.zeros(m, dtype=np.int64)
     np.cumsum(width[:-1], out=offset[1:])
     start, actual_end = np.full(m, np.nan), np.full(m, np.nan)
@@ -256,43 +295,34 @@ def _compiled_run(
     state = np.zeros(6, dtype=np.int64)
     state[kernels.NFREE] = n_nodes
     heap = (np.empty(n_nodes + 1), np.empty(n_nodes + 1, dtype=np.int64), np.empty(n_nodes + 1, dtype=np.int64))
-    jobs = (width, length, np.array([j.actual_fraction for j in env.jobs], dtype=np.float64), offset)
+    jobs = (width, length, share, offset)
     queue = np.empty(m, dtype=np.int64)
     run = (start, actual_end, placed, np.ones(n_nodes, dtype=bool), np.full(n_nodes, -math.inf), *heap, queue, state)
-    arrival = np.maximum([j.arrival for j in env.jobs], t0).astype(np.float64) if m else np.empty(0)
-    priority = np.array([j.priority for j in env.jobs], dtype=np.float64)
-    key_arrival = np.array([j.arrival for j in env.jobs], dtype=np.float64)
+    arrival = np.maximum(key_arrival, t0)
     while not kernel(order, arrival, priority, key_arrival, jobs, run, chunk):
         rec.check_stop()
         started = int(np.count_nonzero(~np.isnan(start)))
         rec.report(int(state[kernels.NXT]) + started - int(state[kernels.HEAP]), 2 * order.size)
-    ids = [n.id for n in env.nodes]
-    price = np.array([n.price for n in env.nodes])
-    identical = bool((price == price[0]).all()) if price.size else True
-    sums: dict[int, float] = {}  # identical prices: the sum of n of them, as numpy sums n prices
     # Every job's nodes by position, sorted within the job, in one pass.
     pos = position[placed][np.lexsort((position[placed], np.repeat(np.arange(m), width)))]
-    listed = pos.tolist()
-    for i in np.flatnonzero(~np.isnan(start)).tolist():
-        job = env.jobs[i]
-        n = job.node_count
-        a = int(offset[i])
-        if identical:
-            if n not in sums:
-                sums[n] = float(price[pos[a : a + n]].sum())
-            total = sums[n]
-        else:
-            total = float(price[pos[a : a + n]].sum())
-        T = float(length[i])
-        window = Window(job.id, float(start[i]), T, tuple([ids[p] for p in listed[a : a + n]]), T * total)
-        rec.place(window, actual_end=float(actual_end[i]))  # the kernel's start + share * length
+    ids = [n.id for n in env.nodes]
+    names = [ids[p] for p in pos.tolist()]
+    price = np.array([n.price for n in env.nodes])
+    done = np.flatnonzero(~np.isnan(start))
+    total = np.zeros(m)  # each job's nodes' prices, summed as numpy sums a job's n prices
+    for n in np.unique(width[done]).tolist():
+        of_n = done[width[done] == n]
+        total[of_n] = price[pos[offset[of_n, None] + np.arange(n)]].sum(axis=1)
+    columns = (start[done], length[done], offset[done], width[done], (length * total)[done], actual_end[done])
+    for i, t, T, a, n, cost, end in zip(done.tolist(), *(c.tolist() for c in columns), strict=True):
+        # The kernel's actual end: start + share * length.
+        rec.place(Window(env.jobs[i].id, t, T, tuple(names[a : a + n]), cost), actual_end=end)
     left = queue[: int(state[kernels.QLEN])]
     if left.size:
         table = SlotTable.from_environment(env, rec.windows.values())
         for i in left.tolist():
             rec.fail(env.jobs[i].id, explain_failure(table, env.jobs[i], max(env.jobs[i].arrival, t0)))
     rec.queue = ()
-    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
 
 
 def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:

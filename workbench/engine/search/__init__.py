@@ -21,7 +21,15 @@ from workbench.engine.search.choice import knapsack_count, lagrangian_bound
 from workbench.engine.search.dispatch import find_window, search_profile
 from workbench.engine.search.facts import node_facts, sorted_unique
 from workbench.engine.search.general import general_search
-from workbench.engine.search.spec import FIRST_FIT, UNITS_CAP, Found, SearchSpec, budget_units, cost_units
+from workbench.engine.search.spec import (
+    FIRST_FIT,
+    UNITS_CAP,
+    Found,
+    SearchSpec,
+    budget_units,
+    budget_units_of,
+    cost_units,
+)
 
 __all__ = [
     "FIRST_FIT",
@@ -29,6 +37,7 @@ __all__ = [
     "Found",
     "SearchSpec",
     "budget_units",
+    "budget_units_of",
     "cost_units",
     "find_window",
     "general_search",

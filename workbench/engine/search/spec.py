@@ -61,3 +61,9 @@ def budget_units(budget: float, res: float) -> int | None:
     if math.isinf(budget):
         return None
     return min(math.floor(budget / res + 1e-9), UNITS_CAP - 1)  # a saturated cost never fits
+
+
+def budget_units_of(budget: np.ndarray, res: float) -> np.ndarray:
+    """``budget_units`` of every budget at once; -1 for an infinite one."""
+    finite = np.minimum(np.floor(budget / res + 1e-9), UNITS_CAP - 1)
+    return np.where(np.isinf(budget), -1, finite).astype(np.int64)
