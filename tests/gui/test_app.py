@@ -386,6 +386,49 @@ def test_the_cycles_panel_fits_its_dock_in_a_window_of_1500_by_920(qtbot, window
     assert info.fontMetrics().horizontalAdvance(shown[1]) <= info.width()
 
 
+@pytest.mark.parametrize("size", [(1366, 768), (1280, 800)])
+def test_on_a_laptop_screen_the_right_column_opens_whole(qtbot, size):
+    """On a short screen the tables at the bottom give the right column its height: the Strategy
+    form shows Run, and the Cycles panel its plot, without a scroll bar (at 1280 × 800 it used to
+    scroll by 90 px, its plot squeezed to a sliver)."""
+    from PySide6.QtWidgets import QDockWidget
+
+    from workbench.gui.main_window import MainWindow
+
+    win = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    strategy, cycles = win.findChild(QDockWidget, "strategy"), win.findChild(QDockWidget, "cycles")
+    cycles.raise_()
+    holder = cycles.widget()
+    qtbot.waitUntil(lambda: holder.verticalScrollBar().maximum() == 0, timeout=5_000)
+    run = win.strategy.run
+    assert run.mapTo(strategy, run.rect().bottomLeft()).y() <= strategy.height()
+    assert strategy.geometry().bottom() < cycles.geometry().top()  # the two docks do not overlap
+    assert win.cycles.plot.height() >= win.cycles.plot.minimumHeight()
+    assert win.jobs.height() >= 100  # the table keeps a few rows
+
+
+def test_the_strategy_form_keeps_its_height_as_the_window_grows(qtbot, window):
+    """Qt shares a window's new height among the right column's docks by their sizes: shrinking the
+    window and growing it back left the Strategy form 64 px taller and the Cycles plot shorter. The
+    form keeps its height, and the tabs below get what the window gains or loses."""
+    from PySide6.QtWidgets import QDockWidget
+
+    win = window(DEFAULT)
+    strategy, cycles = win.findChild(QDockWidget, "strategy"), win.findChild(QDockWidget, "cycles")
+    cycles.raise_()
+    qtbot.wait(50)
+    before = (strategy.height(), cycles.height())
+    win.resize(win.width(), win.height() - 120)
+    qtbot.waitUntil(lambda: strategy.height() == before[0], timeout=5_000)
+    assert cycles.height() < before[1]
+    win.resize(win.width(), win.height() + 120)
+    qtbot.waitUntil(lambda: cycles.height() == before[1], timeout=5_000)
+    assert strategy.height() == before[0]
+
+
 def test_the_file_dialog_shows_its_columns_whole(qtbot, tmp_path):
     """Qt's own file dialog (no native one here) opened at 632 × 408 with Size, Type and Date cut to
     "29.…KiB" and "JSO…ent": it opens at a size that holds them, each column fitted to its contents."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -53,6 +53,10 @@ from workbench.session.state import find_job
 OPENING_SIZE = (1500, 920)  # the window at its first start, screen permitting
 FRAME_ALLOWANCE = (16, 36)  # room left on the screen for a window manager's frame around it
 DOCK_MIN_HEIGHT = 60  # a right-hand panel shrinks to this, and scrolls
+# The right column's docks at their opening: the Strategy form and the Cycles panel without a
+# scroll bar; the tables at the bottom give up height for it, down to a few rows.
+RIGHT_COLUMN_HEIGHT = 470
+BOTTOM_MIN_HEIGHT = 150
 AUTOSAVE_DELAY_MS = 2000
 
 
@@ -80,7 +84,11 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self.tasks = tasks_dock(self.document)
         self.showing_snapshot: Snapshot | None = None
         self.jobs = jobs_dock(self.document, self.shown_schedule)
-        self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea).installEventFilter(self)
+        # The Strategy dock's height as the user (or ``balance_right_column``) left it: a window
+        # resize keeps it, so the height gained or lost goes to the tabs below.
+        self._strategy_height = 0
+        self._window_height = 0  # the window's height at its last resize event
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea, scrolls=True)
         self.why = WhyPanel(self.document)
@@ -131,13 +139,61 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
             self._balanced = True
             QTimer.singleShot(0, self.balance_right_column)
 
-    def balance_right_column(self) -> None:
-        """The tabs under the strategy (Metrics, Cycles, Why here?) hold tables: give them three fifths
-        of the right column, so that Why here? shows its candidates, not only its header. The column
-        keeps its height (the bottom docks theirs)."""
+    def eventFilter(self, watched: Any, event: Any) -> bool:
+        """The Strategy dock resized while the window did not: the user dragged the line between it
+        and the tabs (or the layout was balanced). That is the height to keep. (Qt lays the docks
+        out for a new window size before the window's own resize event.)"""
+        if event.type() == QEvent.Type.Resize and self.height() == self._window_height:
+            self._strategy_height = watched.height()
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event: Any) -> None:
+        """Qt shares a window's new height among the right column's docks in proportion to their
+        sizes, so growing the window grew the Strategy form too: the tabs below get what the
+        window gains or loses, and the form keeps the height it had."""
+        super().resizeEvent(event)
+        grew = event.size().height() != self._window_height
+        self._window_height = event.size().height()
+        if grew and self._strategy_height:
+            QTimer.singleShot(0, self._keep_strategy_height)
+
+    def _keep_strategy_height(self) -> None:
         docks = [self.findChild(QDockWidget, "strategy"), self.findChild(QDockWidget, "metrics")]
+        if not any(d is None or d.isFloating() or d.isHidden() for d in docks):
+            total = sum(d.height() for d in docks)
+            self._set_height(docks, min(self._strategy_height, total - DOCK_MIN_HEIGHT))
+
+    def _set_height(self, docks: list[QDockWidget], height: int, asked: int = 0) -> None:
+        """Make the first of two docks ``height`` tall, the second the rest of their height. Qt lays
+        them out later, and takes the sizes as weights of the space the two share (their tab bar's
+        too): once laid out, a second request corrects by the ratio the first one missed by."""
+        asked = asked or height
         total = sum(d.height() for d in docks)
-        self.resizeDocks(docks, [total * 2 // 5, total - total * 2 // 5], Qt.Orientation.Vertical)
+        self.resizeDocks(docks, [asked, total - asked], Qt.Orientation.Vertical)
+
+        def laid_out() -> None:
+            got = docks[0].height()
+            if asked == height and got > 0 and got != height:
+                self._set_height(docks, height, round(height * height / got))
+
+        QTimer.singleShot(0, laid_out)
+
+    def balance_right_column(self) -> None:
+        """The layout a window opens with, unless the user's saved one: on a short screen the tables
+        at the bottom give the right column what its panels need (the Strategy form and the Cycles
+        plot without a scroll bar, down to 1366 × 768); then the tabs under the strategy (Metrics,
+        Cycles, Why here?), which hold tables and plots, get three fifths of the right column, so
+        that Why here? shows its candidates, not only its header (the form gets at least what it
+        needs)."""
+        strategy, metrics = self.findChild(QDockWidget, "strategy"), self.findChild(QDockWidget, "metrics")
+        short = RIGHT_COLUMN_HEIGHT - strategy.height() - metrics.height()
+        if short > 0 and self.jobs.isVisible() and not self.jobs.isFloating():
+            # One dock in its area: the size asked for is the area's, its tab bar included.
+            area = self.statusBar().y() - self.jobs.y()
+            self.resizeDocks([self.jobs], [max(BOTTOM_MIN_HEIGHT, area - short)], Qt.Orientation.Vertical)
+        QTimer.singleShot(
+            0, lambda: self._set_height([strategy, metrics], (strategy.height() + metrics.height()) * 2 // 5)
+        )
 
     def opening_size(self, fixed: bool) -> tuple[int, int]:
         """1500 × 920, or what the screen has room for (a 1366 × 768 laptop): screenshots and tests

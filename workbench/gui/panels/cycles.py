@@ -40,6 +40,7 @@ QUEUE_COLOUR = "#0072B2"
 UTIL_COLOUR = "#D55E00"
 TICKS = 1000  # the slider's positions over the run's time
 MARKED_STEPS = 60  # up to this many steps the plot marks each one
+PLOT_MIN_HEIGHT = 120  # below it the two axes' labels crowd the curves out
 
 
 class CyclesPanel(QWidget):
@@ -74,7 +75,7 @@ class CyclesPanel(QWidget):
         self._plotted = 0  # steps the curves hold
         self.info = _Info(PRESS_STEP)
         self.plot = _Plot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": CountAxis("left")})
-        self.plot.setMinimumHeight(120)  # below it the two axes' labels crowd the curves out
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
         # Each value holds from its event to the next (steps, not ramps); the queue on the left axis,

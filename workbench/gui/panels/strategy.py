@@ -9,9 +9,11 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -48,12 +50,21 @@ class StrategyPanel(QWidget):
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet(palette.error_style())
+        # Compact, for a small screen: the labels beside their lists, Run beside Auto-run. The
+        # parameters scroll, and the panel does not take the height the window gains (the tabs
+        # below it do: Metrics, Cycles and Why here? hold tables and plots).
         layout = QVBoxLayout(self)
-        for widget in (QLabel("Family"), self.family, QLabel("Strategy"), self.name, self.help):
-            layout.addWidget(widget)
-        layout.addWidget(scroll, 1)
-        layout.addWidget(self.run)
-        layout.addWidget(self.auto)
+        choice = QFormLayout()
+        choice.addRow("Family", self.family)
+        choice.addRow("Strategy", self.name)
+        layout.addLayout(choice)
+        layout.addWidget(self.help)
+        scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        layout.addWidget(scroll)  # (a stretch factor would make the panel take the height too)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run)
+        buttons.addWidget(self.auto, 1)
+        layout.addLayout(buttons)
         layout.addWidget(self.error)
         self._fields: dict[str, QWidget] = {}
         self.family.currentTextChanged.connect(self._on_family_changed)
