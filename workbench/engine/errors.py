@@ -77,11 +77,14 @@ class DPTooLarge(ParameterError):
     """A dynamic programme would need more memory than the cap; a coarser resolution fixes it."""
 
 
-def check_dp_size(cells_per_unit: int, units: int, resolution: float, what: str, shape: str) -> None:
+def check_dp_size(
+    cells_per_unit: int, units: int, resolution: float, what: str, shape: str, at_least: bool = False
+) -> None:
     """Raise ``DPTooLarge`` when a table of ``cells_per_unit * (units + 1)`` cells is over the cap.
 
     ``units`` scales as 1 / resolution, so the message names the coarsest resolution
-    whose table fits (rounded up to two significant digits).
+    whose table fits (rounded up to two significant digits). With ``at_least``, ``units`` is a
+    lower bound (the table is known to be too large before it is known whole): so is that resolution.
     """
     cells = cells_per_unit * (units + 1)
     if cells <= DP_CELL_LIMIT:
@@ -90,7 +93,8 @@ def check_dp_size(cells_per_unit: int, units: int, resolution: float, what: str,
     coarser = _round_up(resolution * units / fits)
     raise DPTooLarge(
         "resolution",
-        f"{what} at resolution {resolution:g} needs a table of {_size(cells * 8)} ({shape} × {units + 1} units); "
+        f"{what} at resolution {resolution:g} needs a table of {'at least ' if at_least else ''}{_size(cells * 8)} "
+        f"({shape} × {units + 1} units); "
         f"the limit is {_size(DP_CELL_LIMIT * 8)}: use resolution ≥ {coarser:.2g}",
     )
 

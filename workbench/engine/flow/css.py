@@ -29,7 +29,7 @@ DP is exact for that discretisation. A job with no alternative fails this cycle.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,9 +95,15 @@ class CssSpec:
 
 
 def find_alternatives(
-    rec: Recorder | None, jobs: Sequence[Job], table: SlotTable, cs: float, spec: CssSpec
+    rec: Recorder | None,
+    jobs: Sequence[Job],
+    table: SlotTable,
+    cs: float,
+    spec: CssSpec,
+    first_pass: Callable[[list[Job]], None] | None = None,
 ) -> dict[str, list[Window]]:
-    """Non-intersecting alternatives per job, by passes in queue order."""
+    """Non-intersecting alternatives per job, by passes in queue order; ``first_pass`` is told which
+    jobs have one once the first pass is over (those, at least, take part in the combination)."""
     alternatives: dict[str, list[Window]] = {job.id: [] for job in jobs}
     active = list(jobs)
     work = table
@@ -116,9 +122,33 @@ def find_alternatives(
             alternatives[job.id].append(window)
             work = work.reserve([window])
             added = True
+        if first_pass is not None:
+            first_pass([job for job in jobs if alternatives[job.id]])
+            first_pass = None
         if not added:
             break
     return alternatives
+
+
+def least_expense(job: Job, what: str, table: SlotTable) -> float:
+    """No window of ``job`` expends less of ``what`` ("cpu" or "cost"): n parts of V at the fastest
+    node's speed, on the n cheapest nodes (a hair under, for rounding)."""
+    if table.perf.size < job.node_count or job.node_count < 1:
+        return 0.0
+    part = job.volume / float(table.perf.max())
+    if what == "cpu":
+        return job.node_count * part * (1 - 1e-9)
+    return float(np.sort(table.price)[: job.node_count].sum()) * part * (1 - 1e-9)
+
+
+def check_combination_size(jobs: Sequence[Job], what: str, table: SlotTable, resolution: float) -> None:
+    """``DPTooLarge`` when the combination of these jobs' alternatives needs too large a table
+    whatever alternatives they find: its units are at least their least expenses' (eq. 5's limit,
+    the mean of each job's alternatives rounded up, and the sum of the dearest, are no less)."""
+    least = [least_expense(job, what, table) for job in jobs]
+    limit = sum(math.ceil(x - 1e-9) for x in least)
+    units = min(math.floor(limit / resolution + 1e-9), sum(math.ceil(x / resolution - 1e-9) for x in least))
+    check_dp_size(len(jobs) + 1, units, resolution, "the combination", f"{len(jobs)} jobs", at_least=True)
 
 
 @dataclass(frozen=True)
@@ -199,7 +229,11 @@ def css_plan(
 ) -> tuple[dict[str, Window], dict[str, int]]:
     """CSS on one (sub-)batch: the chosen window per job, and the number of alternatives per job."""
     problem = PROBLEMS[spec.vo_criterion]
-    alternatives = find_alternatives(rec, jobs, table, cs, spec)
+
+    def early(found: list[Job]) -> None:  # before the other passes: a saturated batch took 23 s to fail
+        check_combination_size(found, problem.expense, table, spec.resolution)
+
+    alternatives = find_alternatives(rec, jobs, table, cs, spec, early)
     counts = {job_id: len(alts) for job_id, alts in alternatives.items()}
     with_alts = [job for job in jobs if alternatives[job.id]]
     if not with_alts:
