@@ -24,6 +24,7 @@ at every event; whatever is still queued when the events run out fails.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
@@ -171,7 +172,8 @@ def _easy_hosts_compiled(env: Environment, rec: Recorder) -> FlowRun:
     perf, price = env.nodes[0].performance, env.nodes[0].price
     facts = _job_facts(env)
     runs = _runs_on_hosts(facts, len(env.nodes), perf, price)
-    yield from _compiled_run(env, rec, facts, runs, facts[2] / perf, np.arange(len(env.nodes)), kernels.easy_hosts)
+    length, position = facts[2] / perf, np.arange(len(env.nodes))
+    yield from _around(env, rec, lambda: _compiled_run(env, rec, facts, runs, length, position, kernels.easy_hosts))
 
 
 def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
@@ -238,9 +240,19 @@ def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
             )
         )
 
-    yield from _compiled_run(env, rec, facts, runs, np.zeros(m), col, kernel)
+    yield from _around(env, rec, lambda: _compiled_run(env, rec, facts, runs, np.zeros(m), col, kernel))
     for i in np.flatnonzero(~np.isnan(reserved_at)).tolist():
         rec.note_reservation(env.jobs[i].id, float(reserved_at[i]))
+
+
+def _around(env: Environment, rec: Recorder, run: Callable[[], None]) -> FlowRun:
+    """A compiled run (``run``) between a snapshot at the start and one at the end, with Python's
+    cycle collector held off: it makes a window per job, and not one cycle."""
+    t0 = env.time.start
+    yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
+    with collection_paused():
+        run()
+    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
 
 
 def _compiled_run(
@@ -252,32 +264,14 @@ def _compiled_run(
     position: np.ndarray,
     kernel: Any,
     chunk: int = 20_000,
-) -> FlowRun:
-    """Run an EASY kernel of ``engine/kernels`` to the end: the same schedule as the stepped path,
-    with a snapshot at the start and the end only; progress and cancel every ``chunk`` events.
-
-    ``runs``: which jobs can run at all (the others fail, as on arrival); ``length``: each job's
-    window length (the node kernel sets it when the job starts); ``position``: the node of each
-    of the kernel's columns."""
-    t0 = env.time.start
-    m, n_nodes = len(env.jobs), len(env.nodes)
-    yield rec.snap(t0, f"start: {m} jobs, {n_nodes} nodes")
-    with collection_paused():  # it makes a window per job, and not one cycle
-        _run_kernel(env, rec, facts, runs, length, position, kernel, chunk)
-    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
-
-
-def _run_kernel(
-    env: Environment,
-    rec: Recorder,
-    facts: np.ndarray,
-    runs: np.ndarray,
-    length: np.ndarray,
-    position: np.ndarray,
-    kernel: Any,
-    chunk: int,
 ) -> None:
-    """``_compiled_run`` between its two snapshots: the kernel's events, then its windows recorded."""
+    """Run an EASY kernel of ``engine/kernels`` to the end and record its windows: the same schedule
+    as the stepped path; progress and cancel every ``chunk`` events (``_around`` adds a snapshot
+    at the start and the end).
+
+    ``facts``: ``_job_facts``; ``runs``: which jobs can run at all (the others fail, as on
+    arrival); ``length``: each job's window length (the node kernel sets it when the job starts);
+    ``position``: the node of each of the kernel's columns."""
     t0 = env.time.start
     m, n_nodes = len(env.jobs), len(env.nodes)
     table: SlotTable | None = None
