@@ -7,6 +7,8 @@ and the views draw it. Nothing here owns the environment.
 
 from __future__ import annotations
 
+import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QScrollArea,
+    QTabBar,
     QWidget,
 )
 
@@ -56,6 +59,8 @@ DOCK_MIN_HEIGHT = 60  # a right-hand panel shrinks to this, and scrolls
 # The right column's docks at their opening: the Strategy form and the Cycles panel without a
 # scroll bar; the tables at the bottom give up height for it, down to a few rows.
 RIGHT_COLUMN_HEIGHT = 470
+DOCKS_SETTLE_S = 0.5  # Qt animates the docks for 200 ms after a drag of the line between two
+KEEP_AFTER_MS = 40  # the Strategy form gets its height back once a window resize pauses this long
 BOTTOM_MIN_HEIGHT = 150
 AUTOSAVE_DELAY_MS = 2000
 
@@ -85,10 +90,17 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self.showing_snapshot: Snapshot | None = None
         self.jobs = jobs_dock(self.document, self.shown_schedule)
         self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea).installEventFilter(self)
-        # The Strategy dock's height as the user (or ``balance_right_column``) left it: a window
-        # resize keeps it, so the height gained or lost goes to the tabs below.
+        # The Strategy dock's height as the user (or the opening layout) left it: a window resize
+        # keeps it, so the height gained or lost goes to the tabs below. The line between two docks
+        # is dragged on the window itself (``eventFilter``).
         self._strategy_height = 0
-        self._window_height = 0  # the window's height at its last resize event
+        self._released = (-math.inf, 0)  # when a mouse button was last released on the window, its height
+        self.installEventFilter(self)
+        # Once a resize pauses (a window manager may lay the docks out after the resize event).
+        self._keep_timer = QTimer(self)
+        self._keep_timer.setSingleShot(True)
+        self._keep_timer.setInterval(KEEP_AFTER_MS)
+        self._keep_timer.timeout.connect(self._keep_strategy_height)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea, scrolls=True)
         self.why = WhyPanel(self.document)
@@ -138,24 +150,42 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         if not getattr(self, "_balanced", True):
             self._balanced = True
             QTimer.singleShot(0, self.balance_right_column)
+        elif not self._strategy_height:  # a saved layout: the form's height is the user's
+            QTimer.singleShot(0, self._remember_strategy_height)
 
     def eventFilter(self, watched: Any, event: Any) -> bool:
-        """The Strategy dock resized while the window did not: the user dragged the line between it
-        and the tabs (or the layout was balanced). That is the height to keep. (Qt lays the docks
-        out for a new window size before the window's own resize event.)"""
-        if event.type() == QEvent.Type.Resize and self.height() == self._window_height:
-            self._strategy_height = watched.height()
+        """A mouse button released on the window itself (not on a panel): the end of a drag of the
+        line between two docks, perhaps the one under the Strategy form. Its height then, once the
+        docks have moved there, is the user's choice."""
+        if watched is self and event.type() == QEvent.Type.MouseButtonRelease:
+            self._released = (time.monotonic(), self.height())
+            QTimer.singleShot(0, self._remember_if_settling)
+        elif event.type() == QEvent.Type.Resize:
+            self._remember_if_settling()
         return super().eventFilter(watched, event)
+
+    def _remember_if_settling(self) -> None:
+        """The docks may still be moving to where the line was let go (Qt animates them): remember
+        the form's height, unless the window has changed its height since."""
+        at, height = self._released
+        if time.monotonic() - at < DOCKS_SETTLE_S and self.height() == height:
+            self._remember_strategy_height()
+
+    def _remember_strategy_height(self) -> None:
+        dock = self.findChild(QDockWidget, "strategy")
+        if dock is not None and not dock.isFloating() and dock.isVisible():
+            self._strategy_height = dock.height()
 
     def resizeEvent(self, event: Any) -> None:
         """Qt shares a window's new height among the right column's docks in proportion to their
         sizes, so growing the window grew the Strategy form too: the tabs below get what the
-        window gains or loses, and the form keeps the height it had."""
+        window gains or loses, and the form keeps the height the user left it (a short window may
+        squeeze it; grown again, the form gets it back)."""
         super().resizeEvent(event)
-        grew = event.size().height() != self._window_height
-        self._window_height = event.size().height()
-        if grew and self._strategy_height:
-            QTimer.singleShot(0, self._keep_strategy_height)
+        if event.oldSize().height() != event.size().height():
+            self._released = (-math.inf, 0)  # what the docks do from now on is the window's doing
+            if self._strategy_height:
+                self._keep_timer.start()
 
     def _keep_strategy_height(self) -> None:
         docks = [self.findChild(QDockWidget, "strategy"), self.findChild(QDockWidget, "metrics")]
@@ -163,20 +193,24 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
             total = sum(d.height() for d in docks)
             self._set_height(docks, min(self._strategy_height, total - DOCK_MIN_HEIGHT))
 
-    def _set_height(self, docks: list[QDockWidget], height: int, asked: int = 0) -> None:
-        """Make the first of two docks ``height`` tall, the second the rest of their height. Qt lays
-        them out later, and takes the sizes as weights of the space the two share (their tab bar's
-        too): once laid out, a second request corrects by the ratio the first one missed by."""
-        asked = asked or height
-        total = sum(d.height() for d in docks)
+    def _set_height(self, docks: list[QDockWidget], height: int) -> int:
+        """Make the first of two docks ``height`` tall (within what they have together), the second
+        the rest; the height asked for. ``resizeDocks`` sets the second's size as that of its tab
+        group, tab bar included, and shares any difference by the sizes' weights: so the tab bar
+        is counted in, and the sizes add up to the space the two have."""
+        total = sum(d.height() for d in docks) + self._tab_bar_under(docks[1])
+        asked = max(1, min(height, total - 1))
         self.resizeDocks(docks, [asked, total - asked], Qt.Orientation.Vertical)
+        return asked
 
-        def laid_out() -> None:
-            got = docks[0].height()
-            if asked == height and got > 0 and got != height:
-                self._set_height(docks, height, round(height * height / got))
-
-        QTimer.singleShot(0, laid_out)
+    def _tab_bar_under(self, dock: QDockWidget) -> int:
+        """The height of the tab bar right under ``dock`` (a tabbed group's), 0 for none."""
+        below = dock.geometry().bottom() + 1
+        return sum(
+            bar.height()
+            for bar in self.findChildren(QTabBar)
+            if bar.parent() is self and bar.isVisible() and bar.x() == dock.x() and abs(bar.y() - below) <= 2
+        )
 
     def balance_right_column(self) -> None:
         """The layout a window opens with, unless the user's saved one: on a short screen the tables
@@ -191,9 +225,11 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
             # One dock in its area: the size asked for is the area's, its tab bar included.
             area = self.statusBar().y() - self.jobs.y()
             self.resizeDocks([self.jobs], [max(BOTTOM_MIN_HEIGHT, area - short)], Qt.Orientation.Vertical)
-        QTimer.singleShot(
-            0, lambda: self._set_height([strategy, metrics], (strategy.height() + metrics.height()) * 2 // 5)
-        )
+        QTimer.singleShot(0, lambda: self._balance(strategy, metrics))
+
+    def _balance(self, strategy: QDockWidget, metrics: QDockWidget) -> None:
+        room = strategy.height() + metrics.height() + self._tab_bar_under(metrics)
+        self._strategy_height = self._set_height([strategy, metrics], room * 2 // 5)
 
     def opening_size(self, fixed: bool) -> tuple[int, int]:
         """1500 × 920, or what the screen has room for (a 1366 × 768 laptop): screenshots and tests

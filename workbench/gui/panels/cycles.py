@@ -80,7 +80,7 @@ class CyclesPanel(QWidget):
         self.plot.setLabel("bottom", time_label(self.time_unit))
         # Each value holds from its event to the next (steps, not ramps); the queue on the left axis,
         # the busy share on a right axis of its own (0-100 %); the axis labels are the legend.
-        self.queue_curve = self.plot.plot(pen=pg.mkPen(QUEUE_COLOUR, width=2), stepMode="left")
+        self.queue_curve = self.plot.plot(pen=pg.mkPen(QUEUE_COLOUR, width=2), stepMode="right")
         self.plot.setLabel("left", "queue length", color=QUEUE_COLOUR)
         self.util_view = pg.ViewBox()
         item = self.plot.getPlotItem()
@@ -91,7 +91,7 @@ class CyclesPanel(QWidget):
         self.util_view.setXLink(item)
         self.util_view.setYRange(0, 100, padding=0.05)
         self.util_view.setMouseEnabled(y=False)
-        self.util_curve = pg.PlotDataItem(pen=pg.mkPen(UTIL_COLOUR, width=2), stepMode="left")
+        self.util_curve = pg.PlotDataItem(pen=pg.mkPen(UTIL_COLOUR, width=2), stepMode="right")
         self.util_view.addItem(self.util_curve)
         self.now_line = pg.InfiniteLine(
             angle=90, movable=False, pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine)
