@@ -631,6 +631,22 @@ def test_a_strategy_error_is_marked_and_never_fatal(qtbot, window):
     assert win.document.error is None and win.strategy.error.text() == ""
 
 
+def test_a_parameters_error_goes_once_the_field_is_right_again(qtbot, window):
+    """ "abc" in alpha1 is refused with a line naming the field; typing its value back (0.1, what the
+    strategy still has) takes the line away: it used to stay until the next run."""
+    win = window(DEFAULT)
+    assert win.document.env.strategy.name == "CoP"
+    field = win.strategy._fields["alpha1"]
+    before = field.text()
+    field.setText("abc")
+    field.editingFinished.emit()
+    assert win.strategy.error.text().startswith("⚠ alpha1") and "abc" in win.strategy.error.text()
+    field.setText(before)
+    field.editingFinished.emit()
+    assert win.strategy.error.text() == ""
+    assert win.document.env.strategy.params_dict().get("alpha1", 0.1) == float(before)
+
+
 def test_generate_dialog_builds_the_preset(qtbot):
     from workbench.engine.generate import generate
     from workbench.gui.panels.generate import GenerateDialog

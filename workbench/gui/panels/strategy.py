@@ -67,6 +67,7 @@ class StrategyPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.error)
         self._fields: dict[str, QWidget] = {}
+        self._error_key: str | None = None  # the parameter whose error the panel shows
         self.family.currentTextChanged.connect(self._on_family_changed)
         self.name.currentTextChanged.connect(self._on_name_changed)
         # The panel follows the document itself (docs/style.md point 5): an edit, undo or open shows its strategy.
@@ -154,17 +155,24 @@ class StrategyPanel(QWidget):
         try:
             typed = next(p for p in info.params if p.name == key).coerce(value)
         except Exception as exc:
-            self.error.setText(f"⚠ {exc}")
+            self._field_error(key, str(exc))
             return
+        if self._error_key == key:  # the field is right again (perhaps the value it had)
+            self._field_error(None, "")
         if typed == params.get(key, default):
             return
         params[key] = typed
         try:
             self.document.apply(edits.set_strategy(ref.name, params))
-            self.error.setText("")
         except ValidationError as exc:
-            self.error.setText(f"⚠ {exc.path}: {exc.message}")
+            self._field_error(key, f"{exc.path}: {exc.message}")
+
+    def _field_error(self, key: str | None, message: str) -> None:
+        """Show a parameter's error (none: clear it), kept until that parameter is right again."""
+        self._error_key = key
+        self.error.setText(f"⚠ {message}" if message else "")
 
     def show_error(self, message: str | None) -> None:
+        self._error_key = None
         self.error.setText(f"⚠ {message}" if message else "")
         self.error.setAlignment(Qt.AlignmentFlag.AlignLeft)
