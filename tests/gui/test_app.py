@@ -466,6 +466,48 @@ def test_a_height_the_user_gives_the_strategy_form_is_kept_as_the_window_is_resi
     qtbot.waitUntil(lambda: strategy.height() == chosen, timeout=5_000)
 
 
+def test_cycles_steps_from_the_run_menu_and_its_keys(qtbot, window):
+    """Run ▸ Cycles: Step (F10), Back (Shift+F10), Play / Pause (F8) and Reset press the Cycles
+    panel's buttons and bring it to the front; they were in no menu, with no key."""
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtWidgets import QMenu
+
+    win = window(DEFAULT)
+    run_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&Run")
+    cycles_menu = next(a.menu() for a in run_menu.actions() if isinstance(a.menu(), QMenu))
+    actions = {a.text().replace("&", ""): a for a in cycles_menu.actions()}
+    assert actions["Step"].shortcut() == QKeySequence("F10") and actions["Back"].shortcut() == QKeySequence("Shift+F10")
+    assert actions["Play / Pause"].shortcut() == QKeySequence("F8")
+    panel = win.cycles
+    for _ in range(2):
+        actions["Step"].trigger()
+        qtbot.waitUntil(lambda: not panel.computing.busy, timeout=10_000)
+    assert panel.position == 1
+    actions["Back"].trigger()
+    assert panel.position == 0
+    actions["Play / Pause"].trigger()
+    assert panel.play_button.isChecked()
+    actions["Play / Pause"].trigger()
+    assert not panel.play_button.isChecked()
+    actions["Reset"].trigger()
+    assert panel.sim is None
+
+
+def test_reset_layout_brings_every_panel_back(qtbot, window):
+    """View ▸ Reset layout: a closed panel shows again and a floating one docks where it opens."""
+    from PySide6.QtWidgets import QDockWidget
+
+    win = window(DEFAULT)
+    why, jobs = win.findChild(QDockWidget, "why here?"), win.jobs
+    why.close()
+    jobs.setFloating(True)
+    assert why.isHidden() and jobs.isFloating()
+    win.reset_layout()
+    qtbot.waitUntil(lambda: not why.isHidden() and not jobs.isFloating(), timeout=5_000)
+    assert win.dockWidgetArea(jobs) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert win.dockWidgetArea(why) == Qt.DockWidgetArea.RightDockWidgetArea
+
+
 def test_the_file_dialog_shows_its_columns_whole(qtbot, tmp_path):
     """Qt's own file dialog (no native one here) opened at 632 × 408 with Size, Type and Date cut to
     "29.…KiB" and "JSO…ent": it opens at a size that holds them, each column fitted to its contents."""
@@ -1517,6 +1559,30 @@ def test_the_chart_stays_on_the_schedule_and_open_recent_forgets_a_deleted_file(
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: QMessageBox.StandardButton.Ok)
     assert not win.open_path(copy)
     assert str(copy.resolve()) not in win.recent_files()
+
+
+def test_a_file_named_on_the_command_line_is_in_open_recent(qtbot, tmp_path, monkeypatch):
+    """`workbench FILE` opened the file but left File ▸ Open Recent empty; the bundled sample a bare
+    `workbench` opens is not added."""
+    import shutil
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.gui.app import run_app
+    from workbench.gui.main_window import MainWindow
+
+    monkeypatch.setattr(QApplication, "exec", lambda *_: 0)  # return at once instead of running the loop
+    mine = tmp_path / "mine.json"
+    shutil.copy(TINY, mine)
+    for path in (mine, DEFAULT):
+        assert run_app(path) == 0
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow):
+                qtbot.addWidget(widget)
+                widget.runner.stop()
+    recent = QSettings("SlotWorkbench", "Slot Workbench").value("recent")
+    assert recent in ([str(mine.resolve())], str(mine.resolve()))
 
 
 def test_opening_a_file_again_shows_it_whole_whatever_the_zoom(qtbot, window, tmp_path):

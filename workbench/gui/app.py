@@ -9,7 +9,7 @@ from pathlib import Path
 
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.files import load_environment
+from workbench.engine.files import is_bundled_sample, load_environment
 from workbench.engine.model import StrategyRef
 
 
@@ -48,6 +48,8 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
         problem, path = f"{env_path}\n\n{exc}", None
     window = MainWindow(env, path, quiet=bool(screenshot))
     window.show()
+    if path is not None and not screenshot and not is_bundled_sample(path):
+        window.add_recent(path)  # named on the command line: File ▸ Open Recent offers it too
     if refused:
         window.statusBar().showMessage("; ".join(refused))
     if problem:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -96,7 +97,7 @@ def shortcut_rows(menubar: QMenuBar) -> list[tuple[str, str, str]]:
             if isinstance(sub, QMenu):
                 walk(sub, f"{path} ▸ {_plain(action.text())}")
                 continue
-            keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()]
+            keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not _dedicated(k)]
             keys = [k for k in keys if k]
             if keys:
                 rows.append((path, _plain(action.text()), ", ".join(keys)))
@@ -106,6 +107,36 @@ def shortcut_rows(menubar: QMenuBar) -> list[tuple[str, str, str]]:
         if isinstance(menu, QMenu):
             walk(menu, _plain(top.text()))
     return rows + CHART_GESTURES
+
+
+# Keys of their own on some keyboards, which Qt's standard shortcuts include ("Redo" beside
+# Ctrl+Shift+Z): named in the list, they read like a word, not a key.
+DEDICATED_KEYS = {
+    Qt.Key.Key_Undo,
+    Qt.Key.Key_Redo,
+    Qt.Key.Key_Copy,
+    Qt.Key.Key_Cut,
+    Qt.Key.Key_Paste,
+    Qt.Key.Key_Open,
+    Qt.Key.Key_Save,
+    Qt.Key.Key_Find,
+    Qt.Key.Key_Close,
+    Qt.Key.Key_New,
+    Qt.Key.Key_Print,
+    Qt.Key.Key_Refresh,
+    Qt.Key.Key_ZoomIn,
+    Qt.Key.Key_ZoomOut,
+    Qt.Key.Key_Back,
+    Qt.Key.Key_Forward,
+}
+
+
+def _dedicated(keys: QKeySequence) -> bool:
+    """A lone key of its own (Redo, Copy, …), with no modifier."""
+    if keys.count() != 1:
+        return False
+    combination = keys[0]
+    return combination.keyboardModifiers() == Qt.KeyboardModifier.NoModifier and combination.key() in DEDICATED_KEYS
 
 
 def _plain(text: str) -> str:

@@ -58,8 +58,9 @@ FRAME_ALLOWANCE = (16, 36)  # room left on the screen for a window manager's fra
 DOCK_MIN_HEIGHT = 60  # a right-hand panel shrinks to this, and scrolls
 # The right column's docks at their opening: the Strategy form and the Cycles panel without a
 # scroll bar; the tables at the bottom give up height for it, down to a few rows.
-RIGHT_COLUMN_HEIGHT = 470
+RIGHT_COLUMN_HEIGHT = 450
 DOCKS_SETTLE_S = 0.5  # Qt animates the docks for 200 ms after a drag of the line between two
+DOCK_GAP = 12  # at most this many pixels between two docks one above the other (the line between them)
 KEEP_AFTER_MS = 40  # the Strategy form gets its height back once a window resize pauses this long
 BOTTOM_MIN_HEIGHT = 150
 AUTOSAVE_DELAY_MS = 2000
@@ -136,6 +137,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self._connect()
         self.resize(*self.opening_size(quiet))
         self._balanced = not quiet and self.settings.value("state") is not None  # a saved layout wins
+        self.default_layout = self.saveState()  # View ▸ Reset layout
         self.setWindowIcon(app_icon())
         if not quiet:  # screenshots and tests use the default layout, and leave the user's alone
             self._restore_layout()
@@ -188,10 +190,22 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
                 self._keep_timer.start()
 
     def _keep_strategy_height(self) -> None:
-        docks = [self.findChild(QDockWidget, "strategy"), self.findChild(QDockWidget, "metrics")]
-        if not any(d is None or d.isFloating() or d.isHidden() for d in docks):
-            total = sum(d.height() for d in docks)
-            self._set_height(docks, min(self._strategy_height, total - DOCK_MIN_HEIGHT))
+        strategy = self.findChild(QDockWidget, "strategy")
+        if strategy is None or strategy.isFloating() or not strategy.isVisible() or self.tabifiedDockWidgets(strategy):
+            return  # not the form over the tabs (the user moved it)
+        # The tab shown right under it (Metrics, Cycles or Why here?: Qt moves the others out of sight).
+        shown = [
+            dock
+            for name in ("metrics", "cycles", "why here?")
+            if (dock := self.findChild(QDockWidget, name)) is not None
+            and dock.isVisible()
+            and not dock.isFloating()
+            and dock.x() == strategy.x()
+            and 0 <= dock.y() - strategy.geometry().bottom() <= DOCK_GAP
+        ]
+        if shown:
+            total = strategy.height() + shown[0].height()
+            self._set_height([strategy, shown[0]], min(self._strategy_height, total - DOCK_MIN_HEIGHT))
 
     def _set_height(self, docks: list[QDockWidget], height: int) -> int:
         """Make the first of two docks ``height`` tall (within what they have together), the second
@@ -211,6 +225,21 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
             for bar in self.findChildren(QTabBar)
             if bar.parent() is self and bar.isVisible() and bar.x() == dock.x() and abs(bar.y() - below) <= 2
         )
+
+    def _press_cycles(self, button: Any) -> None:
+        """Run ▸ Cycles: the Cycles panel's button, the panel brought to the front."""
+        self.findChild(QDockWidget, "cycles").raise_()
+        if button.isEnabled():
+            button.click()
+
+    def reset_layout(self) -> None:
+        """View ▸ Reset layout: every dock where a window opens with, shown, the right column balanced."""
+        self.restoreState(self.default_layout)
+        for dock in self.findChildren(QDockWidget):
+            dock.show()
+        self.findChild(QDockWidget, "metrics").raise_()
+        self.jobs.raise_()
+        QTimer.singleShot(0, self.balance_right_column)
 
     def balance_right_column(self) -> None:
         """The layout a window opens with, unless the user's saved one: on a short screen the tables
@@ -352,12 +381,24 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         menu.addSeparator()
         for dock in self.findChildren(QDockWidget):
             menu.addAction(dock.toggleViewAction())
+        menu.addAction(self._action("Reset &layout", self.reset_layout, tip="every panel back where it opens"))
         self.plugin_menu = PluginMenu(self, self.menuBar().addMenu("&Strategy"))
         menu = self.menuBar().addMenu("&Run")
         menu.addAction(self.run_action)
         menu.addAction(self.cancel_action)
         menu.addAction(self.compare_action)
         menu.addAction(self._action("&Study…", self.open_study, tip="run one of the papers' experiments"))
+        menu.addSeparator()
+        cycles = menu.addMenu("C&ycles")
+        panel = self.cycles
+        for text, button, keys in (
+            ("&Step", panel.step_button, "F10"),
+            ("&Back", panel.back_button, "Shift+F10"),
+            ("&Play / Pause", panel.play_button, "F8"),
+            ("&Reset", panel.reset_button, None),
+        ):
+            shortcut = QKeySequence(keys) if keys else None
+            cycles.addAction(self._action(text, lambda _=False, b=button: self._press_cycles(b), shortcut))
         menu = self.menuBar().addMenu("&Help")
         self.shortcuts_action, self.about_action = help_actions(self, self.menuBar())
         menu.addAction(self.shortcuts_action)
@@ -666,7 +707,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         except WorkbenchError as exc:
             self.error("Cannot save", str(exc))
             return False
-        self._add_recent(path)
+        self.add_recent(path)
         self.clear_autosave()
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True

@@ -79,14 +79,14 @@ class WindowFiles:
 
     def _opened(self, path: Path, env: Environment) -> None:
         self.document.replace_environment(env, Path(path))
-        self._add_recent(path)
+        self.add_recent(path)
         self.chart.fit()
         self.clear_autosave()
 
     def recent_files(self) -> list[str]:
         return settings_list(self.settings, "recent")
 
-    def _add_recent(self, path: Path) -> None:
+    def add_recent(self, path: Path) -> None:
         items = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
         self.settings.setValue("recent", items[:MAX_RECENT])
         self._fill_recent()

@@ -50,6 +50,8 @@ class StrategyPanel(QWidget):
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet(palette.error_style())
+        self.error.setAlignment(Qt.AlignmentFlag.AlignLeft)
+        self.error.hide()
         # Compact, for a small screen: the labels beside their lists, Run beside Auto-run. The
         # parameters scroll, and the panel does not take the height the window gains (the tabs
         # below it do: Metrics, Cycles and Why here? hold tables and plots).
@@ -170,9 +172,13 @@ class StrategyPanel(QWidget):
     def _field_error(self, key: str | None, message: str) -> None:
         """Show a parameter's error (none: clear it), kept until that parameter is right again."""
         self._error_key = key
-        self.error.setText(f"⚠ {message}" if message else "")
+        self._say(message)
 
     def show_error(self, message: str | None) -> None:
         self._error_key = None
+        self._say(message)
+
+    def _say(self, message: str | None) -> None:
+        """The error line, hidden when there is none (it took a line's height from the parameters)."""
         self.error.setText(f"⚠ {message}" if message else "")
-        self.error.setAlignment(Qt.AlignmentFlag.AlignLeft)
+        self.error.setVisible(bool(message))
