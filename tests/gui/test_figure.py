@@ -259,6 +259,28 @@ def test_icon_desktop_entry_about_and_shortcuts(qtbot):
     assert ("Keyboard shortcuts", "Ctrl+/") in rows
 
 
+def test_why_here_hides_the_candidates_table_when_there_are_none(qtbot, window):
+    """EASY starts a job where its queue rule says, with no candidates compared: the panel says so in
+    words and shows no empty table (a reviewer read the empty one as a fault); CoP's shows its table."""
+    from PySide6.QtWidgets import QDockWidget
+
+    from workbench.session import edits
+
+    win = window(DEFAULT)
+    win.findChild(QDockWidget, "why here?").raise_()
+    win.document.apply(edits.set_strategy("EASY", {}))
+    qtbot.waitUntil(lambda: win.document.result is not None and win.document.result.strategy == "EASY", timeout=30_000)
+    win.jobs.view.selectRow(win.document.env.job_index["j4"])
+    qtbot.waitUntil(lambda: win.why.explanation is not None, timeout=30_000)
+    assert not win.why.explanation.candidates and win.why.table.isHidden()
+    assert "EASY" in win.why.title.text() + win.why.summary.text()
+    win.undo_action.trigger()
+    qtbot.waitUntil(lambda: win.document.result is not None and win.document.result.strategy == "CoP", timeout=30_000)
+    win.why.show_job("j4")
+    qtbot.waitUntil(lambda: win.why.explanation is not None and bool(win.why.explanation.candidates), timeout=30_000)
+    assert not win.why.table.isHidden() and win.why.table.rowCount() > 1
+
+
 def test_why_here_panel_explains_the_selected_job(qtbot, window):
 
     win = window(DEFAULT)

@@ -154,11 +154,17 @@ class WhyPanel(QWidget):
             self.explanation = None
             self.title.setText("Cannot explain this job")
             self.summary.setText(str(error))
-            self.table.setRowCount(0)
+            self._rows(0)
             self._emit_ghosts()
             return
         assert isinstance(result, Explanation)
         self._show(result)
+
+    def _rows(self, count: int) -> None:
+        """The candidates' table holds ``count`` rows, and is hidden without any (EASY's placements
+        and a job with no window searched for have none: an empty table read as a fault)."""
+        self.table.setRowCount(count)
+        self.table.setVisible(count > 0)
 
     def _show(self, ex: Explanation | None) -> None:
         self.explanation = ex
@@ -166,7 +172,7 @@ class WhyPanel(QWidget):
             self.title.setText("Select a job (in the chart or the Jobs table) to see why it went where it did.")
             self.summary.setText("")
             self.notes.setText("")
-            self.table.setRowCount(0)
+            self._rows(0)
             self._emit_ghosts()
             return
         env = self.document.env
@@ -188,7 +194,7 @@ class WhyPanel(QWidget):
             tag = "over budget (free then)" if failed else "over budget"
             rows += [(tag, g) for g in merge_near(list(ex.over_budget))]
         self.shown_groups = [g for _, g in rows]
-        self.table.setRowCount(len(rows))
+        self._rows(len(rows))
         bold = QFont()
         bold.setBold(True)
         for r, (tag, group) in enumerate(rows):
