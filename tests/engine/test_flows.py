@@ -269,6 +269,20 @@ def test_the_careful_baseline_equals_engine_easy_on_the_shipped_trace():
         assert any(w.start > env.job(w.job).arrival for w in got.windows)  # some jobs waited
 
 
+def test_a_step_with_no_arrival_or_completion_says_what_woke_it():
+    """EASY's general path also wakes when a local task ends: its step read "t=10: nothing started"
+    with no event named; it says the local task ended."""
+    from workbench.engine.model import LocalTask
+
+    nodes = (Node("n1", "n1", 1.0, 1.0), Node("n2", "n2", 1.0, 1.0))
+    tasks = (LocalTask("t", "n1", 0.0, 10.0),)
+    env = Environment(nodes, tasks, (Job("j", "j", 2, 1.0, 5.0),), TimeSettings(0.0, None, None))
+    sim = registry.simulator(env, "EASY", history=True)
+    sim.run()
+    labels = [snap.label for snap in sim.snapshots]
+    assert "t=10: a local task ended; started job j" in labels, labels
+
+
 def test_a_combination_too_large_for_the_cap_stops_after_the_first_pass(monkeypatch):
     """CSS learns the combination's size only once every alternative is found: on a saturated batch
     of 1,000 KTH jobs it stopped after 23 s. Each job's least expense bounds the table from below,

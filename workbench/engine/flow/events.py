@@ -50,13 +50,16 @@ def arrivals_in_order(env: Environment) -> list[Job]:
     return sorted(env.jobs, key=lambda j: (j.arrival, j.priority, index[j.id]))
 
 
-def step_label(now: float, done: list[str], came: list[str], started: list[str]) -> str:
-    """'t=2644: job 7 finished; jobs 8 and 9 arrived; started job 8'."""
+def step_label(now: float, done: list[str], came: list[str], started: list[str], woke: str = "") -> str:
+    """'t=2644: job 7 finished; jobs 8 and 9 arrived; started job 8'; at a moment with neither a
+    completion nor an arrival, what woke the pass (``woke``: 't=4: a local task ended; …')."""
     parts = []
     if done:
         parts.append(f"{words.jobs(done)} finished")
     if came:
         parts.append(f"{words.jobs(came)} arrived")
+    if not parts and woke:
+        parts.append(woke)
     parts.append(f"started {words.jobs(started)}" if started else "nothing started")
     return f"t={words.number(now)}: " + "; ".join(parts)
 
@@ -113,6 +116,8 @@ class EventPolicy:
         """The scheduling pass at ``now``: the jobs it started, in order."""
         raise NotImplementedError
 
+    WOKE = "the slots changed"  # what a wake-up is, for the step's label
+
     def wakeup(self) -> float:
         """The next time the pass must run besides arrivals and completions (inf: none)."""
         return math.inf
@@ -156,7 +161,7 @@ def run_events(env: Environment, rec: Recorder, policy: EventPolicy, opening: st
         started = policy.schedule(now)
         if rec.history:
             rec.queue = policy.queued()
-            yield rec.snap(now, step_label(now, done, came, started))
+            yield rec.snap(now, step_label(now, done, came, started, policy.WOKE))
         else:
             yield rec.snap(now, "")
     policy.finish()

@@ -66,6 +66,8 @@ class ListScheduler(EventPolicy):
         # moment a reservation begins, with no arrival or completion then.
         self.wakeups = sorted({task.end for task in env.local_tasks if self.t0 < task.end < self.horizon})
 
+    WOKE = "a local task ended"
+
     def wakeup(self) -> float:
         return self.wakeups[0] if self.wakeups and len(self.queue) else math.inf
 
