@@ -156,6 +156,20 @@ def test_the_keys_planned_colour_is_light_as_on_the_chart(app):
     assert abs(light.red() - (full.red() * a + 255 * (1 - a))) <= 1
 
 
+def test_the_charts_key_takes_as_many_lines_as_its_width_needs(qtbot, window):
+    """A narrow chart cut its one-line key at both ends ("…now ¦ cy"); it wraps instead, and a wide
+    chart keeps one line."""
+    win = window(DEFAULT)
+    title = win.chart.getPlotItem().titleLabel
+    qtbot.wait(50)
+    assert "<br>" not in title.text and "horizon" in title.text
+    win.resize(1000, win.height())
+    qtbot.waitUntil(lambda: "<br>" in title.text, timeout=5_000)
+    assert "horizon" in title.text and title.boundingRect().width() <= win.chart.width()
+    win.resize(1500, win.height())
+    qtbot.waitUntil(lambda: "<br>" not in title.text, timeout=5_000)
+
+
 def test_colour_by_criterion_and_status():
     env = load_environment(DEFAULT)
     schedule = registry.run(env, "CoP")

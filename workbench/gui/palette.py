@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from workbench.engine.model import EPS, Environment, Window
 
@@ -238,9 +238,27 @@ def _on_white(colour: QColor) -> str:
     return QColor(*(round(v * a + 255 * (1 - a)) for v in (colour.red(), colour.green(), colour.blue()))).name()
 
 
-def legend_html(jobs: Sequence[tuple[str, QColor]] = (), planned: bool = False, env: Environment | None = None) -> str:
-    """A one-line key to the chart's colours and lines."""
+def legend_html(
+    jobs: Sequence[tuple[str, QColor]] = (),
+    planned: bool = False,
+    env: Environment | None = None,
+    width: float = math.inf,
+    font: QFont | None = None,
+) -> str:
+    """A key to the chart's colours and lines: one line, or as many as it takes to fit ``width``
+    pixels in ``font`` (a narrow window cut a one-line key at both ends)."""
     glyph = {"box": "&#9632;", "hollow": "&#9633;", "line": "|", "dash": "¦"}
+    plain = {"box": "\u25a0", "hollow": "\u25a1", "line": "|", "dash": "¦"}
     entries = legend_entries(jobs, planned, env)
-    parts = [f"<span style='color:{_on_white(c)}'>{glyph[m]}</span> {text}" for m, text, c in entries]
-    return "<span style='color:#333'>" + "  ".join(parts) + "</span>"
+    metrics = QFontMetricsF(font or QFont())
+    lines: list[list[str]] = [[]]
+    used = 0.0
+    for m, text, c in entries:
+        part = f"<span style='color:{_on_white(c)}'>{glyph[m]}</span> {text}"
+        wide = metrics.horizontalAdvance(f"{plain[m]} {text}  ")
+        if lines[-1] and used + wide > width:
+            lines.append([])
+            used = 0.0
+        lines[-1].append(part)
+        used += wide
+    return "<span style='color:#333'>" + "<br>".join("  ".join(line) for line in lines) + "</span>"

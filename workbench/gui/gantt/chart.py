@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QLabel
 
 from workbench.engine.model import Environment, Window
@@ -36,6 +36,8 @@ from workbench.gui.numbers import number, time
 MAX_LABELS = 400  # job names drawn at once (on the widest parts in view)
 LABEL_PX, LABEL_PAD = 6.5, 4  # a name's width in pixels: per character, and the margin
 EDGE_PIXELS = 6
+KEY_POINTS = 8.0  # the key's font size
+KEY_MARGIN = 40  # pixels the key leaves free across the chart's width
 
 
 # A fresh picture with more rectangles than this in its cached layers is painted a layer at a time.
@@ -135,6 +137,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.selected: str | None = None
         self.hovered: str | None = None
         self.caption = ""  # shown before the legend (Compare: the strategy's name)
+        self._key: tuple[list[tuple[str, QColor]], bool, Environment | None] | None = None  # ``_set_key``'s
         self.row_order = "list"  # View ▸ Sort node rows
         self.rows = geometry.RowLayout(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self._row_of = self.rows.row_of
@@ -176,6 +179,28 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         super().resizeEvent(event)
         if hasattr(self, "stale_note"):  # pyqtgraph resizes during its own __init__
             self._place_stale_note()
+        closed = getattr(self, "plotItem", None) is None  # (pyqtgraph lets it go on close)
+        if getattr(self, "_key", None) is not None and not closed and event.size().width() != event.oldSize().width():
+            self._set_key()  # the key takes as many lines as the width needs
+
+    def _set_key(self) -> None:
+        """The title line: the caption (Compare's strategy), then the key to colours and lines,
+        wrapped to the chart's width."""
+        assert self._key is not None
+        entries, planned, env = self._key
+        caption = f"<b>{html.escape(self.caption)}</b>&nbsp;&nbsp;" if self.caption else ""
+        font = QFont(self.font())
+        font.setPointSizeF(KEY_POINTS)
+        named = QFontMetricsF(font).horizontalAdvance(self.caption) + 12 if self.caption else 0.0
+        # The title is centred over the plot, right of the node names.
+        room = self.width() - self.getPlotItem().getAxis("left").width() - KEY_MARGIN - named
+        title = caption + palette.legend_html(entries, planned=planned, env=env, width=room, font=font)
+        if title != self.getPlotItem().titleLabel.text:
+            self.setTitle(title, size=f"{KEY_POINTS:g}pt")
+            # The key is centred: a shorter one left both ends of the last one on screen under a
+            # window manager (seen after leaving Cycles mode's longer key), so the view repaints whole
+            # (the big layers blit their caches).
+            self.viewport().update()
 
     @property
     def shown_windows(self) -> list[Window]:
@@ -372,15 +397,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         )
         self._draw_hold(env, snapshot)
         extra = [("head's reservation", QColor(palette.HOLD))] if snapshot is not None and snapshot.hold else []
-        legend = palette.legend_html([*colouring.legend, *extra], planned=snapshot is not None, env=env)
-        caption = f"<b>{html.escape(self.caption)}</b>&nbsp;&nbsp;" if self.caption else ""
-        title = caption + legend
-        if title != self.getPlotItem().titleLabel.text:
-            self.setTitle(title, size="8pt")
-            # The key is centred: a shorter one left both ends of the last one on screen under a
-            # window manager (seen after leaving Cycles mode's longer key), so the view repaints whole
-            # (the big layers blit their caches).
-            self.viewport().update()
+        self._key = ([*colouring.legend, *extra], snapshot is not None, env)
+        self._set_key()
         self._draw_labels(env, windows)
 
     def _draw_hold(self, env: Environment, snapshot: Snapshot | None) -> None:
