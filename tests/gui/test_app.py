@@ -346,6 +346,11 @@ def test_an_endless_runs_last_step_and_a_drag_past_the_steps_computed(qtbot, win
     assert cycles.sim.done and last.time == math.inf and cycles.position == len(cycles.sim.snapshots) - 1
     assert cycles.slider.value() == TICKS and cycles.step_button.isEnabled() is False
     assert "end:" in cycles.info.full_text() and win.chart.snapshot is last
+    # The endless step is drawn at the run's last window's end, so the step before holds up to it
+    # (drawn at the last finite time, 0, every point and the step's line sat on t = 0).
+    xs, _ = cycles.queue_curve.getData()
+    end = max(cycles.sim.recorder.actual.values())
+    assert xs[-1] == end > xs[-2] and cycles.now_line.value() == end
     cycles.step_back()
     xs, _ = cycles.queue_curve.getData()
     assert len(xs) == len(cycles.sim.snapshots) and all(math.isfinite(x) for x in xs)

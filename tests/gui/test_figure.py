@@ -165,7 +165,14 @@ def test_the_charts_key_takes_as_many_lines_as_its_width_needs(qtbot, window):
     assert "<br>" not in title.text and "horizon" in title.text
     win.resize(1000, win.height())
     qtbot.waitUntil(lambda: "<br>" in title.text, timeout=5_000)
+    qtbot.wait(50)
     assert "horizon" in title.text and title.boundingRect().width() <= win.chart.width()
+    # The whole key shows (the title's row is as tall as its lines), and the plot is no wider than
+    # the chart: laid out over the one-line key's width, it was cut at the right.
+    lines = title.text.count("<br>") + 1
+    assert title.item.boundingRect().height() <= title.boundingRect().height() + 1 and lines >= 2
+    view = win.chart.getPlotItem().vb.sceneBoundingRect()
+    assert view.right() <= win.chart.viewport().width() + 1
     win.resize(1500, win.height())
     qtbot.waitUntil(lambda: "<br>" not in title.text, timeout=5_000)
 

@@ -38,6 +38,7 @@ LABEL_PX, LABEL_PAD = 6.5, 4  # a name's width in pixels: per character, and the
 EDGE_PIXELS = 6
 KEY_POINTS = 8.0  # the key's font size
 KEY_MARGIN = 40  # pixels the key leaves free across the chart's width
+KEY_ROW = 30  # the title row's height at one line (pyqtgraph's)
 
 
 # A fresh picture with more rectangles than this in its cached layers is painted a layer at a time.
@@ -176,31 +177,45 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.stale_note.move(6, max(0, self.height() - self.stale_note.height() - 6))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if hasattr(self, "stale_note"):  # pyqtgraph resizes during its own __init__
-            self._place_stale_note()
+        # The key first, for the new width: the title's width is the plot's least, and a plot laid
+        # out over the old one's stayed wider than the window (cut at the right) until the next resize.
         closed = getattr(self, "plotItem", None) is None  # (pyqtgraph lets it go on close)
         if getattr(self, "_key", None) is not None and not closed and event.size().width() != event.oldSize().width():
             self._set_key()  # the key takes as many lines as the width needs
+        super().resizeEvent(event)
+        if hasattr(self, "stale_note"):  # pyqtgraph resizes during its own __init__
+            self._place_stale_note()
 
     def _set_key(self) -> None:
         """The title line: the caption (Compare's strategy), then the key to colours and lines,
-        wrapped to the chart's width."""
+        wrapped to the chart's width (as many lines as it takes, the title's row as tall)."""
         assert self._key is not None
         entries, planned, env = self._key
+        item = self.getPlotItem()
         caption = f"<b>{html.escape(self.caption)}</b>&nbsp;&nbsp;" if self.caption else ""
         font = QFont(self.font())
         font.setPointSizeF(KEY_POINTS)
         named = QFontMetricsF(font).horizontalAdvance(self.caption) + 12 if self.caption else 0.0
-        # The title is centred over the plot, right of the node names.
-        room = self.width() - self.getPlotItem().getAxis("left").width() - KEY_MARGIN - named
-        title = caption + palette.legend_html(entries, planned=planned, env=env, width=room, font=font)
-        if title != self.getPlotItem().titleLabel.text:
-            self.setTitle(title, size=f"{KEY_POINTS:g}pt")
-            # The key is centred: a shorter one left both ends of the last one on screen under a
-            # window manager (seen after leaving Cycles mode's longer key), so the view repaints whole
-            # (the big layers blit their caches).
-            self.viewport().update()
+        # The title is centred over the plot, right of the node names; a title wider than that
+        # would widen the plot past the window.
+        room = self.width() - item.getAxis("left").width() - KEY_MARGIN
+        budget = room - named
+        for _ in range(3):  # the rich text's width is what counts: measured, and the budget cut by the excess
+            title = caption + palette.legend_html(entries, planned=planned, env=env, width=budget, font=font)
+            if title != item.titleLabel.text:
+                self.setTitle(title, size=f"{KEY_POINTS:g}pt")
+            excess = item.titleLabel.item.boundingRect().width() - room
+            if excess <= 0:
+                break
+            budget -= excess + 8
+        lines = item.titleLabel.text.count("<br>") + 1
+        tall = max(KEY_ROW, math.ceil(lines * QFontMetricsF(font).lineSpacing()) + 8)
+        item.titleLabel.setMaximumHeight(tall)
+        item.layout.setRowFixedHeight(0, tall)
+        # The key is centred: a shorter one left both ends of the last one on screen under a window
+        # manager (seen after leaving Cycles mode's longer key), so the view repaints whole (the big
+        # layers blit their caches).
+        self.viewport().update()
 
     @property
     def shown_windows(self) -> list[Window]:

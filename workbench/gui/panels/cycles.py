@@ -281,6 +281,8 @@ class CyclesPanel(QWidget):
         first, last = sim.snapshots[0].time, _last_finite(sim.snapshots)
         if sim.done:
             end = last
+            if not math.isfinite(sim.snapshots[-1].time):  # an endless run: to its last window's end
+                end = max(last, max(sim.recorder.actual.values(), default=last))
         else:
             end = max(last, self.span[1] if self.span is not None else last)
             result, horizon = self.document.result, self.document.env.time.horizon
@@ -315,10 +317,11 @@ class CyclesPanel(QWidget):
 
     def _plot(self) -> None:
         """Every step computed so far, a line at the one shown (stepping back keeps the curves), the
-        queue from 0. An endless run's last step (t = inf) is drawn at the last finite time."""
+        queue from 0. An endless run's last step (t = inf) is drawn at its frame's end, its last window's."""
         assert self.sim is not None
         times, queue, busy = self._history()
-        last = _last_finite(self.sim.snapshots)
+        # An endless run's last step (t = inf) at the end of its frame (its last window's end).
+        last = self.span[1] if self.span is not None else _last_finite(self.sim.snapshots)
         drawn = [t if math.isfinite(t) else last for t in times]
         self.now_line.setValue(drawn[self.position])
         self.now_line.setVisible(True)
