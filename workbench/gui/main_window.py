@@ -7,21 +7,14 @@ and the views draw it. Nothing here owns the environment.
 
 from __future__ import annotations
 
-import math
-import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFrame,
-    QMainWindow,
     QMessageBox,
-    QScrollArea,
-    QTabBar,
-    QWidget,
 )
 
 from workbench.engine.errors import ValidationError, WorkbenchError
@@ -48,25 +41,16 @@ from workbench.gui.panels.strategy import StrategyPanel
 from workbench.gui.panels.why import WhyPanel
 from workbench.gui.plugin_menu import PluginMenu
 from workbench.gui.window_files import WindowFiles
+from workbench.gui.window_layout import WindowLayout
 from workbench.gui.workers import BackgroundCall, LiveRunner, share_the_gil
 from workbench.session import edits
 from workbench.session.document import Document, empty_environment
 from workbench.session.state import find_job
 
-OPENING_SIZE = (1500, 920)  # the window at its first start, screen permitting
-FRAME_ALLOWANCE = (16, 36)  # room left on the screen for a window manager's frame around it
-DOCK_MIN_HEIGHT = 60  # a right-hand panel shrinks to this, and scrolls
-# The right column's docks at their opening: the Strategy form and the Cycles panel without a
-# scroll bar; the tables at the bottom give up height for it, down to a few rows.
-RIGHT_COLUMN_HEIGHT = 450
-DOCKS_SETTLE_S = 0.5  # Qt animates the docks for 200 ms after a drag of the line between two
-DOCK_GAP = 12  # at most this many pixels between two docks one above the other (the line between them)
-KEEP_AFTER_MS = 40  # the Strategy form gets its height back once a window resize pauses this long
-BOTTOM_MIN_HEIGHT = 150
 AUTOSAVE_DELAY_MS = 2000
 
 
-class MainWindow(QMainWindow, Exports, WindowFiles):
+class MainWindow(WindowLayout, Exports, WindowFiles):
     def __init__(self, env: Environment | None = None, path: Path | None = None, quiet: bool = False) -> None:
         super().__init__()
         share_the_gil()
@@ -90,18 +74,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self.tasks = tasks_dock(self.document)
         self.showing_snapshot: Snapshot | None = None
         self.jobs = jobs_dock(self.document, self.shown_schedule)
-        self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea).installEventFilter(self)
-        # The Strategy dock's height as the user (or the opening layout) left it: a window resize
-        # keeps it, so the height gained or lost goes to the tabs below. The line between two docks
-        # is dragged on the window itself (``eventFilter``).
-        self._strategy_height = 0
-        self._released = (-math.inf, 0)  # when a mouse button was last released on the window, its height
-        self.installEventFilter(self)
-        # Once a resize pauses (a window manager may lay the docks out after the resize event).
-        self._keep_timer = QTimer(self)
-        self._keep_timer.setSingleShot(True)
-        self._keep_timer.setInterval(KEEP_AFTER_MS)
-        self._keep_timer.timeout.connect(self._keep_strategy_height)
+        self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea, scrolls=True)
         self.why = WhyPanel(self.document)
@@ -137,7 +110,7 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
         self._connect()
         self.resize(*self.opening_size(quiet))
         self._balanced = not quiet and self.settings.value("state") is not None  # a saved layout wins
-        self.default_layout = self.saveState()  # View ▸ Reset layout
+        self._start_layout()
         self.setWindowIcon(app_icon())
         if not quiet:  # screenshots and tests use the default layout, and leave the user's alone
             self._restore_layout()
@@ -147,147 +120,11 @@ class MainWindow(QMainWindow, Exports, WindowFiles):
 
     # ------------------------------------------------------------ layout
 
-    def showEvent(self, event: Any) -> None:
-        super().showEvent(event)
-        if not getattr(self, "_balanced", True):
-            self._balanced = True
-            QTimer.singleShot(0, self.balance_right_column)
-        elif not self._strategy_height:  # a saved layout: the form's height is the user's
-            QTimer.singleShot(0, self._remember_strategy_height)
-
-    def eventFilter(self, watched: Any, event: Any) -> bool:
-        """A mouse button released on the window itself (not on a panel): the end of a drag of the
-        line between two docks, perhaps the one under the Strategy form. Its height then, once the
-        docks have moved there, is the user's choice."""
-        if watched is self and event.type() == QEvent.Type.MouseButtonRelease:
-            self._released = (time.monotonic(), self.height())
-            QTimer.singleShot(0, self._remember_if_settling)
-        elif event.type() == QEvent.Type.Resize:
-            self._remember_if_settling()
-        return super().eventFilter(watched, event)
-
-    def _remember_if_settling(self) -> None:
-        """The docks may still be moving to where the line was let go (Qt animates them): remember
-        the form's height, unless the window has changed its height since."""
-        at, height = self._released
-        if time.monotonic() - at < DOCKS_SETTLE_S and self.height() == height:
-            self._remember_strategy_height()
-
-    def _remember_strategy_height(self) -> None:
-        dock = self.findChild(QDockWidget, "strategy")
-        if dock is not None and not dock.isFloating() and dock.isVisible():
-            self._strategy_height = dock.height()
-
-    def resizeEvent(self, event: Any) -> None:
-        """Qt shares a window's new height among the right column's docks in proportion to their
-        sizes, so growing the window grew the Strategy form too: the tabs below get what the
-        window gains or loses, and the form keeps the height the user left it (a short window may
-        squeeze it; grown again, the form gets it back)."""
-        super().resizeEvent(event)
-        if event.oldSize().height() != event.size().height():
-            self._released = (-math.inf, 0)  # what the docks do from now on is the window's doing
-            if self._strategy_height:
-                self._keep_timer.start()
-
-    def _keep_strategy_height(self) -> None:
-        strategy = self.findChild(QDockWidget, "strategy")
-        if strategy is None or strategy.isFloating() or not strategy.isVisible() or self.tabifiedDockWidgets(strategy):
-            return  # not the form over the tabs (the user moved it)
-        # The tab shown right under it (Metrics, Cycles or Why here?: Qt moves the others out of sight).
-        shown = [
-            dock
-            for name in ("metrics", "cycles", "why here?")
-            if (dock := self.findChild(QDockWidget, name)) is not None
-            and dock.isVisible()
-            and not dock.isFloating()
-            and dock.x() == strategy.x()
-            and 0 <= dock.y() - strategy.geometry().bottom() <= DOCK_GAP
-        ]
-        if shown:
-            total = strategy.height() + shown[0].height()
-            self._set_height([strategy, shown[0]], min(self._strategy_height, total - DOCK_MIN_HEIGHT))
-
-    def _set_height(self, docks: list[QDockWidget], height: int) -> int:
-        """Make the first of two docks ``height`` tall (within what they have together), the second
-        the rest; the height asked for. ``resizeDocks`` sets the second's size as that of its tab
-        group, tab bar included, and shares any difference by the sizes' weights: so the tab bar
-        is counted in, and the sizes add up to the space the two have."""
-        total = sum(d.height() for d in docks) + self._tab_bar_under(docks[1])
-        asked = max(1, min(height, total - 1))
-        self.resizeDocks(docks, [asked, total - asked], Qt.Orientation.Vertical)
-        return asked
-
-    def _tab_bar_under(self, dock: QDockWidget) -> int:
-        """The height of the tab bar right under ``dock`` (a tabbed group's), 0 for none."""
-        below = dock.geometry().bottom() + 1
-        return sum(
-            bar.height()
-            for bar in self.findChildren(QTabBar)
-            if bar.parent() is self and bar.isVisible() and bar.x() == dock.x() and abs(bar.y() - below) <= 2
-        )
-
     def _press_cycles(self, button: Any) -> None:
         """Run ▸ Cycles: the Cycles panel's button, the panel brought to the front."""
         self.findChild(QDockWidget, "cycles").raise_()
         if button.isEnabled():
             button.click()
-
-    def reset_layout(self) -> None:
-        """View ▸ Reset layout: every dock where a window opens with, shown, the right column balanced."""
-        self.restoreState(self.default_layout)
-        for dock in self.findChildren(QDockWidget):
-            dock.show()
-        self.findChild(QDockWidget, "metrics").raise_()
-        self.jobs.raise_()
-        QTimer.singleShot(0, self.balance_right_column)
-
-    def balance_right_column(self) -> None:
-        """The layout a window opens with, unless the user's saved one: on a short screen the tables
-        at the bottom give the right column what its panels need (the Strategy form and the Cycles
-        plot without a scroll bar, down to 1366 × 768); then the tabs under the strategy (Metrics,
-        Cycles, Why here?), which hold tables and plots, get three fifths of the right column, so
-        that Why here? shows its candidates, not only its header (the form gets at least what it
-        needs)."""
-        strategy, metrics = self.findChild(QDockWidget, "strategy"), self.findChild(QDockWidget, "metrics")
-        short = RIGHT_COLUMN_HEIGHT - strategy.height() - metrics.height()
-        if short > 0 and self.jobs.isVisible() and not self.jobs.isFloating():
-            # One dock in its area: the size asked for is the area's, its tab bar included.
-            area = self.statusBar().y() - self.jobs.y()
-            self.resizeDocks([self.jobs], [max(BOTTOM_MIN_HEIGHT, area - short)], Qt.Orientation.Vertical)
-        QTimer.singleShot(0, lambda: self._balance(strategy, metrics))
-
-    def _balance(self, strategy: QDockWidget, metrics: QDockWidget) -> None:
-        room = strategy.height() + metrics.height() + self._tab_bar_under(metrics)
-        self._strategy_height = self._set_height([strategy, metrics], room * 2 // 5)
-
-    def opening_size(self, fixed: bool) -> tuple[int, int]:
-        """1500 × 920, or what the screen has room for (a 1366 × 768 laptop): screenshots and tests
-        (``fixed``) always get the same size; a user's saved geometry, when there is one, wins."""
-        width, height = OPENING_SIZE
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        if fixed or screen is None:
-            return width, height
-        room = screen.availableGeometry()
-        # The window manager's frame (title bar, borders) comes on top of the size asked for: on a
-        # screen without room to spare it pushed the status bar off the bottom.
-        spare_width, spare_height = FRAME_ALLOWANCE
-        return min(width, room.width() - spare_width), min(height, room.height() - spare_height)
-
-    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea, scrolls: bool = False) -> QDockWidget:
-        """A dock for a panel; with ``scrolls`` the panel scrolls inside it, so that the dock can shrink
-        on a small screen (the Cycles panel: its plot asks for a tall dock)."""
-        dock = QDockWidget(title, self)
-        dock.setObjectName(title.lower())
-        if scrolls:
-            holder = QScrollArea()
-            holder.setWidgetResizable(True)
-            holder.setFrameShape(QFrame.Shape.NoFrame)
-            holder.setWidget(widget)
-            holder.setMinimumHeight(DOCK_MIN_HEIGHT)
-            widget = holder
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
 
     def _action(self, text: str, slot: object, shortcut: object = None, tip: str = "") -> QAction:
         action = QAction(text, self)
