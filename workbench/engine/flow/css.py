@@ -130,22 +130,29 @@ def find_alternatives(
     return alternatives
 
 
-def least_expense(job: Job, what: str, table: SlotTable) -> float:
-    """No window of ``job`` expends less of ``what`` ("cpu" or "cost"): n parts of V at the fastest
+def least_expenses(jobs: Sequence[Job], what: str, table: SlotTable) -> list[float]:
+    """No window of each job expends less of ``what`` ("cpu" or "cost"): n parts of V at the fastest
     node's speed, on the n cheapest nodes (a hair under, for rounding)."""
-    if table.perf.size < job.node_count or job.node_count < 1:
-        return 0.0
-    part = job.volume / float(table.perf.max())
-    if what == "cpu":
-        return job.node_count * part * (1 - 1e-9)
-    return float(np.sort(table.price)[: job.node_count].sum()) * part * (1 - 1e-9)
+    if table.perf.size == 0:
+        return [0.0] * len(jobs)
+    fastest = float(table.perf.max())
+    cheapest = np.concatenate(([0.0], np.cumsum(np.sort(table.price))))  # the n cheapest prices, summed
+    least = []
+    for job in jobs:
+        n = job.node_count
+        if n < 1 or n > table.perf.size:
+            least.append(0.0)
+            continue
+        part = job.volume / fastest
+        least.append((n if what == "cpu" else float(cheapest[n])) * part * (1 - 1e-9))
+    return least
 
 
 def check_combination_size(jobs: Sequence[Job], what: str, table: SlotTable, resolution: float) -> None:
     """``DPTooLarge`` when the combination of these jobs' alternatives needs too large a table
     whatever alternatives they find: its units are at least their least expenses' (eq. 5's limit,
     the mean of each job's alternatives rounded up, and the sum of the dearest, are no less)."""
-    least = [least_expense(job, what, table) for job in jobs]
+    least = least_expenses(jobs, what, table)
     limit = sum(math.ceil(x - 1e-9) for x in least)
     units = min(math.floor(limit / resolution + 1e-9), sum(math.ceil(x / resolution - 1e-9) for x in least))
     check_dp_size(len(jobs) + 1, units, resolution, "the combination", f"{len(jobs)} jobs", at_least=True)

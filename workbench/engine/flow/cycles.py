@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 
+import numpy as np
+
 from workbench.engine.diagnose import explain_failure
 from workbench.engine.flow.batching import AllJobs, BatchFormer
 from workbench.engine.model import EPS, Environment, Job, in_queue_order
@@ -33,6 +35,13 @@ def capable(env: Environment, job: Job) -> bool:
     if job.node_count <= 0:
         return True
     return job.node_count <= len(perf) and perf[job.node_count - 1] >= job.min_performance - EPS
+
+
+def capable_jobs(env: Environment, width: np.ndarray, least: np.ndarray) -> np.ndarray:
+    """``capable`` for every job at once: jobs of ``width`` nodes of performance ``least`` or more."""
+    fast = np.array(env.performance_descending)
+    nth = fast[np.clip(width.astype(np.int64), 1, max(fast.size, 1)) - 1] if fast.size else np.zeros(width.size)
+    return (width <= 0) | ((width <= fast.size) & (nth >= least - EPS))
 
 
 def run_cycles(

@@ -32,7 +32,7 @@ import numpy as np
 
 from workbench.engine import kernels
 from workbench.engine.diagnose import explain_failure
-from workbench.engine.flow.cycles import capable
+from workbench.engine.flow.cycles import capable, capable_jobs
 from workbench.engine.flow.events import (
     EventPolicy,
     run_events,
@@ -207,9 +207,7 @@ def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
     units = budget_units_of(budget, 1.0)
     shapes = (used, mine.astype(np.int64), units, at[which], size[which])  # level offset and count, budget, eligible
     # Not even on an empty system? With no budget or horizon, enough capable nodes suffice.
-    fast = np.array(env.performance_descending)
-    wide = np.minimum(width.astype(np.int64), fast.size)
-    runs = (width <= 0) | ((width <= fast.size) & (fast[np.maximum(wide - 1, 0)] >= at_least))  # ``capable``
+    runs = capable_jobs(env, width, least)
     plain = np.isinf(budget) & math.isinf(horizon)
     for i in np.flatnonzero(~plain).tolist():
         job = env.jobs[i]

@@ -320,7 +320,6 @@ class CyclesPanel(QWidget):
         queue from 0. An endless run's last step (t = inf) is drawn at its frame's end, its last window's."""
         assert self.sim is not None
         times, queue, busy = self._history()
-        # An endless run's last step (t = inf) at the end of its frame (its last window's end).
         last = self.span[1] if self.span is not None else _last_finite(self.sim.snapshots)
         drawn = [t if math.isfinite(t) else last for t in times]
         self.now_line.setValue(drawn[self.position])
