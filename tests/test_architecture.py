@@ -106,3 +106,35 @@ def test_the_cycle_finder_finds_cycles():
     assert cycles({"a": {"b"}, "b": set()}) == []
     # The real graph holds imports written inside functions (cli imports the GUI lazily).
     assert "workbench.gui.app" in import_graph()["workbench.cli"]
+
+
+def private_imports() -> list[str]:
+    """Every private name (``_x``) one project module takes from another: imported by name, or read
+    as an attribute of an imported project module (``module._x``)."""
+    found = []
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        modules: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("workbench"):
+                for alias in node.names:
+                    modules.add(alias.asname or alias.name)
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{name} imports {node.module}.{alias.name}")
+            elif isinstance(node, ast.Import):
+                modules.update(a.asname or a.name for a in node.names if a.name.startswith("workbench"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                found.append(f"{name} reads {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_module_takes_another_modules_private_names():
+    """A name that starts with an underscore belongs to its module: what another module needs is public."""
+    assert private_imports() == []

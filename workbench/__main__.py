@@ -1,3 +1,3 @@
-from workbench.cli import main
+from workbench.cli import run
 
-raise SystemExit(main())
+run()

@@ -8,6 +8,8 @@ exit code 2; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import faulthandler
 import json
 import os
 import sys
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.allocator import settle_allocator
+from workbench.cli_progress import ByteBar, KernelNotice, ProgressBar
 from workbench.engine.errors import ParameterError, WorkbenchError
 
 SUBCOMMANDS = (
@@ -29,7 +32,9 @@ SUBCOMMANDS = (
     "bench",
     "lab",
     "traces",
+    "warm",
 )
+EXIT_WAIT = 10.0  # seconds the command waits at exit for a thread inside compiled code
 SCHEDULE_FORMATS = (".csv", ".json", ".swf")
 EXPORT_FORMATS = (".png", ".svg", ".pdf", *SCHEDULE_FORMATS)
 
@@ -42,45 +47,6 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
             raise ParameterError("--param", f"expected key=value, got {item!r}")
         params[key.strip()] = value.strip()
     return params
-
-
-class ProgressBar:
-    """A ``progress(done, total)`` callback drawing a tqdm bar on stderr once a run passes a second."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar: Any = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, desc=self.label, delay=1.0, file=sys.stderr, leave=False, dynamic_ncols=True)
-        if total != self.bar.total:
-            self.bar.total = total
-        self.bar.update(done - self.bar.n)
-
-    def __enter__(self) -> ProgressBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-class ByteBar(ProgressBar):
-    """A download's bar on stderr (bytes), drawn from the first bytes on: none when nothing came."""
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(
-                desc=self.label, total=total or None, unit="B", unit_scale=True, file=sys.stderr, dynamic_ncols=True
-            )
-        if total and total != self.bar.total:
-            self.bar.total = total
-        self.bar.update(done - self.bar.n)
 
 
 def _cmd_strategies(args: argparse.Namespace) -> int:
@@ -559,6 +525,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--price", type=float, help="price of every node (default 1, or the performance with --performance)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=_cmd_import_swf)
+    p = sub.add_parser("warm", parents=[common], help="compile the kernels now (once per install), not at first use")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list every kernel's signatures")
+    p.set_defaults(func=_cmd_warm)
     p = sub.add_parser("strategies", parents=[common], help="list the strategies")
     p.add_argument("-v", "--verbose", action="store_true", help="also list each strategy's parameters")
     p.set_defaults(func=_cmd_strategies)
@@ -579,7 +548,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "--only",
         action="append",
         default=[],
-        help="window, backfill, easy, css, grid, lab, studies, scale or saturation (the last five take minutes; "
+        help="window, backfill, easy, css, grid, lab, studies, scale, saturation or coldstart (the last six take "
+        "minutes; "
         "studies: every study's default run, up to an hour)",
     )
     p.add_argument(
@@ -649,7 +619,60 @@ def _load_plugins(files: list[str]) -> None:
         plugins.load_file(path)
 
 
+def run() -> None:
+    """The ``workbench`` process: ``main``, then an exit with no thread inside compiled code."""
+    with contextlib.suppress(OSError, ValueError):  # (stderr without a file descriptor)
+        faulthandler.enable()  # a fatal signal prints every thread's stack instead of dying silently
+    code = main()
+    exit_safely(code)
+    raise SystemExit(code)
+
+
+def exit_safely(code: int) -> None:
+    """Wait (up to ``EXIT_WAIT`` s) for the threads inside compiled code to leave it; if one is still
+    there, end the process now, without finalising the interpreter under it (which can crash)."""
+    if "workbench.engine.kernels" not in sys.modules:
+        return
+    from workbench.engine import kernels
+    from workbench.engine.warmup import stop_warming
+
+    stop_warming(0.0)
+    if not kernels.quiesce(EXIT_WAIT):
+        print("workbench: a compiled call did not end in time; leaving without cleanup", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+_announcing: list[KernelNotice] = []
+
+
+def _announce_compiles() -> None:
+    """Say on stderr when the kernels are compiled (once a process, however often ``main`` runs)."""
+    if not _announcing:
+        from workbench.engine import kernels
+
+        _announcing.append(KernelNotice())
+        kernels.listen(_announcing[0])
+
+
+def _cmd_warm(args: argparse.Namespace) -> int:
+    """Make every compiled kernel ready: compiled once per install, loaded afterwards."""
+    from workbench.engine import kernels
+    from workbench.engine.kernels.cache import cache_dir
+    from workbench.engine.warmup import warm
+
+    seconds = warm()
+    counts = kernels.signature_counts()
+    print(f"{len(kernels.ENTRIES)} compiled kernels ready in {seconds:.1f} s ({cache_dir()})")
+    if args.verbose:
+        for name, count in counts.items():
+            print(f"  {name}: {count} signature{'s' if count != 1 else ''} in this process")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command's work (what tests call in-process); ``run`` is the process around it."""
     argv, plugin_files = _take_plugins(list(sys.argv[1:] if argv is None else argv))
     settle_allocator()
     gui, cli = _parsers()
@@ -658,6 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         _load_plugins(plugin_files)
+        _announce_compiles()
         return func(args)
     except WorkbenchError as exc:
         if args.debug:
@@ -674,4 +698,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    run()

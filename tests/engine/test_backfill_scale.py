@@ -81,14 +81,15 @@ FAMILIES = [
 def test_fast_backfilling_equals_the_reference_on_saturated_flows(env, name, replan, lists, history):
     """Where many more jobs wait than there are nodes and most end early, the fast backfilling still
     makes the reference's every move: the same windows, ends and snapshots; also with the compiled
-    pass reading gap lists on rows of any length (``_CompiledPass.LIST_FROM``), and in a run without
+    pass reading gap lists on rows of any length (``CompiledPass.LIST_FROM``), and in a run without
     history, where the pass makes a moved job's window only when it is read."""
     from unittest import mock
 
-    from workbench.engine.flow import backfill
+    from workbench.engine.flow import compiled_pass
 
     selector = registry.selector(name)
-    with mock.patch.object(backfill._CompiledPass, "LIST_FROM", 0 if lists else backfill._CompiledPass.LIST_FROM):
+    pass_class = compiled_pass.CompiledPass
+    with mock.patch.object(pass_class, "LIST_FROM", 0 if lists else pass_class.LIST_FROM):
         fast, fast_steps = _run(env, backfill_placer(selector, True, replan=replan), history)
     ref, ref_steps = _run(env, reference_placer(selector, True, replan=replan))
     assert fast.windows == ref.windows
@@ -344,12 +345,12 @@ def test_the_compiled_pass_explains_as_the_python_pass_does(env, name, watch):
     from unittest import mock
 
     from workbench.engine.explain import explain_job
-    from workbench.engine.flow import backfill
+    from workbench.engine.flow import compiled_pass
 
     job = env.jobs[watch % len(env.jobs)].id
     compiled = registry.run(env, name, explain=True)
     why = explain_job(env, name, {}, job)
-    with mock.patch.object(backfill._CompiledPass, "build", return_value=None):
+    with mock.patch.object(compiled_pass.CompiledPass, "build", return_value=None):
         plain = registry.run(env, name, explain=True)
         plain_why = explain_job(env, name, {}, job)
     assert compiled.windows == plain.windows
@@ -506,59 +507,3 @@ def test_the_compiled_finish_time_search_sums_wide_windows_as_numpy_does():
         assert got is not None and want is not None
         assert got.window == want.window
         assert got.value == want.value
-
-
-def test_a_cleared_certificate_keeps_where_an_earlier_window_can_start():
-    """``unverify`` keeps, for each job whose certificate a freed gap clears, the range where a new
-    window can start: [max(A, e_j), min(S_j, b)) of every such gap, spanned; once that spans half
-    the way to the job's start it is dropped for the whole way (the re-check then searches it all)."""
-    import numpy as np
-
-    from workbench.engine.kernels import unverify
-
-    inf = math.inf
-    busy = [(0.0, 10.0), (20.0, 30.0), (40.0, 70.0), (80.0, 200.0)]  # node 0, the freed gaps taken out
-    width = 8
-    bs = np.full((2, width), inf)
-    be = np.full((2, width), inf)
-    owner = np.full((2, width), -1, dtype=np.int64)
-    for k, (a, b) in enumerate(busy):
-        bs[0, k], be[0, k] = a, b
-    bs[1, 0], be[1, 0] = 0.0, 200.0
-    count = np.array([len(busy), 1], dtype=np.int64)
-    perf = np.array([1.0, 1.0])
-    queue = {
-        "jobs": np.array([0, 1], dtype=np.int64),
-        "active": np.array([True, True]),
-        "verified": np.array([True, False]),  # job 1: not verified for another reason, searched everywhere
-        "arrival": np.zeros(2),
-        "volume": np.array([5.0, 5.0]),
-        "min_perf": np.zeros(2),
-        "top": np.ones(2),  # each job's fastest window runs at speed 1
-        "start": np.array([100.0, 100.0]),
-        "lower": np.array([0.0, -inf]),
-        "upper": np.array([0.0, inf]),
-    }
-
-    def free(a: float, b: float) -> int:
-        q = queue
-        return unverify(
-            bs, be, owner, count, 0.0, inf, perf,
-            np.array([0], dtype=np.int64), np.array([a]), np.array([b]),
-            q["jobs"], q["active"], q["verified"], q["arrival"], q["volume"], q["min_perf"], q["top"], q["start"],
-            q["lower"], q["upper"], 1.0, 0.0, -1,
-        )  # fmt: skip
-
-    assert free(10.0, 20.0) == 1  # job 0's certificate is cleared, and only where the gap is
-    assert not queue["verified"][0] and (queue["lower"][0], queue["upper"][0]) == (10.0, 20.0)
-    assert (queue["lower"][1], queue["upper"][1]) == (-inf, inf)
-    assert free(30.0, 40.0) == 0  # already cleared: the range grows
-    assert (queue["lower"][0], queue["upper"][0]) == (10.0, 40.0)
-    free(70.0, 80.0)  # 10 to 80 is over half of the 100 to the job's start: the whole way
-    assert (queue["lower"][0], queue["upper"][0]) == (-inf, inf)
-    # A job whose n nodes run at speed 0.4 at best needs 12.5, more than the gap's 10 on this
-    # speed-1 node: the gap cannot help it.
-    queue["verified"][0], queue["top"][0] = True, 0.4
-    assert free(10.0, 20.0) == 0 and queue["verified"][0]
-    queue["top"][0] = 0.5  # 10 fits
-    assert free(10.0, 20.0) == 1 and not queue["verified"][0]

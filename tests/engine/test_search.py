@@ -318,11 +318,11 @@ def test_a_failure_reason_names_the_level_that_came_closest_and_is_true(env, ear
 )
 def test_first_members_takes_the_first_n_true_columns_of_every_row(width, n, rows, seed):
     """The packed-bits path (rows of up to 64 columns) and the counting path agree with a plain scan."""
-    from workbench.engine.search.lite import _first_members
+    from workbench.engine.search.lite import first_members
 
     n = min(n, width)
     member, expected = _random_members(seed, rows, width, n, density=1.0)
-    assert np.array_equal(_first_members(member, n), expected)
+    assert np.array_equal(first_members(member, n), expected)
 
 
 def _random_members(seed: int, rows: int, width: int, n: int, density: float) -> tuple[np.ndarray, np.ndarray]:
@@ -344,7 +344,7 @@ def _random_members(seed: int, rows: int, width: int, n: int, density: float) ->
 )
 def test_lowest_bits_reads_the_n_lowest_set_bits_across_words(width, n, rows, seed):
     """Bit sets of several 64-bit words: the n lowest members, also for rows whose first words hold fewer."""
-    from workbench.engine.search.lite import _lowest_bit, _lowest_bits
+    from workbench.engine.search.lite import lowest_bit, lowest_bits
 
     n = min(n, width)
     member, expected = _random_members(seed, rows, width, n, density=0.3)  # sparse: short first words
@@ -353,8 +353,8 @@ def test_lowest_bits_reads_the_n_lowest_set_bits_across_words(width, n, rows, se
     padded[:, :width] = member
     packed = np.packbits(padded, axis=1, bitorder="little").view("<u8")
     split = [np.ascontiguousarray(packed[:, w]) for w in range(words)]
-    assert np.array_equal(_lowest_bits(split, n), expected)
-    assert np.array_equal(_lowest_bit(split), expected[:, 0])
+    assert np.array_equal(lowest_bits(split, n), expected)
+    assert np.array_equal(lowest_bit(split), expected[:, 0])
 
 
 @pytest.mark.parametrize("name", ["DEP Lite", "COORD Lite", "MaxQ Lite", "FirstFit"])

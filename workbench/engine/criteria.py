@@ -272,7 +272,7 @@ def _constants(params: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
-class _Placement(Criterion):
+class Placement(Criterion):
     """Finish time with a node-performance amendment, items (a)-(b) of PAST and CoP (seed 001 §4.1)."""
 
     monotone_in_t = True
@@ -284,7 +284,7 @@ class _Placement(Criterion):
         return -(ctx.t + ctx.T)[:, None] - self.k["alpha1"] * ctx.perf
 
 
-class Past(_Placement):
+class Past(Placement):
     """PAST-like rules, seed 001 §4.1 item 2 (a)-(e)."""
 
     name = "past"
@@ -303,7 +303,7 @@ class Past(_Placement):
         return -(t + T) + _perf_term(k["alpha1"], P, ctx_env) + bonus
 
 
-class CoordinatedPlacement(_Placement):
+class CoordinatedPlacement(Placement):
     """CoP rules, seed 001 §4.1 item 3 (a)-(h)."""
 
     name = "cop"

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from workbench.engine.kernels import delete_rows, insert_rows
+from workbench.engine import kernels
+from workbench.engine.kernels.types import Rows, Scratch
 from workbench.engine.model import EPS, Window
 from workbench.engine.slots import SlotTable
 
@@ -52,7 +53,7 @@ class Profile:
         self._last_end: float | None = None  # cached ``last_busy_end`` (None: to compute)
         self._columns: tuple[int, np.ndarray] | None = None  # cached ``columns``
         self._capable: dict[float, tuple[int, float, int]] = {}
-        self._scratch: tuple[np.ndarray, np.ndarray] | None = None
+        self._scratch: Scratch | None = None
         self._rows: dict[int, tuple[Window, np.ndarray, np.ndarray]] = {}  # id(window) -> (window, xs, ends)
         self.dropped = -math.inf  # every interval that ended by this time is gone (``drop_before``)
 
@@ -65,11 +66,16 @@ class Profile:
             self._capable[min_performance] = (int(perf.size), slowest, int(np.unique(perf).size))
         return self._capable[min_performance]
 
-    def scratch(self) -> tuple[np.ndarray, np.ndarray]:
-        """Work space for the compiled loops: an int and three floats for every row entry of every row."""
+    @property
+    def rows(self) -> Rows:
+        """The busy intervals as the compiled kernels read them (the arrays themselves, not copies)."""
+        return Rows(self.bs, self.be, self.owner, self.count, float(self.istart), float(self.iend))
+
+    def scratch(self) -> Scratch:
+        """Work space for the compiled loops: room for a gap per row entry of every row."""
         size = self.bs.size + self.count.size
-        if self._scratch is None or self._scratch[0].size < size:
-            self._scratch = (np.empty(size, dtype=np.int64), np.empty(3 * size))
+        if self._scratch is None or self._scratch.node.size < size:
+            self._scratch = Scratch(np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size))
         return self._scratch
 
     # -- changes ------------------------------------------------------------------
@@ -79,7 +85,7 @@ class Profile:
         xs, ends = self._parts(window)
         if int(self.count[xs].max()) + 1 >= self.bs.shape[1]:
             self.widen()
-        insert_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends, owner)
+        kernels.insert_rows(self.rows, xs, float(window.start), ends, int(owner))
         self._rows[id(window)] = (window, xs, ends)
         self.changed()
 
@@ -93,7 +99,7 @@ class Profile:
         if xs.size == 0:
             self._rows.pop(id(window), None)
             return
-        missing = delete_rows(self.bs, self.be, self.owner, self.count, xs, float(window.start), ends)
+        missing = kernels.delete_rows(self.rows, xs, float(window.start), ends)
         if missing >= 0:
             raise ValueError(f"window of {window.job} is not in the profile on {self.node_ids[int(xs[missing])]}")
         self._rows.pop(id(window), None)

@@ -21,6 +21,9 @@ class Schedule:
     unscheduled: tuple[str, ...] = ()
     reasons: dict[str, str] = field(default_factory=dict)
     elapsed_ms: float = 0.0
+    # The compiled kernels made ready during the run (compiled on a machine's first run, else loaded):
+    # a one-off of the process, left out of ``elapsed_ms`` and reported here.
+    prepare_ms: float = 0.0
     actual_ends: dict[str, float] = field(default_factory=dict)
     alternatives: dict[str, int] = field(default_factory=dict)  # CSS: alternatives found per job
     # L_left and L_right of each part as the strategy saw them when it placed the window

@@ -1,39 +1,54 @@
-"""Every compiled kernel called once, early, on tiny inputs (docs/design.md "Compiled code and memory").
+"""Every compiled kernel made ready early (docs/design.md "Compiled code and memory").
 
-numba loads a kernel's cached machine code at its first call in a process: 0.1-0.2 s of Python
-work each, holding the GIL. In the GUI that first call came in the middle of what a user did
-(opening the 28,000-job KTH trace, the window stalled while EASY's kernel loaded). ``warm`` makes
-the first calls at start instead, on runs of a few jobs that take every compiled path: EASY on
-identical hosts and on mixed nodes, and dynamic backfilling moved by FirstFit's and by CoP's
-compiled searches.
+numba loads a kernel's cached machine code at its first use in a process: 0.1-0.2 s of Python
+work each, holding the GIL, and on a machine's first run it compiles them (tens of seconds). In
+the GUI that first use came in the middle of what a user did (opening the 28,000-job KTH trace,
+the window stalled while EASY's kernel loaded). ``warm`` makes them ready at start instead
+(``kernels.prepare``): it loads or compiles each declared signature and runs no compiled code,
+so a thread doing it holds no kernel's frames, and it stops between kernels when asked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Callable
 
-from workbench.engine import registry
-from workbench.engine.model import Environment, Job, Node, TimeSettings
+from workbench.engine import kernels
 
-_started = threading.Event()
-
-
-def warm() -> None:
-    """Run the tiny flows that load every kernel (a few milliseconds once loaded)."""
-    identical = tuple(Node(f"h{i}", f"h{i}", 1.0, 1.0) for i in range(4))
-    mixed = tuple(Node(f"m{i}", f"m{i}", float(1 + i % 2), float(1 + i % 3)) for i in range(4))
-    jobs = tuple(
-        Job(f"j{i}", f"j{i}", 1 + i % 3, 0.0, float(4 + 3 * i), arrival=float(i), actual_fraction=0.5 + 0.1 * (i % 4))
-        for i in range(12)
-    )
-    for nodes, strategies in ((identical, ("EASY",)), (mixed, ("EASY", "FirstFit", "CoP"))):
-        env = Environment(nodes=nodes, jobs=jobs, time=TimeSettings(0.0, None, None))
-        for name in strategies:
-            registry.run(env, name)
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+_stop = threading.Event()
 
 
-def warm_in_background() -> None:
-    """``warm`` in a daemon thread, once a process."""
-    if not _started.is_set():
-        _started.set()
-        threading.Thread(target=warm, name="warm kernels", daemon=True).start()
+def warm(should_stop: Callable[[], bool] | None = None) -> float:
+    """Make every kernel ready in this process (loaded, or compiled once per install); the seconds."""
+    return kernels.prepare(kernels.ENTRIES, should_stop)
+
+
+def warm_in_background() -> threading.Thread:
+    """``warm`` in a daemon thread, once a process; ``stop_warming`` ends it between kernels (a
+    process waits for the kernel being made ready through ``kernels.quiesce``)."""
+    global _thread
+    with _lock:
+        if _thread is None:
+            _thread = threading.Thread(target=_warm_quietly, name="warm kernels", daemon=True)
+            _thread.start()
+        return _thread
+
+
+def stop_warming(timeout: float) -> bool:
+    """Ask the warm-up to stop and wait up to ``timeout`` seconds for it: True when it has ended."""
+    _stop.set()
+    thread = _thread
+    if thread is None:
+        return True
+    thread.join(timeout)
+    return not thread.is_alive()
+
+
+def _warm_quietly() -> None:
+    from workbench.engine.errors import Cancelled
+
+    with contextlib.suppress(Cancelled):  # the process is ending, or asked the warm-up to stop
+        warm(_stop.is_set)

@@ -58,9 +58,12 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
         _offer_autosave(window, read_autosave, autosave_path())
     window.run_now()
     if screenshot:
-        window.wait_for_result()
+        window.wait_for_result(None)  # the run it pictures, however long (a first run compiles the kernels)
         if window.document.error:
             print(f"workbench: error: {window.document.error}", file=sys.stderr)
+            return 2
+        if window.runner.busy or window.document.result is None:
+            print("workbench: error: the run did not finish; no picture was saved", file=sys.stderr)
             return 2
         app.processEvents()
         window.chart.fit()
@@ -70,8 +73,23 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
             print(f"workbench: error: {screenshot}: cannot write the PNG", file=sys.stderr)
             return 2
         window.close()
+        _wait_for_workers()
         return 0
-    return app.exec()
+    code = app.exec()
+    _wait_for_workers()
+    return code
+
+
+WORKER_WAIT = 5.0  # seconds a closed window waits for its cancelled background calls
+
+
+def _wait_for_workers() -> None:
+    """The window is gone: cancel its background calls and wait (a bounded time) for their threads,
+    so that none is inside compiled code when the interpreter shuts down (the command then waits
+    for any compiled call still under way, ``cli.exit_safely``)."""
+    from workbench.gui.workers import stop_all_calls
+
+    stop_all_calls(WORKER_WAIT)
 
 
 def _offer_autosave(window: object, read: object, path: Path) -> None:

@@ -42,7 +42,7 @@ from workbench.gui.panels.why import WhyPanel
 from workbench.gui.plugin_menu import PluginMenu
 from workbench.gui.window_files import WindowFiles
 from workbench.gui.window_layout import WindowLayout
-from workbench.gui.workers import BackgroundCall, LiveRunner, share_the_gil
+from workbench.gui.workers import BackgroundCall, KernelStatus, LiveRunner, share_the_gil, stop_all_calls
 from workbench.session import edits
 from workbench.session.document import Document, empty_environment
 from workbench.session.state import find_job
@@ -54,7 +54,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
     def __init__(self, env: Environment | None = None, path: Path | None = None, quiet: bool = False) -> None:
         super().__init__()
         share_the_gil()
-        warm_in_background()  # numba loads each kernel at its first call: here, not mid-gesture
+        if not quiet:
+            warm_in_background()  # each kernel is loaded (or compiled) at start: not mid-gesture
         self.quiet = quiet  # no modal dialogs (tests, screenshots); errors go to last_error
         self.last_error = ""
         self.document = Document(env or empty_environment(), path)
@@ -105,6 +106,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.compare_dialog: CompareDialog | None = None
         self.study_dialog: Any = None
         self._failure = ""  # the status bar's message about the last failed run
+        self.kernel_status = KernelStatus()  # the kernels' compile (a machine's first run), in the status bar
+        self.kernel_status.changed.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self._syncing_table = False
         self._build_actions()
         self._connect()
@@ -284,11 +287,12 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
     def run_now(self) -> None:
         self.runner.run_now()
 
-    def wait_for_result(self, timeout_ms: int = 60_000) -> None:
-        """Block (processing events) until the pending run has delivered (screenshots, scripts)."""
+    def wait_for_result(self, timeout_ms: int | None = 60_000) -> None:
+        """Block (processing events) until the pending run has delivered (screenshots, scripts);
+        ``timeout_ms`` None waits as long as the run takes (a first run compiles the kernels)."""
         from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop
 
-        deadline = QDeadlineTimer(timeout_ms)
+        deadline = QDeadlineTimer(QDeadlineTimer.ForeverConstant.Forever if timeout_ms is None else timeout_ms)
         while (self.runner.timer.isActive() or self.runner.busy) and not deadline.hasExpired():
             # Sleep until something happens: spinning would starve the worker of the GIL.
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
@@ -305,9 +309,12 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
             if self._failure and self.statusBar().currentMessage() == self._failure:
                 self.statusBar().clearMessage()  # a later run worked: the failure no longer holds
             self._failure = ""
+            prepared = ""
+            if schedule.prepare_ms >= 50:
+                prepared = f" (+{schedule.prepare_ms / 1000:.1f} s preparing the compiled kernels)"
             self.run_status.show_result(
                 f"{name}: {len(schedule.windows)} placed, {len(schedule.unscheduled)} failed — "
-                f"{schedule.elapsed_ms:.1f} ms"
+                f"{schedule.elapsed_ms:.1f} ms{prepared}"
             )
         if self.showing_snapshot is None:
             self.chart.set_data(env, schedule)
@@ -603,6 +610,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
             event.ignore()
             return
         self.runner.cancel()
+        stop_all_calls(0.0)  # every background call cancelled; ``run_app`` waits for them once hidden
         if not self.quiet:
             self.settings.setValue("geometry", self.saveGeometry())
             self.settings.setValue("state", self.saveState())

@@ -12,12 +12,13 @@ import gc
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from workbench.engine import registry
+from workbench.engine import kernels, registry
 from workbench.engine.errors import Cancelled, WorkbenchError
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
@@ -86,6 +87,48 @@ def run_strategy(
         return None, f"internal error in {env.strategy.name}: {exc!r}"
 
 
+_calls: weakref.WeakSet[BackgroundCall] = weakref.WeakSet()  # every BackgroundCall of the process
+
+
+def stop_all_calls(timeout: float) -> bool:
+    """Cancel every background call and wait up to ``timeout`` seconds for their threads to end (at a
+    safe point: the engine checks the cancel flag between searches and between compiled chunks);
+    True when none is left running."""
+    threads = []
+    for call in list(_calls):
+        call.stop()
+        if call.thread is not None and call.thread.is_alive():
+            threads.append(call.thread)
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return not any(thread.is_alive() for thread in threads)
+
+
+class KernelStatus(QObject):
+    """What the compiled kernels' preparation is doing, as one line for the status bar (emitted on the
+    GUI thread whichever thread prepares): only when they are compiled, which a machine does once."""
+
+    changed = Signal(str, int)  # the line, how long to show it (ms; 0: until replaced)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._unlisten = kernels.listen(self._on_event)
+        self.destroyed.connect(lambda *_: self._unlisten())
+
+    def _on_event(self, event: kernels.Preparing) -> None:
+        if not event.compiling:
+            return
+        if event.finished:
+            self.changed.emit(f"Compiled kernels ready ({event.seconds:.0f} s, once per install)", 8000)
+        else:
+            self.changed.emit(
+                f"Preparing the compiled kernels, once per install: {event.name} "
+                f"({event.done + 1} of {event.total})…",
+                0,
+            )
+
+
 class BackgroundCall(QObject):
     """The one way the GUI runs long work: one cancellable call at a time in a worker thread.
 
@@ -106,6 +149,7 @@ class BackgroundCall(QObject):
         self.ticket = 0
         self.thread: threading.Thread | None = None
         self._answered.connect(self._deliver)
+        _calls.add(self)
 
     @property
     def busy(self) -> bool:
@@ -140,6 +184,8 @@ class BackgroundCall(QObject):
             if not token.cancelled:
                 self._answered.emit(ticket, result, error)
 
+        # A daemon thread, so that a hung call cannot keep the process alive; the window's close stops
+        # it and waits for it (``stop_all_calls``), and the command waits for compiled code to return.
         self.thread = threading.Thread(target=work, daemon=True)
         self.thread.start()
         return ticket

@@ -203,13 +203,17 @@ def run_bench(
     limit_s: float = 300.0,
     studies: list[str] | None = None,
 ) -> None:
-    """The benchmarks named in ``only`` (default: all but ``grid``, ``lab``, ``studies``, ``scale`` and
-    ``saturation``, which take minutes)."""
-    known = ("window", "backfill", "easy", "css", "grid", "lab", "studies", "scale", "saturation")
-    wanted = set(only or known[:-5])
+    """The benchmarks named in ``only`` (default: all but ``grid``, ``lab``, ``studies``, ``scale``,
+    ``saturation`` and ``coldstart``, which take minutes)."""
+    known = ("window", "backfill", "easy", "css", "grid", "lab", "studies", "scale", "saturation", "coldstart")
+    wanted = set(only or known[:-6])
     unknown = wanted - set(known)
     if unknown:
         raise ParameterError("--only", f"unknown benchmark {sorted(unknown)[0]!r}; expected one of {', '.join(known)}")
+    if "coldstart" in wanted:
+        from workbench.lab.coldstart import run_coldstart
+
+        run_coldstart(out, traces)
     if "scale" in wanted:
         from workbench.lab.scale import run_scale
 

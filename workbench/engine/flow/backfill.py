@@ -43,15 +43,14 @@ import numpy as np
 
 from workbench.engine import kernels, words
 from workbench.engine.errors import ParameterError, show
+from workbench.engine.flow.compiled_pass import CompiledPass
 from workbench.engine.flow.cycles import Placer, PlaceRun
-from workbench.engine.kernels import PLACE_NONE, unverify
-from workbench.engine.kernels.rows import fastest_level
+from workbench.engine.kernels.types import Freed, Queue
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
-from workbench.engine.search import Found, SearchSpec, budget_units, node_facts, search_profile
-from workbench.engine.search.placement import compiled_for, placement_kind
+from workbench.engine.search import Found, SearchSpec, node_facts, search_profile
 from workbench.engine.selectors import SearchSelector, Selector
-from workbench.engine.simulate import Recorder, collection_paused
+from workbench.engine.simulate import Recorder
 from workbench.engine.slots import Distances, SlotTable
 
 REPLAN_MODES = ("search", "nodes")
@@ -70,6 +69,8 @@ def backfill_placer(
         raise ParameterError("replan", f"expected one of {', '.join(REPLAN_MODES)}, not {show(replan)}")
 
     def place(rec: Recorder, jobs: list[Job], table: SlotTable, cs: float, ce: float) -> PlaceRun:
+        # The kernels this run uses, made ready (compiled once per install) before it starts.
+        kernels.prepare(kernels.BACKFILL if dynamic and replan == "search" else kernels.SEARCH, rec.should_stop)
         profile = windows_profile(table, fixed)
         plan: dict[str, Window] = {}
         early = sum(1 for job in jobs if job.actual_fraction < 1.0) + len(fixed) if dynamic else 0
@@ -86,7 +87,7 @@ def backfill_placer(
         where = f"cycle {rec.cycle}: " if rec.cycle is not None else ""
         yield rec.snap(cs, f"{where}{selector.name} planned {len(plan)} of {len(first)} jobs")
         if dynamic:
-            replanner = _Replanner(rec, selector, jobs, plan, list(fixed), profile, cs, ce, replan == "nodes", answers)
+            replanner = Replanner(rec, selector, jobs, plan, list(fixed), profile, cs, ce, replan == "nodes", answers)
             yield from replanner.run(len(first), total)
         rec.report(total, total)
 
@@ -147,7 +148,7 @@ def _same_spec(a: SearchSpec, b: SearchSpec) -> bool:
     )
 
 
-class _Replanner:
+class Replanner:
     """Dynamic conservative backfilling: the event loop over early completions."""
 
     def __init__(
@@ -180,8 +181,8 @@ class _Replanner:
         self.arrival = np.array([j.arrival for j in jobs], dtype=np.float64)
         self.min_perf = np.array([j.min_performance for j in jobs], dtype=np.float64)
         self.volume = np.array([j.volume for j in jobs], dtype=np.float64)
-        # Per job, the level of its fastest window and that level's speed (``_fastest_levels``).
-        self.fastest, self.top = _fastest_levels(profile, jobs)
+        # Per job, the level of its fastest window and that level's speed (``fastest_levels``).
+        self.fastest, self.top = fastest_levels(profile, jobs)
         self.start = np.full(m, math.inf)
         for i, job in enumerate(jobs):
             if job.id in plan:
@@ -210,7 +211,7 @@ class _Replanner:
         # its arrays and makes them when read (``_window_now``): until then an entry here is out of date.
         self.current: dict[str, Window] = {}
         # The pass runs compiled unless a job keeps its nodes (``replan="nodes"``).
-        self.compiled = None if keep_nodes else _CompiledPass.build(self, jobs, profile)
+        self.compiled = None if keep_nodes else CompiledPass.build(self, jobs, profile)
         for window in [*fixed, *plan.values()]:
             self._track(window)
 
@@ -220,10 +221,10 @@ class _Replanner:
         self.current[window.job] = window
         if self.compiled is not None and not compiled_knows:
             self.compiled.track(window)
-        self._follow(window.job, self.rec.actual[window.job], window.end)
-        self._compact()
+        self.follow(window.job, self.rec.actual[window.job], window.end)
+        self.compact()
 
-    def _follow(self, job_id: str, end: float, planned_end: float) -> None:
+    def follow(self, job_id: str, end: float, planned_end: float) -> None:
         """The job's window ends at ``end`` (its actual end), before ``planned_end`` if early."""
         self._seq += 1
         self.seq[job_id] = self._seq
@@ -238,7 +239,7 @@ class _Replanner:
             self.compiled.settle(job_id)
         return self.current.get(job_id)
 
-    def _compact(self) -> None:
+    def compact(self) -> None:
         """Moved windows leave stale entries behind (deleted lazily): drop them now and then, so
         that a long run does not keep every window it ever planned."""
         if len(self.ends) > 2 * len(self.current) + 64:
@@ -338,18 +339,14 @@ class _Replanner:
         if not freed:
             return
         f = np.array(freed, dtype=np.float64).reshape(-1, 3)
-        p = self.profile
-        self.rec.counts["certificates_cleared"] += unverify(
-            p.bs,
-            p.be,
-            p.owner,
-            p.count,
-            p.istart,
-            p.iend,
-            p.perf,
-            f[:, 0].astype(np.int64),
-            f[:, 1],
-            f[:, 2],
+        gaps = Freed(f[:, 0].astype(np.int64), np.ascontiguousarray(f[:, 1]), np.ascontiguousarray(f[:, 2]))
+        self.rec.counts["certificates_cleared"] += kernels.unverify(
+            self.profile.rows, self.profile.perf, gaps, self.queue(), float(self.factor), float(self.now), int(mover)
+        )
+
+    def queue(self) -> Queue:
+        """The jobs' state as the compiled kernels read and write it (the arrays themselves)."""
+        return Queue(
             self.live,
             self.active,
             self.verified,
@@ -360,9 +357,6 @@ class _Replanner:
             self.start,
             self.lower,
             self.upper,
-            self.factor,
-            self.now,
-            mover,
         )
 
     def _pass(self) -> list[str]:
@@ -377,13 +371,13 @@ class _Replanner:
             todo = todo[todo > cursor]
             for i in todo:
                 cursor = int(i)
-                if self._check(cursor):
+                if self.check(cursor):
                     moved.append(self.jobs[cursor].id)
                     break  # a move may have cleared later certificates: look again
             else:
                 return moved
 
-    def _check(self, i: int) -> bool:
+    def check(self, i: int) -> bool:
         """Search job i again on the slots as they are now; move it if it can start earlier."""
         rec, profile, job = self.rec, self.profile, self.jobs[i]
         rec.check_stop()
@@ -404,9 +398,9 @@ class _Replanner:
         if first is None or first.window.start >= before - EPS:
             self.verified[i] = True  # no feasible window starts earlier
             return False
-        return self._choose(i, first)
+        return self.choose(i, first)
 
-    def _choose(self, i: int, first: Found) -> bool:
+    def choose(self, i: int, first: Found) -> bool:
         """Job i has a feasible window (``first``) before its reservation: move it to the selector's
         window if that starts earlier too."""
         rec, profile, job = self.rec, self.profile, self.jobs[i]
@@ -468,8 +462,8 @@ class _Replanner:
         self.active[i] = window.start > earliest + EPS
 
 
-def _fastest_levels(profile: Profile, jobs: list[Job]) -> tuple[np.ndarray, np.ndarray]:
-    """Per job, the index among its levels of its fastest window (``kernels.rows.fastest_level``: the
+def fastest_levels(profile: Profile, jobs: list[Job]) -> tuple[np.ndarray, np.ndarray]:
+    """Per job, the index among its levels of its fastest window (``kernels.fastest_level``: the
     fastest level with n nodes at least that fast; -1 for none) and that level's speed (0 for none).
     Every part of a square window runs at least as long as V / that speed."""
     level = np.full(len(jobs), -1, dtype=np.int64)
@@ -479,21 +473,10 @@ def _fastest_levels(profile: Profile, jobs: list[Job]) -> tuple[np.ndarray, np.n
         key = (job.min_performance, job.node_count)
         if key not in seen:
             facts = node_facts(profile, job.min_performance)
-            k = int(fastest_level(profile.perf, facts.columns, facts.levels, job.node_count))
+            k = int(kernels.fastest_level(profile.perf, facts.columns, facts.levels, int(job.node_count)))
             seen[key] = (k, float(facts.levels[k]) if k >= 0 else 0.0)
         level[i], top[i] = seen[key]
     return level, top
-
-
-def _placements(selector: Selector, jobs: list[Job], profile: Profile) -> tuple[np.ndarray, np.ndarray]:
-    """Per job, the compiled pass's kind of its selector's search (``placement.placement_kind``:
-    PAST's or CoP's exact search with no budget, else none), and the criterion's constants."""
-    kinds = np.zeros(len(jobs), dtype=np.int64)
-    if not isinstance(selector, SearchSelector):
-        return kinds, np.zeros(7)
-    kind, consts = placement_kind(selector.spec)
-    kinds[:] = [kind if compiled_for(selector.spec, job, profile) else PLACE_NONE for job in jobs]
-    return kinds, consts
 
 
 def earliest_on_nodes(
@@ -518,241 +501,3 @@ def earliest_on_nodes(
         ok &= ((s[None, :] <= times[:, None] + EPS) & (times[:, None] + length <= e[None, :] + EPS)).any(axis=1)
     hit = np.flatnonzero(ok)
     return float(times[hit[0]]) if hit.size else None
-
-
-class _CompiledPass:
-    """``_Replanner._pass`` in compiled code (``kernels.replan_pass``), with what the kernel needs of
-    every job as flat arrays: its node count and budget, the columns and levels of its minimum
-    performance, its window lengths, and the nodes and part length of its window now."""
-
-    HELD_LIMIT = 5_000_000  # lengths held (jobs × levels): beyond it the pass stays in Python
-    # Busy intervals per row on average from which a pass reads gap lists: where rows are long and
-    # mostly abut (a saturated plan) the lists pay; where rows are short a call per row costs more.
-    LIST_FROM = 32
-
-    def __init__(
-        self, rp: _Replanner, shapes: tuple[np.ndarray, ...], rank: np.ndarray, place: tuple[np.ndarray, np.ndarray]
-    ) -> None:
-        self.rp = rp
-        self.shapes = shapes
-        self.rank = rank
-        self.place = place
-        self.index = {job.id: i for i, job in enumerate(rp.jobs)}
-        self.prices = rp.profile.price.tolist()  # the nodes never change
-        self.job_ids = [job.id for job in rp.jobs]
-        # Every job's shortest window is at least this long: the re-checks read each row's gaps this long.
-        firsts = shapes[9][shapes[8][shapes[6] > 0]]
-        self.theta = firsts.min() if firsts.size else math.inf
-        self.lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
-        env = rp.rec.env  # what ``Recorder.actual_end`` reads
-        self.fractions = np.array([env.job(job.id).actual_fraction for job in rp.jobs], dtype=np.float64)
-        m, held = len(rp.jobs), int(shapes[0].sum())
-        # Jobs the kernel moved since their Window was last made, and their actual ends: a run that
-        # keeps no history makes each window once it is read (``settle``), not at every move.
-        self.stale = np.zeros(m, dtype=bool)
-        self.actual = np.zeros(m)
-        self.eager = rp.rec.history or rp.rec.explain
-        self.moves = (
-            np.empty(m, dtype=np.int64),
-            np.empty(m, dtype=np.int64),
-            np.empty(m),
-            np.empty(held, np.int64),
-            np.empty(held if rp.rec.explain else 0),
-            np.empty(held if rp.rec.explain else 0),
-        )
-
-    @classmethod
-    def build(cls, rp: _Replanner, jobs: list[Job], profile: Profile) -> _CompiledPass | None:
-        spec = rp.feasibility
-        m = len(jobs)
-        n_of = np.array([job.node_count for job in jobs], dtype=np.int64)
-        units = [budget_units(job.budget, spec.resolution) for job in jobs]
-        budget = np.array([-1 if u is None else u for u in units], dtype=np.int64)
-        at = {name: np.zeros(m, dtype=np.int64) for name in ("col_off", "col_cnt", "lvl_off", "lvl_cnt", "len_off")}
-        cols: list[np.ndarray] = []
-        levels: list[np.ndarray] = []
-        lengths: list[np.ndarray] = []
-        seen: dict[float, tuple[int, int, int, int]] = {}
-        used = [0, 0, 0]  # columns, levels and lengths so far
-        for i, job in enumerate(jobs):
-            facts = node_facts(profile, job.min_performance)
-            if job.min_performance not in seen:
-                seen[job.min_performance] = (used[0], facts.columns.size, used[1], facts.levels.size)
-                cols.append(facts.columns)
-                levels.append(facts.levels)
-                used[0] += facts.columns.size
-                used[1] += facts.levels.size
-            at["col_off"][i], at["col_cnt"][i], at["lvl_off"][i], at["lvl_cnt"][i] = seen[job.min_performance]
-            at["len_off"][i] = used[2]
-            lengths.append(facts.lengths(job.volume, spec.length_factor, spec.quantum))
-            used[2] += facts.levels.size
-            if used[2] > cls.HELD_LIMIT:
-                return None
-        jn_off = np.zeros(m, dtype=np.int64)
-        np.cumsum(n_of[:-1], out=jn_off[1:])
-        flat = [np.concatenate(part) if part else np.empty(0) for part in (cols, levels, lengths)]
-        # Each job's shortest window: at its fastest level (``kernels.rows._shortest``).
-        shortest = np.full(m, math.inf)
-        some = rp.fastest >= 0
-        shortest[some] = flat[2][at["len_off"][some] + rp.fastest[some]]
-        shapes = (
-            n_of,
-            budget,
-            at["col_off"],
-            at["col_cnt"],
-            flat[0].astype(np.int64),
-            at["lvl_off"],
-            at["lvl_cnt"],
-            flat[1].astype(np.float64),
-            at["len_off"],
-            flat[2].astype(np.float64),
-            jn_off,
-            np.zeros(int(n_of.sum()), dtype=np.int64),
-            np.zeros(m),
-            shortest,
-        )
-        return cls(
-            rp, shapes, node_facts(profile, 0.0).col_of.astype(np.int64), _placements(rp.selector, jobs, profile)
-        )
-
-    def track(self, window: Window) -> None:
-        """Keep the kernel's copy of a job's window (its nodes and part length) up to date."""
-        i = self.index.get(window.job)
-        if i is None:  # a fixed window: it never moves
-            return
-        jn_off, jnodes, jlen = self.shapes[10], self.shapes[11], self.shapes[12]
-        index = self.rp.profile.index
-        jnodes[jn_off[i] : jn_off[i] + len(window.nodes)] = sorted(index[node] for node in window.nodes)
-        jlen[i] = window.length
-
-    def run_pass(self) -> list[str]:
-        rp = self.rp
-        profile, rec, spec = rp.profile, rp.rec, rp.feasibility
-        moved: list[str] = []
-        cursor = -1
-        while True:
-            began = time.perf_counter()
-            kind, written, _, checks, cleared, placed, j, k, t, chosen = kernels.replan_pass(
-                (profile.bs, profile.be, profile.owner, profile.count),
-                (profile.perf, profile.price, self.rank),
-                self.shapes,
-                (rp.live, rp.active, rp.verified, rp.arrival, rp.volume, rp.min_perf, rp.top, rp.start, *rp.range),
-                self.moves,
-                profile.scratch(),
-                profile.istart,
-                profile.iend,
-                rp.factor,
-                spec.resolution,
-                rp.now,
-                cursor,
-                rp.first_fit_answers,
-                *self.place,
-                rec.explain,
-                self.index.get(rec.watch.job, -1) if rec.watch is not None else -1,
-                self._lists(profile.bs.shape),
-            )
-            rec.counts["search_s"] += time.perf_counter() - began  # the moves it made are in it too
-            rec.counts["checks"] += checks
-            rec.counts["certificates_cleared"] += cleared
-            rec.counts["searches"] += checks + placed
-            rec.counts["selector_searches"] += placed
-            if written:
-                profile.changed()
-                moved.extend(self._replay(written))
-            if kind == kernels.PASS_DONE:
-                return moved
-            rec.check_stop()
-            if kind == kernels.PASS_WIDEN:
-                profile.widen()
-                cursor = j - 1
-                continue
-            cursor = j
-            if kind == kernels.PASS_PYTHON:
-                if rp._check(j):
-                    moved.append(rp.jobs[j].id)
-                continue
-            if rp._choose(j, Found(self._window(j, float(t), self._length(j, k), np.sort(chosen).tolist()), 0.0)):
-                moved.append(rp.jobs[j].id)
-
-    def _lists(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Room for the pass's gap lists (``kernels.replan_pass``), made again when the rows widen."""
-        rows, width = shape
-        if self.lists is None or self.lists[0].shape != (rows, width + 1):
-            room = (np.empty((rows, width + 1)), np.empty((rows, width + 1)))
-            self.lists = (*room, np.empty(rows, np.int64), np.array([self.theta, self.LIST_FROM]))
-        return self.lists
-
-    def _length(self, j: int, k: int) -> float:
-        """Job j's window length at level index k."""
-        return float(self.shapes[9][self.shapes[8][j] + k])
-
-    def _window(self, j: int, t: float, T: float, positions: list[int]) -> Window:
-        """The window of length T job j gets from t on the node ``positions`` (sorted), as
-        ``first_fit_in`` builds it: its cost summed as numpy sums (in order below eight terms)."""
-        if len(positions) < 8:
-            total = 0.0
-            for x in positions:
-                total += self.prices[x]
-        else:
-            total = float(self.rp.profile.price[positions].sum())
-        ids = self.rp.profile.node_ids
-        return Window(self.job_ids[j], t, T, tuple([ids[x] for x in positions]), T * total)
-
-    def settle(self, job_id: str) -> None:
-        """Make the window of a job the kernel moved (``_replay``) and record it."""
-        j = self.index.get(job_id, -1)
-        if j >= 0 and self.stale[j]:
-            self._settle(j)
-
-    def settle_all(self) -> None:
-        with collection_paused():
-            for j in np.flatnonzero(self.stale).tolist():
-                self._settle(j)
-
-    def _settle(self, j: int, distances: Distances | None = None) -> None:
-        rp = self.rp
-        self.stale[j] = False
-        at = int(self.shapes[10][j])
-        positions = self.shapes[11][at : at + int(self.shapes[0][j])].tolist()
-        window = self._window(j, float(rp.start[j]), float(self.shapes[12][j]), positions)
-        old = rp.current.get(window.job)
-        if old is not None:
-            rp.profile.forget(old)
-        rp.plan[window.job] = rp.current[window.job] = window
-        rp.rec.place(window, distances, float(self.actual[j]))
-
-    def _replay(self, written: int) -> list[str]:
-        """Follow the moves the kernel made, in its order, as ``_Replanner._move`` follows one: each
-        job's actual end (for the events to come) and, when the run keeps its history or explains
-        itself, its window (else made when read, ``settle``).
-
-        A saturated flow makes hundreds of thousands of moves, so this works out every move's
-        length and actual end in numpy and does in Python only what each move must."""
-        rp = self.rp
-        mv_job, mv_level, mv_start, _, mv_left, mv_right = self.moves
-        moved = mv_job[:written]
-        lengths_now = self.shapes[9][self.shapes[8][moved] + mv_level[:written]]
-        # rec.actual_end's sum: start + actual_fraction * length
-        actual = mv_start[:written] + self.fractions[moved] * lengths_now
-        self.actual[moved] = actual
-        self.stale[moved] = True
-        js = moved.tolist()
-        ids = [self.job_ids[j] for j in js]
-        planned_ends = mv_start[:written] + lengths_now
-        for job_id, end, planned_end in zip(ids, actual.tolist(), planned_ends.tolist(), strict=True):
-            rp._follow(job_id, end, planned_end)
-        if self.eager:
-            offset = 0
-            for j in js:
-                n = int(self.shapes[0][j])
-                distances = None
-                if rp.rec.explain:
-                    distances = (
-                        tuple(mv_left[offset : offset + n].tolist()),
-                        tuple(mv_right[offset : offset + n].tolist()),
-                    )
-                offset += n
-                self._settle(j, distances)
-        rp._compact()
-        rp.rec.counts["moves"] += written
-        return ids

@@ -38,6 +38,7 @@ from workbench.engine.flow.events import (
     run_events,
 )
 from workbench.engine.flow.listing import fail_still_waiting, list_scheduling, window_now
+from workbench.engine.kernels.types import EasyArrivals, EasyJobs, EasyNodes, EasyRun
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.search import budget_units, budget_units_of, cost_units, sorted_unique
 from workbench.engine.search.firstfit import Best, first_affordable, first_fit
@@ -212,31 +213,20 @@ def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
     for i in np.flatnonzero(~plain).tolist():
         job = env.jobs[i]
         runs[i] = first_fit(base, job, max(job.arrival, t0)) is not None
-    nodes = (
+    nodes = EasyNodes(
         perf[col],
         price[col],
-        col,
-        rank,
+        col.astype(np.int64),
+        rank.astype(np.int64),
         prefix,
         np.repeat(volume, mine) / prefix,
         np.concatenate(eligible) if eligible else np.empty(0, dtype=np.int64),
+        *shapes,
     )
     reserved_at = np.full(m, np.nan)
 
-    def kernel(
-        order: np.ndarray,
-        arrival: np.ndarray,
-        priority: np.ndarray,
-        key_arrival: np.ndarray,
-        jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-        run: tuple[np.ndarray, ...],
-        chunk: int,
-    ) -> bool:
-        return bool(
-            kernels.easy_nodes(
-                order, arrival, priority, key_arrival, jobs, run, shapes, nodes, t0, horizon, reserved_at, chunk
-            )
-        )
+    def kernel(arrivals: EasyArrivals, jobs: EasyJobs, run: EasyRun, chunk: int) -> bool:
+        return bool(kernels.easy_nodes(arrivals, jobs, run, nodes, float(t0), float(horizon), reserved_at, chunk))
 
     yield from _around(env, rec, lambda: _compiled_run(env, rec, facts, runs, np.zeros(m), col, kernel))
     for i in np.flatnonzero(~np.isnan(reserved_at)).tolist():
@@ -287,11 +277,12 @@ def _compiled_run(
     state = np.zeros(6, dtype=np.int64)
     state[kernels.NFREE] = n_nodes
     heap = (np.empty(n_nodes + 1), np.empty(n_nodes + 1, dtype=np.int64), np.empty(n_nodes + 1, dtype=np.int64))
-    jobs = (width, length, share, offset)
+    jobs = EasyJobs(width, np.ascontiguousarray(length, dtype=np.float64), share, offset)
     queue = np.empty(m, dtype=np.int64)
-    run = (start, actual_end, placed, np.ones(n_nodes, dtype=bool), np.full(n_nodes, -math.inf), *heap, queue, state)
-    arrival = np.maximum(key_arrival, t0)
-    while not kernel(order, arrival, priority, key_arrival, jobs, run, chunk):
+    free, until = np.ones(n_nodes, dtype=bool), np.full(n_nodes, -math.inf)
+    run = EasyRun(start, actual_end, placed, free, until, *heap, queue, state)
+    arrivals = EasyArrivals(order, np.maximum(key_arrival, t0), priority, key_arrival)
+    while not kernel(arrivals, jobs, run, chunk):
         rec.check_stop()
         started = int(np.count_nonzero(~np.isnan(start)))
         rec.report(int(state[kernels.NXT]) + started - int(state[kernels.HEAP]), 2 * order.size)

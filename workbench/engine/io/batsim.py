@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from workbench.engine.errors import ValidationError, show
-from workbench.engine.io.envfile import MAX_NODES, Field, _Obj, parse_json, read_text
+from workbench.engine.io.envfile import MAX_NODES, Field, Obj, parse_json, read_text
 from workbench.engine.io.trace import (
     Machine,
     Selection,
@@ -74,11 +74,11 @@ JOB = {
 }
 
 
-def _open(data: Any, path: str, record: dict[str, Field]) -> _Obj:
+def _open(data: Any, path: str, record: dict[str, Field]) -> Obj:
     """``data`` read by ``record``, any other field allowed (and ignored)."""
     extra = Field("params", "a field of the workload's own")
     fields = {key: extra for key in data} if isinstance(data, dict) else {}
-    return _Obj(data, path, {**fields, **record})
+    return Obj(data, path, {**fields, **record})
 
 
 def import_batsim(
@@ -116,7 +116,7 @@ def import_batsim(
     return imported(machine, jobs, skipped, title, selection, skipped_after=tuple(after))
 
 
-def _nb_res(top: _Obj) -> int:
+def _nb_res(top: Obj) -> int:
     value = top.num("nb_res")
     if value is None:
         raise ValidationError("--nodes", "the workload gives no nb_res: give --nodes N")
@@ -125,12 +125,12 @@ def _nb_res(top: _Obj) -> int:
     return int(value)
 
 
-def _delays(top: _Obj) -> tuple[dict[str, float | str], list[str]]:
+def _delays(top: Obj) -> tuple[dict[str, float | str], list[str]]:
     """Each profile's delay, or why it cannot be imported (reported once, at its path)."""
     profiles = top.data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise ValidationError("$.profiles", "expected an object of profiles")
-    at = _Obj({}, "$.profiles", {}).at
+    at = Obj({}, "$.profiles", {}).at
     delays: dict[str, float | str] = {}
     skipped = []
     for key, item in profiles.items():

@@ -219,7 +219,7 @@ def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, gzipped
         raise WorkbenchError(f"{path}: cannot read ({exc.strerror})") from None
 
 
-class _Obj:
+class Obj:
     """A JSON object being read: typed field access that names the path on error; a ``record`` of
     ``RECORDS`` gives the fields allowed and how each is checked."""
 
@@ -335,7 +335,7 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
+def _unique_id(obj: Obj, seen: set[str], what: str) -> str:
     ident = obj.text("id")
     if ident in seen:
         raise ValidationError(obj.at("id"), f"duplicate {what} id {show(ident)}")
@@ -343,15 +343,15 @@ def _unique_id(obj: _Obj, seen: set[str], what: str) -> str:
     return ident
 
 
-def _records(top: _Obj, key: str) -> list[_Obj]:
+def _records(top: Obj, key: str) -> list[Obj]:
     """The entries of the list field ``key``, each read as its record."""
     record = RECORDS[top.record[key].item]
-    return [_Obj(item, f"{top.at(key)}[{i}]", record) for i, item in enumerate(top.items(key))]
+    return [Obj(item, f"{top.at(key)}[{i}]", record) for i, item in enumerate(top.items(key))]
 
 
 def environment_from_dict(data: Any, check_strategy: StrategyCheck | None = None) -> Environment:
     """Validate a parsed JSON document and build the environment it describes."""
-    top = _Obj(data, "$", RECORDS["environment"])
+    top = Obj(data, "$", RECORDS["environment"])
     top.const("format")
     top.const("version")
     time = _time_from(top.data.get("time", {}))
@@ -374,7 +374,7 @@ def environment_from_dict(data: Any, check_strategy: StrategyCheck | None = None
     )
 
 
-def _sites_from(top: _Obj) -> list[Site]:
+def _sites_from(top: Obj) -> list[Site]:
     """The optional site list (seed 004's machines of a grid); nodes and jobs name them in ``site``."""
     sites = []
     seen: set[str] = set()
@@ -384,7 +384,7 @@ def _sites_from(top: _Obj) -> list[Site]:
     return sites
 
 
-def _site_of(obj: _Obj, known: set[str] | None, what: str) -> str:
+def _site_of(obj: Obj, known: set[str] | None, what: str) -> str:
     site = obj.text("site")
     if site and known is not None and site not in known:
         listed = ", ".join(sorted(known)) or "none"
@@ -393,7 +393,7 @@ def _site_of(obj: _Obj, known: set[str] | None, what: str) -> str:
 
 
 def _time_from(data: Any) -> TimeSettings:
-    obj = _Obj(data, "$.time", RECORDS["time"])
+    obj = Obj(data, "$.time", RECORDS["time"])
     start = obj.num("start")
     assert start is not None
     cycle = obj.num("cycle_length")
@@ -403,7 +403,7 @@ def _time_from(data: Any) -> TimeSettings:
     return TimeSettings(start=start, cycle_length=cycle, horizon=horizon)
 
 
-def _nodes_from(top: _Obj, sites: set[str] | None) -> list[Node]:
+def _nodes_from(top: Obj, sites: set[str] | None) -> list[Node]:
     nodes = []
     seen: set[str] = set()
     for obj in _records(top, "nodes"):
@@ -411,7 +411,7 @@ def _nodes_from(top: _Obj, sites: set[str] | None) -> list[Node]:
         attrs = obj.data.get("attributes", {})
         if not isinstance(attrs, dict):
             raise ValidationError(obj.at("attributes"), f"expected an object of numbers, got {_kind(attrs)}")
-        attr_obj = _Obj(attrs, obj.at("attributes"), dict.fromkeys(attrs, Field("number", "an attribute", True)))
+        attr_obj = Obj(attrs, obj.at("attributes"), dict.fromkeys(attrs, Field("number", "an attribute", True)))
         for key in attrs:
             check_text(key, attr_obj.at(key))
         pairs = tuple((key, float(attr_obj.num(key) or 0.0)) for key in attrs)
@@ -430,7 +430,7 @@ def _nodes_from(top: _Obj, sites: set[str] | None) -> list[Node]:
     return nodes
 
 
-def _tasks_from(top: _Obj, node_ids: set[str]) -> list[LocalTask]:
+def _tasks_from(top: Obj, node_ids: set[str]) -> list[LocalTask]:
     tasks = []
     seen: set[str] = set()
     for obj in _records(top, "local_tasks"):
@@ -464,7 +464,7 @@ def _check_overlaps(tasks: list[LocalTask]) -> None:
                 )
 
 
-def _jobs_from(top: _Obj, sites: set[str]) -> list[Job]:
+def _jobs_from(top: Obj, sites: set[str]) -> list[Job]:
     jobs = []
     seen: set[str] = set()
     for obj in _records(top, "jobs"):
@@ -472,7 +472,7 @@ def _jobs_from(top: _Obj, sites: set[str]) -> list[Job]:
     return jobs
 
 
-def _job_from(obj: _Obj, sites: set[str], seen: set[str]) -> Job:
+def _job_from(obj: Obj, sites: set[str], seen: set[str]) -> Job:
     ident = _unique_id(obj, seen, "job")
     count = obj.count("node_count")
     budget = obj.num("budget")
@@ -498,7 +498,7 @@ def job_problem(job: Job) -> ValidationError | None:
 
     Importers call it on every job they make, so what they write always loads (docs/formats.md, "Limits")."""
     try:
-        _job_from(_Obj(job_to_dict(job), "$", RECORDS["job"]), {job.site}, set())
+        _job_from(Obj(job_to_dict(job), "$", RECORDS["job"]), {job.site}, set())
     except ValidationError as exc:
         return exc
     return None
@@ -507,7 +507,7 @@ def job_problem(job: Job) -> ValidationError | None:
 def _strategy_from(data: Any, check: StrategyCheck | None) -> StrategyRef:
     if data is None:
         return StrategyRef()
-    obj = _Obj(data, "$.strategy", RECORDS["strategy"])
+    obj = Obj(data, "$.strategy", RECORDS["strategy"])
     name = obj.text("name")
     params = obj.data.get("params", {})
     if not isinstance(params, dict):
@@ -516,7 +516,7 @@ def _strategy_from(data: Any, check: StrategyCheck | None) -> StrategyRef:
         try:
             name = check(name, params)
         except ParameterError as exc:
-            where = obj.at("name") if exc.name == "strategy" else _Obj({}, obj.at("params"), {}).at(exc.name)
+            where = obj.at("name") if exc.name == "strategy" else Obj({}, obj.at("params"), {}).at(exc.name)
             raise ValidationError(where, exc.message) from None
     return StrategyRef(name, tuple(params.items()))
 

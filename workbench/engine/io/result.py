@@ -50,6 +50,7 @@ def schedule_to_dict(
             "metrics": flow_metrics(env, schedule, threshold).as_dict(),
             "metric_definitions": {"version": DEFINITIONS_VERSION, **flow_definitions()},
             "elapsed_ms": schedule.elapsed_ms,
+            "prepare_ms": schedule.prepare_ms,
         }
     )
 

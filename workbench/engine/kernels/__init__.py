@@ -1,5 +1,6 @@
 """The engine's compiled loops (numba): a ``Profile``'s rows (the earliest window, the row edits of a
-move, the certificate test) and host-level EASY.
+move, the certificate test), PAST's and CoP's search on them, a whole pass of dynamic backfilling
+and history-free EASY (docs/design.md "The compiled kernels").
 
 Dynamic conservative backfilling on a saturated flow asks hundreds of thousands of
 small questions ("does job j have a window before its reservation?") and makes a
@@ -11,24 +12,133 @@ still costs some twenty array calls, so the calls, not the work, set the time
 EASY on identical hosts is one loop over events; in Python it cannot be twice as fast
 as a careful Python EASY (``lab/baseline.py``) that records nothing.
 
-numba compiles them on first use and caches the machine code beside this file
-(``cache=True``), so only the first run on a machine pays for the compilation.
-Each kernel is held by a test to code that does not use it: ``earliest_in_rows`` to
-``firstfit.first_fit`` on ``Profile.gaps``; the row edits to a full rebuild of the slot
-table (``test_profile_gaps_are_the_full_tables_slots_in_range``); ``unverify`` and the
-rest of dynamic backfilling to ``tests/engine/reference_backfill.py``; ``easy_hosts``
-to the stepped EASY and the textbook ones.
+Python calls them only through the entries below (``boundary.Entry``): each declares its one
+signature (``types``), is made ready once per process from the package's own disk cache
+(``cache``) or compiled under its lock, and can be waited for at exit. The groups say which
+entries a kind of run uses, so that a run prepares (and announces) just those before it starts.
+
+Each kernel is held by a test to code that does not use it (tests/engine/test_kernels.py):
+``earliest_in_rows`` to ``firstfit.first_fit`` on ``Profile.gaps``; the row edits to a full
+rebuild of the slot table; ``unverify`` to its definition; ``replan_pass`` to
+``tests/engine/reference_backfill.py``; ``easy_hosts`` and ``easy_nodes`` to the stepped EASY.
 """
 
-from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ, easy_hosts, easy_nodes
-from workbench.engine.kernels.placement import PLACE_COP, PLACE_FINISH, PLACE_NONE, PLACE_PAST, placement_in_rows
-from workbench.engine.kernels.replan import PASS_DONE, PASS_PYTHON, PASS_SELECTOR, PASS_WIDEN, replan_pass
-from workbench.engine.kernels.rows import EPS, UNITS_CAP, delete_rows, earliest_in_rows, insert_rows, unverify
+from workbench.engine.kernels import certificates, earliest, easy, edits, placement, replan
+from workbench.engine.kernels.boundary import Entry, Preparing, listen, prepare, prepared_seconds, quiesce
+from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ
+from workbench.engine.kernels.jit import KERNELS, signature_counts
+from workbench.engine.kernels.placement import PLACE_COP, PLACE_FINISH, PLACE_NONE, PLACE_PAST
+from workbench.engine.kernels.replan import PASS_DONE, PASS_PYTHON, PASS_SELECTOR, PASS_WIDEN
+from workbench.engine.kernels.types import (
+    B1,
+    BOOL1,
+    EASY_ARRIVALS,
+    EASY_JOBS,
+    EASY_NODES,
+    EASY_RUN,
+    F1,
+    F8,
+    FREED,
+    I1,
+    I8,
+    JOB_SHAPES,
+    LISTS,
+    MOVES,
+    NODES,
+    QUEUE,
+    ROWS,
+    SCRATCH,
+    SHAPE,
+)
+
+insert_rows = Entry(edits.insert_rows, (("rows", ROWS), ("xs", I1), ("start", F8), ("ends", F1), ("who", I8)))
+delete_rows = Entry(edits.delete_rows, (("rows", ROWS), ("xs", I1), ("start", F8), ("ends", F1)))
+earliest_in_rows = Entry(
+    earliest.earliest_in_rows,
+    (
+        ("rows", ROWS),
+        ("nodes", NODES),
+        ("shape", SHAPE),
+        ("earliest", F8),
+        ("before", F8),
+        ("without", I8),
+        ("gaps", SCRATCH),
+        ("finish", B1),
+    ),
+)
+fastest_level = Entry(earliest.fastest_level, (("perf", F1), ("cols", I1), ("levels", F1), ("n", I8)))
+placement_in_rows = Entry(
+    placement.placement_in_rows,
+    (
+        ("rows", ROWS),
+        ("nodes", NODES),
+        ("shape", SHAPE),
+        ("kind", I8),
+        ("consts", F1),
+        ("earliest", F8),
+        ("first", F8),
+        ("without", I8),
+        ("gaps", SCRATCH),
+        ("lists", LISTS),
+        ("listed", B1),
+        ("own", I1),
+        ("at", F8),
+    ),
+)
+unverify = Entry(
+    certificates.unverify,
+    (
+        ("rows", ROWS),
+        ("perf", F1),
+        ("freed", FREED),
+        ("queue", QUEUE),
+        ("factor", F8),
+        ("now", F8),
+        ("mover", I8),
+    ),
+)
+replan_pass = Entry(
+    replan.replan_pass,
+    (
+        ("rows", ROWS),
+        ("nodes", NODES),
+        ("shapes", JOB_SHAPES),
+        ("queue", QUEUE),
+        ("moves", MOVES),
+        ("gaps", SCRATCH),
+        ("lists", LISTS),
+        ("factor", F8),
+        ("resolution", F8),
+        ("now", F8),
+        ("cursor", I8),
+        ("move", BOOL1),
+        ("place", I1),
+        ("consts", F1),
+        ("explain", B1),
+        ("stop_at", I8),
+    ),
+)
+_EASY = (("arrivals", EASY_ARRIVALS), ("jobs", EASY_JOBS), ("run", EASY_RUN))
+easy_hosts = Entry(easy.easy_hosts, (*_EASY, ("max_events", I8)))
+easy_nodes = Entry(
+    easy.easy_nodes,
+    (*_EASY, ("nodes", EASY_NODES), ("t0", F8), ("horizon", F8), ("reserved_at", F1), ("max_events", I8)),
+)
+
+# Which entries a kind of run uses (``prepare`` makes them ready before the run's clock starts).
+SEARCH = (insert_rows, delete_rows, earliest_in_rows, placement_in_rows)  # any search on a profile
+# Dynamic conservative backfilling: the pass first, whose compile compiles most of the others' code.
+BACKFILL = (replan_pass, *SEARCH, fastest_level, unverify)
+EASY = (easy_hosts, easy_nodes)
+ENTRIES = (*BACKFILL, *EASY)
 
 __all__ = [
-    "EPS",
+    "BACKFILL",
+    "EASY",
+    "ENTRIES",
     "EVENTS",
     "HEAP",
+    "KERNELS",
     "NFREE",
     "NXT",
     "PASS_DONE",
@@ -40,14 +150,22 @@ __all__ = [
     "PLACE_NONE",
     "PLACE_PAST",
     "QLEN",
+    "SEARCH",
     "SEQ",
-    "UNITS_CAP",
+    "Entry",
+    "Preparing",
     "delete_rows",
     "earliest_in_rows",
     "easy_hosts",
     "easy_nodes",
+    "fastest_level",
     "insert_rows",
+    "listen",
     "placement_in_rows",
+    "prepare",
+    "prepared_seconds",
+    "quiesce",
     "replan_pass",
+    "signature_counts",
     "unverify",
 ]

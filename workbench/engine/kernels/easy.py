@@ -6,9 +6,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from workbench.engine.kernels.rows import EPS, UNITS_CAP, earliest_in_rows
+from workbench.engine.kernels.earliest import earliest_in_rows
+from workbench.engine.kernels.jit import compiled
+from workbench.engine.kernels.types import EasyArrivals, EasyJobs, EasyNodes, EasyRun, Nodes, Rows, Scratch, Shape
+from workbench.engine.model import EPS
+from workbench.engine.units import cost_units
 
 # -- EASY ----------------------------------------------------------------------------------
 
@@ -17,7 +20,7 @@ from workbench.engine.kernels.rows import EPS, UNITS_CAP, earliest_in_rows
 NXT, HEAP, QLEN, SEQ, NFREE, EVENTS = range(6)
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def _heap_push(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int, t: float, s: int, j: int) -> None:
     """Push (t, s, j) on the heap ordered by (time, seq) held in the first ``size`` entries."""
     i = size
@@ -30,7 +33,7 @@ def _heap_push(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int, t:
     time[i], seq[i], job[i] = t, s, j
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def _heap_pop(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int) -> int:
     """Take the smallest (time, seq) off a heap of ``size`` entries; its job."""
     top = job[0]
@@ -51,18 +54,12 @@ def _heap_pop(time: np.ndarray, seq: np.ndarray, job: np.ndarray, size: int) -> 
     return top
 
 
-@njit(cache=True, nogil=True)
-def _easy_event(
-    order: np.ndarray,
-    arrival: np.ndarray,
-    key_priority: np.ndarray,
-    key_arrival: np.ndarray,
-    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    run: tuple[np.ndarray, ...],
-) -> float:
+@compiled
+def _easy_event(arrivals: EasyArrivals, jobs: EasyJobs, run: EasyRun) -> float:
     """The next event of an EASY run (``flow.easy``): its time. Every completion by then gives its
     nodes back, then every arrival by then joins the queue in queue order (priority, arrival,
-    position). ``order``: the jobs that can run, by (arrival, priority, position)."""
+    position)."""
+    order, arrival, key_priority, key_arrival = arrivals
     width, _length, _share, offset = jobs
     _start, _actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
     now = math.inf
@@ -96,14 +93,8 @@ def _easy_event(
     return now
 
 
-@njit(cache=True, nogil=True)
-def _easy_start(
-    at: int,
-    now: float,
-    chosen: np.ndarray,
-    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    run: tuple[np.ndarray, ...],
-) -> None:
+@compiled
+def _easy_start(at: int, now: float, chosen: np.ndarray, jobs: EasyJobs, run: EasyRun) -> None:
     """Start the job at queue place ``at`` now on the nodes ``chosen`` for ``length`` of it."""
     width, length, share, offset = jobs
     start, actual_end, hosts, free, predicted, heap_time, heap_seq, heap_job, queue, state = run
@@ -124,7 +115,7 @@ def _easy_start(
     state[HEAP] += 1
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def _lowest_free(free: np.ndarray, reserved: np.ndarray, avoid_reserved: bool, need: int) -> np.ndarray:
     """The ``need`` lowest free hosts (outside the reservation when ``avoid_reserved``)."""
     chosen = np.empty(need, dtype=np.int64)
@@ -138,24 +129,16 @@ def _lowest_free(free: np.ndarray, reserved: np.ndarray, avoid_reserved: bool, n
     return chosen
 
 
-@njit(cache=True, nogil=True)
-def easy_hosts(
-    order: np.ndarray,
-    arrival: np.ndarray,
-    key_priority: np.ndarray,
-    key_arrival: np.ndarray,
-    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    run: tuple[np.ndarray, ...],
-    max_events: int,
-) -> bool:
+@compiled
+def easy_hosts(arrivals: EasyArrivals, jobs: EasyJobs, run: EasyRun, max_events: int) -> bool:
     """Host-level EASY on identical hosts (``flow.easy._easy_hosts``, event for event), for at most
     ``max_events`` events from the state it is given; True when every event has run.
 
-    ``jobs`` is (width, length, share, offset), ``run`` (start, actual_end, hosts, free,
-    predicted, heap_time, heap_seq, heap_job, queue, state): the results and the state between
-    calls. A job j that starts gets ``start[j]``, ``actual_end[j]`` = start + ``share`` ×
-    ``length``, and its hosts, lowest index first, in ``hosts[offset[j]:offset[j] + width[j]]``.
+    A job j that starts gets ``run.start[j]``, ``run.actual_end[j]`` = start + ``share`` ×
+    ``length``, and its hosts, lowest index first, in ``hosts[offset[j]:offset[j] + width[j]]``;
+    ``run.until`` holds each busy host's predicted end.
     """
+    order = arrivals.order
     width, length, _share, _offset = jobs
     _start, _actual_end, _hosts, free, predicted, _ht, _hs, _hj, queue, state = run
     n_hosts = free.size
@@ -164,7 +147,7 @@ def easy_hosts(
     for _ in range(max_events):
         if state[NXT] >= order.size and state[HEAP] == 0:
             return True
-        now = _easy_event(order, arrival, key_priority, key_arrival, jobs, run)
+        now = _easy_event(arrivals, jobs, run)
         while state[QLEN] > 0 and width[queue[0]] <= state[NFREE]:
             _easy_start(0, now, _lowest_free(free, reserved, False, width[queue[0]]), jobs, run)
         if state[QLEN] == 0 or state[NFREE] == 0:
@@ -202,7 +185,7 @@ def easy_hosts(
     return state[NXT] >= order.size and state[HEAP] == 0
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def _window_now(
     free: np.ndarray,
     perf: np.ndarray,
@@ -242,23 +225,19 @@ def _window_now(
         if budget >= 0:
             units = 0
             for q in range(n):
-                units += min(math.ceil(price[chosen[q]] * length / 1.0 - 1e-9), UNITS_CAP)
+                units += int(cost_units(price[chosen[q]], length, 1.0))
             if units > budget:
                 continue
         return k, chosen
     return -1, chosen
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def easy_nodes(
-    order: np.ndarray,
-    arrival: np.ndarray,
-    key_priority: np.ndarray,
-    key_arrival: np.ndarray,
-    jobs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    run: tuple[np.ndarray, ...],
-    shapes: tuple[np.ndarray, ...],
-    nodes: tuple[np.ndarray, ...],
+    arrivals: EasyArrivals,
+    jobs: EasyJobs,
+    run: EasyRun,
+    nodes: EasyNodes,
     t0: float,
     horizon: float,
     reserved_at: np.ndarray,
@@ -267,17 +246,13 @@ def easy_nodes(
     """EASY on nodes of any performance and price without local tasks (``flow.easy._easy_nodes``,
     event for event), as ``easy_hosts`` runs; the nodes are columns in (price, position) order.
 
-    ``shapes``: per job (level offset, level count, budget units or -1) into ``nodes``'s levels
-    and lengths; ``nodes``: (perf, price by column, each column's position, each position's rank
-    in that order, the levels, the lengths, the eligible positions' offset and count per job,
-    the eligible positions). A job that starts gets its level's length in ``length``; a head
+    A job that starts gets its level's length in ``jobs.length``; a head
     that gets a reservation has its first start in ``reserved_at``. The head's earliest window
     is ``earliest_in_rows`` on rows that hold each busy node until its requested end.
     """
     width, length, _share, _offset = jobs
     _start, _actual_end, _hosts, free, until, _ht, _hs, _hj, queue, state = run
-    lvl_off, lvl_cnt, budget, col_off, col_cnt = shapes
-    perf_c, price_c, position, rank, levels, lengths, eligible = nodes
+    perf_c, price_c, position, rank, levels, lengths, eligible, lvl_off, lvl_cnt, budget, col_off, col_cnt = nodes
     n_nodes = free.size
     everywhere = np.full(n_nodes, horizon)
     limit = np.full(n_nodes, horizon)
@@ -292,12 +267,15 @@ def easy_nodes(
     be = np.full((n_nodes, 2), math.inf)
     owner = np.full((n_nodes, 2), -1, dtype=np.int64)
     count = np.zeros(n_nodes, dtype=np.int64)
-    scratch_i = np.empty(3 * n_nodes, dtype=np.int64)
-    scratch_f = np.empty(9 * n_nodes)
+    rows = Rows(bs, be, owner, count, t0, horizon)
+    by_position = Nodes(perf_p, price_p, rank)
+    room = 3 * n_nodes  # a row's gaps: at most its intervals and one
+    gaps = Scratch(np.empty(room, dtype=np.int64), np.empty(room), np.empty(room), np.empty(room))
+    order = arrivals.order
     for _ in range(max_events):
         if state[NXT] >= order.size and state[HEAP] == 0:
             return True
-        now = _easy_event(order, arrival, key_priority, key_arrival, jobs, run)
+        now = _easy_event(arrivals, jobs, run)
         while state[QLEN] > 0 and now < horizon - EPS:
             j = queue[0]
             a, m = lvl_off[j], lvl_cnt[j]
@@ -317,28 +295,11 @@ def easy_nodes(
             bs[p, 0] = t0
             be[p, 0] = until[c]
         a, m = lvl_off[head], lvl_cnt[head]
-        k, t, held = earliest_in_rows(
-            bs,
-            be,
-            owner,
-            count,
-            t0,
-            horizon,
-            perf_p,
-            price_p,
-            rank,
-            eligible[col_off[head] : col_off[head] + col_cnt[head]],
-            levels[a : a + m],
-            lengths[a : a + m],
-            width[head],
-            budget[head],
-            1.0,
-            now,
-            math.inf,
-            -1,
-            scratch_i,
-            scratch_f,
-        )
+        shape = Shape(
+            eligible[col_off[head] : col_off[head] + col_cnt[head]], levels[a : a + m], lengths[a : a + m],
+            width[head], budget[head], 1.0,
+        )  # fmt: skip
+        k, t, held = earliest_in_rows(rows, by_position, shape, now, math.inf, -1, gaps, False)
         limit[:] = horizon
         if k >= 0:
             if np.isnan(reserved_at[head]):
@@ -363,10 +324,3 @@ def easy_nodes(
             _easy_start(at, now, chosen, jobs, run)
             n_free -= width[j]
     return state[NXT] >= order.size and state[HEAP] == 0
-
-
-# -- a pass of dynamic backfilling -----------------------------------------------------
-
-# What ``replan_pass`` stopped at: the end of the queue, a job whose earlier feasible window the
-# selector must judge (Python searches it), a row with no spare column for a move, or the job
-# that Python checks itself (the one "Why here?" watches).

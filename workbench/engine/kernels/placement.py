@@ -6,24 +6,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from workbench.engine.kernels.rows import (
-    EPS,
-    UNITS_CAP,
-    _beats,
-    _by_start,
-    _level_of,
-    _pairwise_sum,
-    _row_gaps,
-    _shortest,
-    gaps_in_lists,
-)
+from workbench.engine.kernels.earliest import level_of, shortest
+from workbench.engine.kernels.gaps import gaps_in_lists
+from workbench.engine.kernels.jit import compiled
+from workbench.engine.kernels.sums import beats, by_start, pairwise_sum
+from workbench.engine.kernels.types import Lists, Nodes, Placed, Rows, Scratch, Shape
+from workbench.engine.model import EPS
+from workbench.engine.units import cost_units
 
-PLACE_NONE, PLACE_COP, PLACE_PAST, PLACE_FINISH = 0, 1, 2, 3  # PLACE_FINISH: ``earliest_in_rows(finish=True)``
+PLACE_NONE, PLACE_COP, PLACE_PAST, PLACE_FINISH = 0, 1, 2, 3  # PLACE_FINISH: ``earliest_in_rows`` with ``finish``
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def _placement_z(kind: int, k: np.ndarray, t: float, T: float, p: float, gs: float, ge: float) -> float:
     """z of one slot [gs, ge) for the window [t, t + T) on a node of performance p, as
     ``criteria.CoordinatedPlacement.z`` (kind PLACE_COP) or ``criteria.Past.z`` compute it, operation
@@ -42,7 +37,7 @@ def _placement_z(kind: int, k: np.ndarray, t: float, T: float, p: float, gs: flo
     return z - k[1] * right
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def _placement_bound(kind: int, k: np.ndarray, n: int, t: float, T: float, P: float, max_perf: float) -> float:
     """n times the criterion's per-slot upper bound at (t, T, P) (``slot_bound``)."""
     perf_term = -k[0] * P if k[0] >= 0 else -k[0] * max_perf
@@ -54,31 +49,22 @@ def _placement_bound(kind: int, k: np.ndarray, n: int, t: float, T: float, P: fl
     return n * ((-(t + T) + perf_term) + 2 * max(k[2], 0.0))
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def placement_in_rows(
-    bs: np.ndarray,
-    be: np.ndarray,
-    owner: np.ndarray,
-    count: np.ndarray,
-    istart: float,
-    iend: float,
-    perf: np.ndarray,
-    price: np.ndarray,
-    rank: np.ndarray,
-    cols: np.ndarray,
-    levels: np.ndarray,
-    lengths: np.ndarray,
-    n: int,
+    rows: Rows,
+    nodes: Nodes,
+    shape: Shape,
     kind: int,
     consts: np.ndarray,
-    resolution: float,
     earliest: float,
     first: float,
     without: int,
-    scratch_i: np.ndarray,
-    scratch_f: np.ndarray,
-    listed: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], bool, np.ndarray, float] | None = None,
-) -> tuple[int, float, np.ndarray, float]:
+    gaps: Scratch,
+    lists: Lists,
+    listed: bool,
+    own: np.ndarray,
+    at: float,
+) -> Placed:
     """The exact search (``search.search_profile``) with CoP's or PAST's criterion and no budget,
     on the profile rows: the window of the largest sum of z over n slots of its S_W.
 
@@ -87,22 +73,23 @@ def placement_in_rows(
     fewer cost units, lower position), the last giving way to the best of level P when none is.
     ``first`` is the earliest candidate's start (FirstFit's): the sweep starts there, reads the
     rows only as far as the criterion's bound lets a later time beat the incumbent, and widens.
-    ``cols``, ``rank``, ``levels``, ``lengths`` and the scratch as for ``earliest_in_rows``;
-    ``listed``: the compiled pass's gap lists, whether to read them, the rows its job holds and its
-    start (``gaps_in_lists``).
+    ``nodes``, ``shape`` and ``gaps`` as for ``earliest_in_rows``; ``lists``, ``listed``, ``own``
+    and ``at``: the compiled pass's gap lists, whether to read them, the rows the job holds and its
+    start (``gaps_in_lists``; a search outside the pass passes ``listed`` False).
     Returns (level index, start, the n chosen node positions sorted, value); level -1 if none.
     """
+    perf, price, rank = nodes
+    cols, levels, lengths, n, _, resolution = shape
     none = np.empty(0, dtype=np.int64)
     L = levels.size
     max_perf = perf.max()
-    shortest = _shortest(perf, cols, levels, lengths, n)
-    if shortest == math.inf:
-        return -1, 0.0, none, 0.0
+    short = shortest(perf, shape)
+    if short == math.inf:
+        return Placed(-1, 0.0, none, 0.0)
     lvl = np.full(perf.size, L, dtype=np.int64)
     for x in cols:
-        lvl[x] = _level_of(levels, perf[x])
-    third = scratch_f.size // 3
-    gn, ges, gend, graw = scratch_i, scratch_f[:third], scratch_f[third : 2 * third], scratch_f[2 * third :]
+        lvl[x] = level_of(levels, perf[x])
+    gn, ges, gend, graw = gaps
     holder = np.full(perf.size, -1, dtype=np.int64)
     act = np.empty(cols.size, dtype=np.int64)  # the nodes whose gap holds the shortest window at t
     mz = np.empty(cols.size)
@@ -118,16 +105,8 @@ def placement_in_rows(
     if unbounded:
         reach = math.inf
     while True:
-        if listed is None:
-            size = _row_gaps(
-                bs, be, owner, count, istart, iend, cols, earliest, reach, shortest, without, gn, ges, gend, graw
-            )
-        else:  # the compiled pass's gap lists (``gaps_in_lists``): (lists, listed, own, at)
-            size = gaps_in_lists(
-                (bs, be, owner, count), listed[0], listed[1], listed[2], istart, iend, cols, earliest, reach,
-                shortest, without, listed[3], (gn, ges, gend, graw),
-            )  # fmt: skip
-        order = _by_start(ges[:size])  # stable, as a mergesort
+        size = gaps_in_lists(rows, lists, listed, own, cols, earliest, reach, short, without, at, gaps)
+        order = by_start(ges[:size])  # stable, as a mergesort
         holder[:] = -1
         stop = False
         i = 0
@@ -142,7 +121,7 @@ def placement_in_rows(
             na = 0
             for x in cols:  # in position order, as the members come
                 g = holder[x]
-                if g >= 0 and (gend[g] - t) + EPS >= shortest:
+                if g >= 0 and (gend[g] - t) + EPS >= short:
                     act[na] = x
                     na += 1
             if na < n:
@@ -168,7 +147,7 @@ def placement_in_rows(
                     started |= ges[g] == t
                     exact |= lvl[x] == k
                     mz[m] = -_placement_z(kind, consts, t, T, perf[x], graw[g], gend[g])
-                    mu[m] = min(math.ceil(price[x] * T / resolution - 1e-9), UNITS_CAP)
+                    mu[m] = int(cost_units(price[x], T, resolution))
                     mx[m] = x
                     m += 1
                 if m < n or not started or not exact:
@@ -192,11 +171,11 @@ def placement_in_rows(
                             chosen[q] = swap
                 for q in range(n):
                     picked[q] = -mz[chosen[q]]
-                value = _pairwise_sum(picked)
+                value = pairwise_sum(picked)
                 for q in range(n):
                     picked[q] = price[mx[chosen[q]]]
-                cost = T * _pairwise_sum(picked)
-                if best_k < 0 or _beats(value, (t, T, cost, k), best_v, (best_t, best_T, best_c, best_k)):
+                cost = T * pairwise_sum(picked)
+                if best_k < 0 or beats(value, (t, T, cost, k), best_v, (best_t, best_T, best_c, best_k)):
                     best_k, best_t, best_v, best_T, best_c = k, t, value, T, cost
                     best_nodes = np.sort(mx[chosen])
         if stop or reach == math.inf:
@@ -215,4 +194,4 @@ def placement_in_rows(
         if beyond <= reach:
             break
         reach = beyond
-    return best_k, best_t, best_nodes, best_v
+    return Placed(best_k, best_t, best_nodes, best_v)

@@ -6,33 +6,32 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from workbench.engine.kernels.certificates import unverify
+from workbench.engine.kernels.earliest import FINISH_SLACK, earliest_in_lists
+from workbench.engine.kernels.edits import delete_rows, insert_rows
+from workbench.engine.kernels.gaps import holding_gap
+from workbench.engine.kernels.jit import compiled
 from workbench.engine.kernels.placement import PLACE_FINISH, PLACE_NONE, placement_in_rows
-from workbench.engine.kernels.rows import (
-    EPS,
-    FINISH_SLACK,
-    _holding_gap,
-    delete_rows,
-    earliest_in_lists,
-    insert_rows,
-    unverify,
-)
+from workbench.engine.kernels.types import Freed, JobShapes, Lists, Moves, Nodes, PassEnd, Queue, Rows, Scratch, Shape
+from workbench.engine.model import EPS
 
+# What ``replan_pass`` stopped at: the end of the queue, a job whose earlier feasible window the
+# selector must judge (Python searches it), a row with no spare column for a move, or the job
+# that Python checks itself (the one "Why here?" watches).
 PASS_DONE, PASS_SELECTOR, PASS_WIDEN, PASS_PYTHON = 0, 1, 2, 3
 RANGE_SLACK = 4 * EPS  # a re-check's range reaches this far past the freed gap's end (``unverify``'s EPS)
 
 
-@njit(cache=True, nogil=True)
+@compiled
 def replan_pass(
-    rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    nodes: tuple[np.ndarray, np.ndarray, np.ndarray],
-    shapes: tuple[np.ndarray, ...],
-    queue: tuple[np.ndarray, ...],
-    moves: tuple[np.ndarray, ...],
-    scratch: tuple[np.ndarray, np.ndarray],
-    istart: float,
-    iend: float,
+    rows: Rows,
+    nodes: Nodes,
+    shapes: JobShapes,
+    queue: Queue,
+    moves: Moves,
+    gaps: Scratch,
+    lists: Lists,
     factor: float,
     resolution: float,
     now: float,
@@ -42,8 +41,7 @@ def replan_pass(
     consts: np.ndarray,
     explain: bool,
     stop_at: int,
-    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-) -> tuple[int, int, int, int, int, int, int, int, float, np.ndarray]:
+) -> PassEnd:
     """``backfill._Replanner._pass`` from the job after ``cursor``: every active job whose
     certificate is cleared is searched again (FirstFit, its own intervals given back, before its
     reservation); one with no earlier window gets its certificate. A job j that has one moves there
@@ -54,29 +52,20 @@ def replan_pass(
     moves if its window starts earlier, as ``_choose`` decides; for any other, the pass stops at
     it for the selector.
 
-    ``rows``: the profile's (bs, be, owner, count); ``nodes``: (perf, price, rank);
-    ``shapes``: per job (n, budget units or -1, column offset, column count, the columns,
-    level offset, level count, the levels, length offset, the lengths, node offset, the nodes
-    of its window, its part length); ``queue``: (live, active, verified, arrival, volume,
-    min_perf, start, and the range [lower, upper) where a job not verified is searched,
-    ``unverify``'s); ``moves``: (job, level, start, the nodes of each move in turn, and with
-    ``explain`` each part's L_left and L_right, as ``slots.window_distances`` measures them on
-    the gaps the search saw). The pass stops before job ``stop_at`` (-1: none). ``lists``: room
-    for each row's gaps (a row's width plus one) and (the shortest window of any job, a number of
-    intervals per row): where the rows hold that many intervals or more on average, the re-checks
-    read each row's gaps that long (``gaps_in_lists``), listed when first read and again after a
-    move edits the row.
+    ``moves`` gets each part's L_left and L_right too with ``explain``, as ``slots.window_distances``
+    measures them on the gaps the search saw. The pass stops before job ``stop_at`` (-1: none).
+    ``lists``: room for each row's gaps (a row's width plus one), the shortest window of any job and
+    a number of intervals per row: where the rows hold that many intervals or more on average, the
+    re-checks read each row's gaps that long (``gaps_in_lists``), listed when first read and again
+    after a move edits the row.
 
-    Returns (what it stopped at, moves written, nodes written, checks, certificates cleared,
-    PAST and CoP searches, the job, its level index, its start, its nodes).
+    Returns where it stopped, the moves written, the counts (checks, certificates cleared, PAST
+    and CoP searches) and the job it stopped at with its level index, start and nodes.
     """
-    bs, be, owner, count = rows
-    perf, price, rank = nodes
-    n_of, budget, col_off, col_cnt, cols, lvl_off, lvl_cnt, levels, len_off, lengths, jn_off, jnodes, jlen = shapes[:13]
-    short = shapes[13]  # each job's shortest window (``rows._shortest``)
-    live, active, verified, arrival, volume, min_perf, top, start, lower, upper = queue
-    mv_job, mv_level, mv_start, mv_nodes, mv_left, mv_right = moves
-    scratch_i, scratch_f = scratch
+    bs, count = rows.bs, rows.size
+    live, active, verified, arrival, start, lower, upper = (
+        queue.live, queue.active, queue.verified, queue.arrival, queue.start, queue.lower, queue.upper
+    )
     none = np.empty(0, dtype=np.int64)
     written = 0
     nodes_written = 0
@@ -84,37 +73,36 @@ def replan_pass(
     cleared = 0
     placed = 0
     width = bs.shape[1]
-    gcount = lists[2]
-    gcount[:] = -1  # every row is listed when first read (``gaps_in_lists``)
+    lists.size[:] = -1  # every row is listed when first read (``gaps_in_lists``)
     # Lists pay where rows are long and mostly abut (a saturated plan), not where they are short.
-    listed = count.sum() >= lists[3][1] * count.size
+    listed = count.sum() >= lists.list_from * count.size
     for idx in range(live.size):
         j = live[idx]
         if j <= cursor or not active[j] or verified[j]:
             continue
         if j == stop_at:
-            return PASS_PYTHON, written, nodes_written, checks, cleared, placed, j, -1, 0.0, none
+            return PassEnd(PASS_PYTHON, written, checks, cleared, placed, j, -1, 0.0, none)
         checks += 1
-        n = n_of[j]
+        n = shapes.n[j]
         earliest = max(arrival[j], now)
         before = start[j]
-        if short[j] == math.inf:  # fewer than n nodes
+        short = shapes.shortest[j]
+        if short == math.inf:  # fewer than n nodes
             verified[j] = True
             continue
-        my_levels = levels[lvl_off[j] : lvl_off[j] + lvl_cnt[j]]
-        my_lengths = lengths[len_off[j] : len_off[j] + lvl_cnt[j]]
-        # The rows, the nodes and the job's shape: what every search of job j reads.
-        where = (bs, be, owner, count, istart, iend, perf, price, rank, cols[col_off[j] : col_off[j] + col_cnt[j]])
-        shape = (my_levels, my_lengths, n)
-        scratch = (scratch_i, scratch_f)
+        a, m = shapes.lvl_off[j], shapes.lvl_cnt[j]
+        b = shapes.len_off[j]
+        my_lengths = shapes.lengths[b : b + m]
+        c0, cn = shapes.col_off[j], shapes.col_cnt[j]
+        shape = Shape(shapes.cols[c0 : c0 + cn], shapes.levels[a : a + m], my_lengths, n, shapes.budget[j], resolution)
         # Only where a freed gap could have opened a window (``unverify``'s range): none started
         # before ``before`` when the job was last verified.
         low = max(earliest, lower[j])
         high = min(before, upper[j] + RANGE_SLACK)
-        own = jnodes[jn_off[j] : jn_off[j] + n].copy() if before < math.inf else none  # its rows
-        reader = (rows, lists, listed, own, istart, iend, perf, price, rank, where[-1])
+        at = shapes.node_off[j]
+        own = shapes.nodes[at : at + n].copy() if before < math.inf else none  # its rows
         k, t, chosen = earliest_in_lists(
-            *reader, *shape, budget[j], resolution, low, high, j, before, *scratch, short[j]
+            rows, lists, listed, own, nodes, shape, low, high, j, before, gaps, short, False
         )
         if k < 0 or t >= before - EPS:
             verified[j] = True  # no feasible window starts earlier
@@ -123,7 +111,7 @@ def replan_pass(
         settled = True
         if not move[j]:
             if place[j] == PLACE_NONE:
-                return PASS_SELECTOR, written, nodes_written, checks, cleared, placed, j, k, t, chosen
+                return PassEnd(PASS_SELECTOR, written, checks, cleared, placed, j, k, t, chosen)
             first = t
             placed += 1
             # No window starts before FirstFit's (none before ``low`` either: the certificate), so the
@@ -132,15 +120,14 @@ def replan_pass(
                 # FirstFit's window is one of the candidates: none that finishes later can win,
                 # so none starts after its finish less the shortest length (and a margin for rounding).
                 finish = t + my_lengths[k]
-                reach = finish - short[j] + FINISH_SLACK * (1.0 + abs(finish))
+                reach = finish - short + FINISH_SLACK * (1.0 + abs(finish))
                 k, t, chosen = earliest_in_lists(
-                    *reader, *shape, budget[j], resolution, first, reach, j, before, *scratch, short[j], True
+                    rows, lists, listed, own, nodes, shape, first, reach, j, before, gaps, short, True
                 )
             else:
                 k, t, chosen, _ = placement_in_rows(
-                    *where, *shape, place[j], consts, resolution, first, first, j, *scratch,
-                    (lists, listed, own, before),
-                )  # fmt: skip
+                    rows, nodes, shape, place[j], consts, first, first, j, gaps, lists, listed, own, before
+                )
             if k < 0 or t >= before - EPS:
                 verified[j] = False  # an earlier window exists but the criterion prefers this one
                 lower[j], upper[j] = -math.inf, math.inf
@@ -149,57 +136,33 @@ def replan_pass(
         new = np.sort(chosen)
         for x in new:
             if count[x] + 1 >= width:
-                return PASS_WIDEN, written, nodes_written, checks - 1, cleared, placed - (not move[j]), j, k, t, none
+                return PassEnd(PASS_WIDEN, written, checks - 1, cleared, placed - (not move[j]), j, k, t, none)
         length = my_lengths[k]
         if explain:
             for q in range(n):
-                gs, ge = _holding_gap(bs, be, owner, count, istart, iend, new[q], t, t + length, j)
-                mv_left[nodes_written + q] = t - gs
-                mv_right[nodes_written + q] = 0.0 if ge == math.inf else ge - (t + length)
+                gs, ge = holding_gap(rows, new[q], t, t + length, j)
+                moves.left[nodes_written + q] = t - gs
+                moves.right[nodes_written + q] = 0.0 if ge == math.inf else ge - (t + length)
         if before < math.inf:  # give back the old window; test its gaps before the new one takes any
-            old = jnodes[jn_off[j] : jn_off[j] + n].copy()
-            ends = np.full(n, before + jlen[j])
-            if delete_rows(bs, be, owner, count, old, before, ends) >= 0:
+            old = shapes.nodes[at : at + n].copy()
+            ends = np.full(n, before + shapes.length[j])
+            if delete_rows(rows, old, before, ends) >= 0:
                 raise ValueError("a moved window is not in the profile")
-            gcount[old] = -1  # their lists are listed again when next read
-            cleared += unverify(
-                bs,
-                be,
-                owner,
-                count,
-                istart,
-                iend,
-                perf,
-                old,
-                np.full(n, before),
-                ends,
-                live,
-                active,
-                verified,
-                arrival,
-                volume,
-                min_perf,
-                top,
-                start,
-                lower,
-                upper,
-                factor,
-                now,
-                j,
-            )
-        insert_rows(bs, be, owner, count, new, t, np.full(n, t + length), j)
-        gcount[new] = -1
-        jnodes[jn_off[j] : jn_off[j] + n] = new
-        jlen[j] = length
+            lists.size[old] = -1  # their lists are listed again when next read
+            cleared += unverify(rows, nodes.perf, Freed(old, np.full(n, before), ends), queue, factor, now, j)
+        insert_rows(rows, new, t, np.full(n, t + length), j)
+        lists.size[new] = -1
+        shapes.nodes[at : at + n] = new
+        shapes.length[j] = length
         start[j] = t
         active[j] = t > earliest + EPS
         verified[j] = settled
         if not settled:
             lower[j], upper[j] = -math.inf, math.inf
-        mv_job[written] = j
-        mv_level[written] = k
-        mv_start[written] = t
-        mv_nodes[nodes_written : nodes_written + n] = new
+        moves.job[written] = j
+        moves.level[written] = k
+        moves.start[written] = t
+        moves.nodes[nodes_written : nodes_written + n] = new
         written += 1
         nodes_written += n
-    return PASS_DONE, written, nodes_written, checks, cleared, placed, -1, -1, 0.0, none
+    return PassEnd(PASS_DONE, written, checks, cleared, placed, -1, -1, 0.0, none)

@@ -21,15 +21,8 @@ from workbench.engine.search.choice import knapsack_count, lagrangian_bound
 from workbench.engine.search.dispatch import find_window, search_profile
 from workbench.engine.search.facts import node_facts, sorted_unique
 from workbench.engine.search.general import general_search
-from workbench.engine.search.spec import (
-    FIRST_FIT,
-    UNITS_CAP,
-    Found,
-    SearchSpec,
-    budget_units,
-    budget_units_of,
-    cost_units,
-)
+from workbench.engine.search.spec import FIRST_FIT, Found, SearchSpec, cost_units
+from workbench.engine.units import UNITS_CAP, budget_units, budget_units_of
 
 __all__ = [
     "FIRST_FIT",

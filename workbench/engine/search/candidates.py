@@ -18,9 +18,10 @@ import numpy as np
 from workbench.engine.criteria import BoundEnv, Given, SlotContext
 from workbench.engine.model import EPS, Job
 from workbench.engine.search.facts import node_facts, sorted_unique
-from workbench.engine.search.lite import _first_members, _lowest_bit, _lowest_bits
-from workbench.engine.search.spec import SearchSpec, budget_units, cost_units
+from workbench.engine.search.lite import first_members, lowest_bit, lowest_bits
+from workbench.engine.search.spec import SearchSpec, cost_units
 from workbench.engine.slots import SlotTable, window_lengths
+from workbench.engine.units import budget_units
 
 BLOCK = 1024
 LITE_BLOCK = 8192
@@ -35,7 +36,7 @@ WARM_START = 4
 BIT_WORDS = 4
 
 
-class _Prepared:
+class PreparedSearch:
     """What one search shares: levels, node columns, usable slots and candidate times.
 
     Columns are nodes in (price, position) order, so lite takes the first n members.
@@ -119,7 +120,7 @@ class _Prepared:
         out[lv, rank[lv, col]] = col
         return out
 
-    def chunk(self, a: int, b: int, top: int) -> _Chunk | None:
+    def chunk(self, a: int, b: int, top: int) -> Chunk | None:
         """Matrices and candidates for candidate times tau[a:b], at the levels before ``top``."""
         lo = np.maximum(self.s_lo, a)
         hi = np.minimum(self.s_own_hi, b)
@@ -177,11 +178,11 @@ class _Prepared:
             SE = np.zeros((K, U))
             SS[rows, cols] = self.s_start[which]
             SE[rows, cols] = self.s_end[which]
-            return _Chunk(tau, KM, SS, SE, None, row, k, *columns)
+            return Chunk(tau, KM, SS, SE, None, row, k, *columns)
         # The lite choice reads the bounds of n slots per candidate, each a member (so set here).
         slot = np.empty((K, U), dtype=np.intp)  # the index type: no conversion when it indexes
         slot.ravel()[rows * U + cols] = which
-        return _Chunk(tau, KM, None, None, slot, row, k, *columns, sel=sel)
+        return Chunk(tau, KM, None, None, slot, row, k, *columns, sel=sel)
 
     def _candidates_by_counts(
         self, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, started: np.ndarray, K: int, L: int
@@ -247,14 +248,14 @@ class _Prepared:
             return None
         cell, kr = cell[keep], kr[keep]
         picked = [x[keep] for x in picked]
-        sel = _lowest_bits(picked, n)
+        sel = lowest_bits(picked, n)
         # docs/design.md "Window length": with no node of level P among the n cheapest, the dearest
         # gives way to the cheapest member of level P (a later column).
-        at_level = _lowest_bit([x & exact_level[w][kr] for w, x in enumerate(picked)])
+        at_level = lowest_bit([x & exact_level[w][kr] for w, x in enumerate(picked)])
         np.copyto(sel[:, -1], at_level, where=at_level > sel[:, -1])
         return cell // L, L - 1 - kr, sel
 
-    def block(self, ch: _Chunk, idx: np.ndarray | slice) -> _Block:
+    def block(self, ch: Chunk, idx: np.ndarray | slice) -> Block:
         """Lite values (and, in exact mode, every member's z) for the candidates ``idx`` (a slice: all)."""
         row, k = ch.row[idx], ch.k[idx]
         C = row.size
@@ -268,8 +269,8 @@ class _Prepared:
             units = cost_units(ch.price[None, :], T[:, None], self.spec.resolution)
             if self.bu is None:  # no budget: the n best are the answer, lite has nothing to add
                 empty = np.zeros((C, self.n), dtype=np.int64)
-                return _Block(t, T, k, member, empty, np.zeros(C), np.ones(C, bool), z, units)
-            sel_cols = self._with_level_slot(_first_members(member, self.n), k, ch.lvl, lambda rows: member[rows])
+                return Block(t, T, k, member, empty, np.zeros(C), np.ones(C, bool), z, units)
+            sel_cols = self._with_level_slot(first_members(member, self.n), k, ch.lvl, lambda rows: member[rows])
             r = np.arange(C)[:, None]
             z_sel, units_sel = z[r, sel_cols], units[r, sel_cols]
         else:
@@ -287,14 +288,14 @@ class _Prepared:
             feasible = np.ones(C, dtype=bool)
         else:
             feasible = _row_sums(units_sel) <= self.bu
-        return _Block(t, T, k, member, sel_cols, value, feasible, z, units)
+        return Block(t, T, k, member, sel_cols, value, feasible, z, units)
 
-    def _members(self, ch: _Chunk, row: np.ndarray, k: np.ndarray, width: int) -> np.ndarray:
+    def _members(self, ch: Chunk, row: np.ndarray, k: np.ndarray, width: int) -> np.ndarray:
         """S_W of each candidate over the chunk's first ``width`` columns (price order)."""
         assert ch.KM is not None
         return (ch.lvl[None, :width] <= k[:, None]) & (ch.KM[row, :width] >= k[:, None])
 
-    def _lite_columns(self, ch: _Chunk, row: np.ndarray, k: np.ndarray) -> np.ndarray:
+    def _lite_columns(self, ch: Chunk, row: np.ndarray, k: np.ndarray) -> np.ndarray:
         """The n cheapest members of each candidate's S_W, as (C, n) columns.
 
         They nearly always lie among the first few dozen columns, in price order, of
@@ -312,11 +313,11 @@ class _Prepared:
         narrow = np.ones((row.size, width + n), dtype=bool)
         flat = row[:, None] * km.shape[1] + cand  # a flat take is several times faster than km[row, cand]
         np.greater_equal(np.take(km, flat), k[:, None].astype(km.dtype), out=narrow[:, :width])
-        picks = _first_members(narrow, n)
+        picks = first_members(narrow, n)
         cols = cand[np.arange(row.size)[:, None], np.minimum(picks, width - 1)]
         short = picks[:, -1] >= width
         if short.any():
-            cols[short] = _first_members(self._members(ch, row[short], k[short], ch.width), n)
+            cols[short] = first_members(self._members(ch, row[short], k[short], ch.width), n)
         lacking = ~(self.lvl_col[cols] == k[:, None]).any(axis=1)
         if lacking.any():
             # The cheapest slot of level P is nearly always among the W cheapest too.
@@ -399,7 +400,7 @@ class _Gathered(Mapping[str, np.ndarray]):
 
 
 @dataclass
-class _Chunk:
+class Chunk:
     tau: np.ndarray
     KM: np.ndarray | None  # highest level each column's node can serve at each time (-1: none); None with sel
     SS: np.ndarray | None  # exact mode: bounds of the slot holding each (time, column)
@@ -419,7 +420,7 @@ class _Chunk:
 
 
 @dataclass
-class _Block:
+class Block:
     t: np.ndarray
     T: np.ndarray
     k: np.ndarray

@@ -14,7 +14,7 @@ import numpy as np
 from workbench.engine.errors import check_dp_size
 
 
-def _n_best(zm: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
+def n_best(zm: np.ndarray, units: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
     """Per row, the columns of the n largest z; ties: fewer cost units, then lower node position.
 
     A partition finds the n-th largest value; where it is not tied, the n best are
@@ -54,7 +54,7 @@ def _break_ties(neg: np.ndarray, kth: np.ndarray, units: np.ndarray, positions: 
     return np.nonzero(chosen)[1].reshape(rows, n)
 
 
-def _with_level_item(
+def with_level_item(
     top: np.ndarray, zm: np.ndarray, units: np.ndarray, positions: np.ndarray, level: np.ndarray
 ) -> np.ndarray:
     """The n best with at least one item of level P (docs/design.md "Window length"), budget aside.
@@ -102,7 +102,7 @@ def lagrangian_bound(zm: np.ndarray, units: np.ndarray, n: int, budget: int, ite
     best = np.full(rows, np.inf)
     u = units.astype(np.float64)
     for step in range(iterations):
-        lam = _slope_lambda(zm, u, finite, n, budget) if step == 0 else 0.5 * (lo + hi)
+        lam = slope_lambda(zm, u, finite, n, budget) if step == 0 else 0.5 * (lo + hi)
         vals = np.where(finite, zm - lam[:, None] * u, -np.inf)
         part = -np.partition(-vals, n - 1, axis=1)
         best = np.minimum(best, lam * budget + part[:, :n].sum(axis=1))
@@ -116,7 +116,7 @@ def lagrangian_bound(zm: np.ndarray, units: np.ndarray, n: int, budget: int, ite
     return best
 
 
-def _slope_lambda(zm: np.ndarray, u: np.ndarray, finite: np.ndarray, n: int, budget: int) -> np.ndarray:
+def slope_lambda(zm: np.ndarray, u: np.ndarray, finite: np.ndarray, n: int, budget: int) -> np.ndarray:
     """A good first lambda: value lost per unit saved from the n best to the n cheapest."""
     r = np.arange(zm.shape[0])[:, None]
     best_idx = np.argpartition(-np.where(finite, zm, -np.inf), n - 1, axis=1)[:, :n]

@@ -16,7 +16,7 @@ from workbench.engine.model import Job
 from workbench.engine.profile import Profile
 from workbench.engine.search.facts import node_facts
 from workbench.engine.search.firstfit import first_fit, first_fit_in
-from workbench.engine.search.general import _search, general_search
+from workbench.engine.search.general import general_search, run_search
 from workbench.engine.search.placement import compiled_for, placement_in
 from workbench.engine.search.spec import Found, SearchSpec
 from workbench.engine.slots import SlotTable
@@ -79,7 +79,7 @@ def search_profile(
         if limit >= end:
             limit = before if before < profile.iend else math.inf
         table = profile.search_table(earliest, limit, without)
-        found, proven = _search(table, job, spec, earliest, should_stop, limit)
+        found, proven = run_search(table, job, spec, earliest, should_stop, limit)
         if proven or limit >= end:
             return found
         span *= 4.0

@@ -24,7 +24,7 @@ class _NodeFacts:
     def __init__(self, perf: np.ndarray, price: np.ndarray, attrs: Mapping[str, np.ndarray], min_perf: float):
         self.eligible = eligible = perf >= min_perf - EPS
         self.count = int(eligible.sum())
-        self.levels = levels = sorted_unique(perf[eligible])[::-1]  # P, highest first
+        self.levels = levels = np.ascontiguousarray(sorted_unique(perf[eligible])[::-1])  # P, highest first
         # Columns are nodes in (price, position) order, so lite takes the first n members.
         self.porder = porder = np.lexsort((np.arange(perf.size), price))
         self.col_of = np.empty_like(porder)
@@ -40,17 +40,17 @@ class _NodeFacts:
         self.max_perf = float(self.perf_c.max(initial=0.0))
         self.min_price_at_level = self._min_price_per_level() if levels.size else np.empty(0)
         self._lengths: dict[tuple[float, float, float], np.ndarray] = {}
-        # Shared by many searches: read-only, so a write by mistake fails at once.
-        shared = (self.eligible, self.levels, self.porder, self.col_of, self.lvl_node, self.lvl_col)
+        # Shared by many searches: read-only, so a write by mistake fails at once. The arrays the
+        # compiled kernels read (levels, col_of, columns, lengths) stay writable: the kernels take
+        # one writability, and the compiled pass passes them slices of its own writable arrays.
+        shared = (self.eligible, self.porder, self.lvl_node, self.lvl_col)
         for array in (*shared, self.perf_c, self.price_c, self.min_price_at_level, *self.attrs_c.values()):
             array.setflags(write=False)
 
     @functools.cached_property
     def columns(self) -> np.ndarray:
         """The positions of the eligible nodes (``kernels.earliest_in_rows`` reads their rows)."""
-        cols = np.flatnonzero(self.eligible)
-        cols.setflags(write=False)
-        return cols
+        return np.flatnonzero(self.eligible)
 
     def lengths(self, volume: float, factor: float, quantum: float) -> np.ndarray:
         """``window_lengths`` at these levels, kept per job shape (a flow has few of them)."""
@@ -60,7 +60,6 @@ class _NodeFacts:
             if len(self._lengths) > 100_000:
                 self._lengths.clear()
             hit = self._lengths[key] = window_lengths(volume, self.levels, factor, quantum)
-            hit.setflags(write=False)
         return hit
 
     @functools.cached_property

@@ -16,12 +16,14 @@ import math
 
 import numpy as np
 
-from workbench.engine.kernels import earliest_in_rows
+from workbench.engine import kernels
+from workbench.engine.kernels.types import Nodes, Shape
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
 from workbench.engine.search.facts import node_facts, sorted_unique
-from workbench.engine.search.spec import Found, budget_units, cost_units
+from workbench.engine.search.spec import Found, cost_units
 from workbench.engine.slots import SlotTable, window_lengths
+from workbench.engine.units import budget_units
 
 
 def first_fit(
@@ -103,26 +105,15 @@ def first_fit_in(
         return None
     lengths = nodes.lengths(job.volume, length_factor, quantum)
     bu = budget_units(job.budget, resolution)
-    k, t, chosen = earliest_in_rows(
-        profile.bs,
-        profile.be,
-        profile.owner,
-        profile.count,
-        profile.istart,
-        profile.iend,
-        profile.perf,
-        profile.price,
-        nodes.col_of,
-        nodes.columns,
-        nodes.levels,
-        lengths,
-        n,
-        -1 if bu is None else bu,
-        resolution,
-        earliest,
-        before,
-        without,
-        *profile.scratch(),
+    shape = Shape(nodes.columns, nodes.levels, lengths, n, -1 if bu is None else bu, float(resolution))
+    k, t, chosen = kernels.earliest_in_rows(
+        profile.rows,
+        Nodes(profile.perf, profile.price, nodes.col_of),
+        shape,
+        float(earliest),
+        float(before),
+        int(without),
+        profile.scratch(),
         finish,
     )
     if k < 0:

@@ -29,11 +29,11 @@ from workbench.engine.search.candidates import (
     FIRST_CHUNK_CELLS,
     LITE_BLOCK,
     WARM_START,
-    _Block,
-    _Chunk,
-    _Prepared,
+    Block,
+    Chunk,
+    PreparedSearch,
 )
-from workbench.engine.search.choice import _n_best, _slope_lambda, _with_level_item, knapsack_count, lagrangian_bound
+from workbench.engine.search.choice import knapsack_count, lagrangian_bound, n_best, slope_lambda, with_level_item
 from workbench.engine.search.spec import Found, SearchSpec
 from workbench.engine.slots import SlotTable
 
@@ -65,10 +65,10 @@ def general_search(
     should_stop: Callable[[], bool] | None = None,
 ) -> Found | None:
     """``find_window`` by the general machinery for every criterion (FirstFit's reference)."""
-    return _search(table, job, spec, earliest, should_stop, math.inf)[0]
+    return run_search(table, job, spec, earliest, should_stop, math.inf)[0]
 
 
-def _search(
+def run_search(
     table: SlotTable,
     job: Job,
     spec: SearchSpec,
@@ -82,7 +82,7 @@ def _search(
     candidate up to ``limit`` is here; the answer is *proven* when ``limit`` is infinite,
     or when the criterion's bound says no candidate after ``limit`` can beat it.
     """
-    prep = _Prepared(table, job, spec, earliest)
+    prep = PreparedSearch(table, job, spec, earliest)
     if not prep.ok:
         return None, math.isinf(limit)
     crit = spec.criterion
@@ -118,12 +118,12 @@ def _search(
     return _to_found(prep, best), proven
 
 
-def _later_bound(prep: _Prepared, t: float) -> float:
+def _later_bound(prep: PreparedSearch, t: float) -> float:
     """An upper bound of the value of every candidate starting at ``t`` or later (monotone criteria)."""
     return float(_level_bounds(prep, t).max())
 
 
-def _first_beaten(prep: _Prepared, a: int, b: int, value: float) -> int:
+def _first_beaten(prep: PreparedSearch, a: int, b: int, value: float) -> int:
     """The first row in (a, b] from which no candidate can beat ``value`` (the bound falls with t)."""
     lo, hi = a + 1, b  # tau[a] can still beat it (the caller checked)
     while lo < hi:
@@ -135,7 +135,7 @@ def _first_beaten(prep: _Prepared, a: int, b: int, value: float) -> int:
     return lo
 
 
-def _level_bounds(prep: _Prepared, t: float) -> np.ndarray:
+def _level_bounds(prep: PreparedSearch, t: float) -> np.ndarray:
     """Per level, an upper bound of the value of its candidates starting at ``t`` or later."""
     t_a = np.full(prep.levels.size, t)
     bounds = prep.n * prep.spec.criterion.slot_bound(t_a, prep.T, prep.levels, prep.benv)
@@ -143,7 +143,7 @@ def _level_bounds(prep: _Prepared, t: float) -> np.ndarray:
 
 
 def _search_chunk(
-    prep: _Prepared, ch: _Chunk, best: _Best | None, should_stop: Callable[[], bool] | None
+    prep: PreparedSearch, ch: Chunk, best: _Best | None, should_stop: Callable[[], bool] | None
 ) -> _Best | None:
     """Visit a chunk's candidates best bound first, in blocks; then the DPs they need."""
     crit = prep.spec.criterion
@@ -178,13 +178,13 @@ def _search_chunk(
     return best
 
 
-def _level_env(prep: _Prepared, k: np.ndarray) -> BoundEnv:
+def _level_env(prep: PreparedSearch, k: np.ndarray) -> BoundEnv:
     env = prep.benv
     return BoundEnv(env.istart, env.iend, env.max_attr, env.min_price_at_level[k], env.max_perf)
 
 
 def _take_block_best(
-    prep: _Prepared, ch: _Chunk, blk: _Block, best: _Best | None, pending: list[_Pending]
+    prep: PreparedSearch, ch: Chunk, blk: Block, best: _Best | None, pending: list[_Pending]
 ) -> _Best | None:
     """Fold a block into the incumbent; in exact mode queue the candidates that need the DP.
     The block's columns are the chunk's; the incumbent keeps the prepared search's."""
@@ -194,7 +194,7 @@ def _take_block_best(
         n = prep.n
         zm = np.where(blk.member, blk.z, -np.inf)
         level = blk.member & (ch.lvl[None, :] == blk.k[:, None])
-        top = _with_level_item(_n_best(zm, blk.units, ch.pos, n), zm, blk.units, ch.pos, level)
+        top = with_level_item(n_best(zm, blk.units, ch.pos, n), zm, blk.units, ch.pos, level)
         rows = np.arange(blk.t.size)[:, None]
         top_val = zm[rows, top].sum(axis=1)
         if prep.bu is None:
@@ -247,8 +247,8 @@ class _Pending:
 
 
 def _run_pending(
-    prep: _Prepared,
-    ch: _Chunk,
+    prep: PreparedSearch,
+    ch: Chunk,
     best: _Best | None,
     pending: list[_Pending],
     should_stop: Callable[[], bool] | None,
@@ -305,7 +305,7 @@ def _run_pending(
         keep = keep[top[keep] >= best.value - EPS]
         # One Lagrangian bound at a shared lambda (the warm rows' own) before the bisection.
         lam = float(
-            np.median(_slope_lambda(zm[warm], units[warm].astype(np.float64), np.isfinite(zm[warm]), prep.n, bu))
+            np.median(slope_lambda(zm[warm], units[warm].astype(np.float64), np.isfinite(zm[warm]), prep.n, bu))
         )
         vals = zm[keep] - lam * units[keep]
         quick = lam * bu - np.partition(-vals, prep.n - 1, axis=1)[:, : prep.n].sum(axis=1)
@@ -320,7 +320,7 @@ def _run_pending(
     return best
 
 
-def _to_found(prep: _Prepared, best: _Best) -> Found:
+def _to_found(prep: PreparedSearch, best: _Best) -> Found:
     positions = np.sort(prep.porder[best.cols])
     ids = prep.table.node_ids
     window = Window(

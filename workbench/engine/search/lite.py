@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def _first_members(member: np.ndarray, n: int) -> np.ndarray:
+def first_members(member: np.ndarray, n: int) -> np.ndarray:
     """Column indices of the first n True entries of each row (every row has at least n)."""
     if member.shape[1] <= 64:
         return _first_set_bits(member, n)
@@ -20,15 +20,15 @@ def _first_members(member: np.ndarray, n: int) -> np.ndarray:
 
 
 def _first_set_bits(member: np.ndarray, n: int) -> np.ndarray:
-    """``_first_members`` for rows of at most 64 columns: each row packed into one 64-bit word."""
+    """``first_members`` for rows of at most 64 columns: each row packed into one 64-bit word."""
     rows = member.shape[0]
     words = np.zeros((rows, 8), dtype=np.uint8)
     packed = np.packbits(member, axis=1, bitorder="little")
     words[:, : packed.shape[1]] = packed
-    return _lowest_bits([words.view("<u8").ravel()], n)
+    return lowest_bits([words.view("<u8").ravel()], n)
 
 
-def _lowest_bit(words: list[np.ndarray]) -> np.ndarray:
+def lowest_bit(words: list[np.ndarray]) -> np.ndarray:
     """Position of the lowest set bit of each row of a bit set held as 64-bit words (one is set)."""
     out = np.zeros(words[0].size, dtype=np.int64)
     for w in range(len(words) - 1, -1, -1):
@@ -39,7 +39,7 @@ def _lowest_bit(words: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _lowest_bits(words: list[np.ndarray], n: int) -> np.ndarray:
+def lowest_bits(words: list[np.ndarray], n: int) -> np.ndarray:
     """Positions of the n lowest set bits of each row of a bit set held as 64-bit words (word w
     holds bits 64w..64w+63; every row has at least n set). The lowest set bit is taken and
     cleared n times (a few operations per row, not per bit); a later word is read only for

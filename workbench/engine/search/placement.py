@@ -24,14 +24,9 @@ import math
 import numpy as np
 
 from workbench.engine import criteria as cr
-from workbench.engine.kernels import (
-    PLACE_COP,
-    PLACE_FINISH,
-    PLACE_NONE,
-    PLACE_PAST,
-    earliest_in_rows,
-    placement_in_rows,
-)
+from workbench.engine import kernels
+from workbench.engine.kernels import PLACE_COP, PLACE_FINISH, PLACE_NONE, PLACE_PAST
+from workbench.engine.kernels.types import Nodes, Shape, empty_lists
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
 from workbench.engine.search.facts import node_facts
@@ -52,7 +47,7 @@ def placement_kind(spec: SearchSpec) -> tuple[int, np.ndarray]:
     if kind in (PLACE_NONE, PLACE_FINISH):
         return kind, np.zeros(7)
     crit = spec.criterion
-    assert isinstance(crit, cr._Placement)
+    assert isinstance(crit, cr.Placement)
     return kind, np.array([crit.k[key] for key in cr.PAST_COP_DEFAULTS], dtype=np.float64)
 
 
@@ -88,17 +83,16 @@ def placement_in(
         return None
     lengths = nodes.lengths(job.volume, spec.length_factor, spec.quantum)
     p = profile
-    scratch_i, scratch_f = p.scratch()
-    k, first, _ = earliest_in_rows(
-        p.bs, p.be, p.owner, p.count, p.istart, p.iend, p.perf, p.price, nodes.col_of, nodes.columns,
-        nodes.levels, lengths, n, -1, spec.resolution, earliest, math.inf, without, scratch_i, scratch_f,
-    )  # fmt: skip
+    rows, gaps, none = p.rows, p.scratch(), np.empty(0, dtype=np.int64)
+    by_price = Nodes(p.perf, p.price, nodes.col_of)
+    shape = Shape(nodes.columns, nodes.levels, lengths, n, -1, float(spec.resolution))
+    k, first, _ = kernels.earliest_in_rows(rows, by_price, shape, float(earliest), math.inf, int(without), gaps, False)
     if k < 0:
         return None
     kind, consts = placement_kind(spec)
-    k, t, positions, value = placement_in_rows(
-        p.bs, p.be, p.owner, p.count, p.istart, p.iend, p.perf, p.price, nodes.col_of, nodes.columns,
-        nodes.levels, lengths, n, kind, consts, spec.resolution, earliest, first, without, scratch_i, scratch_f,
+    k, t, positions, value = kernels.placement_in_rows(
+        rows, by_price, shape, kind, consts, float(earliest), first, int(without), gaps, empty_lists(), False, none,
+        math.inf,
     )  # fmt: skip
     if k < 0:
         return None

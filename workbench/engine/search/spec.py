@@ -8,11 +8,11 @@ sums of prices never flip a comparison by rounding.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from workbench.engine import units
 from workbench.engine.criteria import Criterion, StartTime
 from workbench.engine.model import Window
 from workbench.engine.slots import Distances, SlotTable, window_distances
@@ -46,24 +46,10 @@ class Found:
         return None if self.table is None else window_distances(self.table, self.window)
 
 
-# Cost and budget units saturate here: integers are exact up to 2^53, and sums of up to
+# Cost and budget units saturate at UNITS_CAP: integers are exact up to 2^53, and sums of up to
 # 2^10 * 100,000 of them still fit in int64. A window this dear counts as unaffordable.
-UNITS_CAP = 2**43
 
 
 def cost_units(price: np.ndarray, length: np.ndarray | float, res: float) -> np.ndarray:
-    """docs/design.md: cost units = ceil(c_i * T / res - 1e-9) (saturating at ``UNITS_CAP``)."""
-    return np.minimum(np.ceil(np.asarray(price) * length / res - 1e-9), UNITS_CAP).astype(np.int64)
-
-
-def budget_units(budget: float, res: float) -> int | None:
-    """docs/design.md: budget units = floor(C / res + 1e-9); None for an infinite budget."""
-    if math.isinf(budget):
-        return None
-    return min(math.floor(budget / res + 1e-9), UNITS_CAP - 1)  # a saturated cost never fits
-
-
-def budget_units_of(budget: np.ndarray, res: float) -> np.ndarray:
-    """``budget_units`` of every budget at once; -1 for an infinite one."""
-    finite = np.minimum(np.floor(budget / res + 1e-9), UNITS_CAP - 1)
-    return np.where(np.isinf(budget), -1, finite).astype(np.int64)
+    """docs/design.md: cost units = ceil(c_i * T / res - 1e-9) (``units.cost_units``), as int64."""
+    return np.asarray(units.cost_units(np.asarray(price), length, res)).astype(np.int64)

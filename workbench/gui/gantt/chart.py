@@ -30,7 +30,7 @@ from workbench.gui.gantt import geometry, tooltips
 from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.gantt.layers import RectLayer
 from workbench.gui.gantt.navigation import ChartNavigation
-from workbench.gui.gantt.parts import EditViewBox, NodeAxis, NumberAxis, _Drag
+from workbench.gui.gantt.parts import Drag, EditViewBox, NodeAxis, NumberAxis
 from workbench.gui.numbers import number, time
 
 MAX_LABELS = 400  # job names drawn at once (on the widest parts in view)
@@ -134,7 +134,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self._free_for: tuple[tuple[object, ...], SlotTable] | None = None
         self._schedule: Schedule | None = None
         self._groups: dict[str, str] = {}  # Batch-slicer/BSF: the part of the batch of each job
-        self._drag: _Drag | None = None
+        self._drag: Drag | None = None
         self.selected: str | None = None
         self.hovered: str | None = None
         self.caption = ""  # shown before the legend (Compare: the strategy's name)
@@ -763,7 +763,7 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             return False  # on a collapsed machine's lane: open the machine to edit its tasks
         edge = EDGE_PIXELS * self.view.viewPixelSize()[0]
         mode = "left" if point.x() - task.start < edge else "right" if task.end - point.x() < edge else "move"
-        self._drag = _Drag(hit, mode, point, task.start, task.end, int(self._row_of[self.env.node_index[task.node]]))
+        self._drag = Drag(hit, mode, point, task.start, task.end, int(self._row_of[self.env.node_index[task.node]]))
         self.update_drag(point)
         return True
 

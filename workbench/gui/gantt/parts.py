@@ -137,7 +137,7 @@ class NodeAxis(pg.AxisItem):
 
 
 @dataclass
-class _Drag:
+class Drag:
     task: int
     mode: str  # "move", "left", "right"
     origin: QPointF

@@ -1,0 +1,143 @@
+"""The compiled kernels held to plain code (docs/design.md "The compiled kernels"): each kernel's
+own test, and saturated flows made by the tests themselves (the Lublin–Feitelson model, arrivals
+compressed, most jobs ending early) run compiled and by the reference. CI runs this module a
+second time with bounds checking on and a fresh cache (``NUMBA_BOUNDSCHECK=1``): an index out of
+range is then an ``IndexError``, not memory silently overwritten.
+
+The searches' kernels are also held to the general search in test_backfill_scale.py
+(``test_the_compiled_*``), and the host-level EASY kernel in test_flows.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engine.reference_backfill import reference_placer
+from tests.engine.strategies import examples, flows
+from workbench.engine import registry
+from workbench.engine.flow.backfill import backfill_placer
+from workbench.engine.flow.batching import AllJobs
+from workbench.engine.flow.cycles import run_cycles
+from workbench.engine.grid.lublin import generate_workload
+from workbench.engine.kernels import unverify
+from workbench.engine.kernels.types import Freed, Queue, Rows
+from workbench.engine.model import Environment, Job, Node, TimeSettings
+from workbench.engine.simulate import Recorder
+
+
+def _run(env, placer):
+    rec = Recorder(env, history=False)
+    for _ in run_cycles(env, rec, placer, AllJobs()):
+        pass
+    return rec.schedule("x", 0.0)
+
+
+@st.composite
+def lublin_flows(draw):
+    """A slice of a Lublin–Feitelson workload on a small machine of mixed nodes, its arrivals
+    compressed so that many jobs wait, and most jobs ending early."""
+    nodes = draw(st.integers(4, 12))
+    count = draw(st.integers(20, 70))
+    work = generate_workload(count, nodes, seed=draw(st.integers(0, 10_000)))
+    compress = draw(st.sampled_from([2.0, 4.0, 8.0]))
+    perf = [float(draw(st.sampled_from([1.0, 1.0, 2.0, 3.0]))) for _ in range(nodes)]
+    rng = np.random.default_rng(draw(st.integers(0, 1000)))
+    scale = float(np.median(work.runtime)) or 1.0  # times near 1..100, so that EPS stays far below
+    jobs = tuple(
+        Job(
+            f"j{i}",
+            f"j{i}",
+            int(work.size[i]),
+            0.0,
+            float(max(work.runtime[i], 1.0)) / scale * 10.0,
+            arrival=float(work.arrival[i] - work.arrival[0]) / scale * 10.0 / compress,
+            actual_fraction=float(rng.choice([1.0, 0.8, 0.5, 0.3, 0.1])),
+        )
+        for i in range(count)
+    )
+    return Environment(
+        nodes=tuple(Node(f"n{i}", f"n{i}", perf[i], perf[i]) for i in range(nodes)),
+        jobs=jobs,
+        time=TimeSettings(0.0, None, None),
+        name="lublin",
+    )
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=lublin_flows(), name=st.sampled_from(["FirstFit", "CoP", "PAST", "BFfinish", "MinCost"]))
+def test_compiled_backfilling_equals_the_reference_on_lublin_flows(env, name):
+    """Dynamic backfilling's compiled pass makes the reference's every move on trace-like saturated
+    flows: the same windows, ends and failures."""
+    selector = registry.selector(name)
+    fast = _run(env, backfill_placer(selector, True))
+    ref = _run(env, reference_placer(selector, True))
+    assert fast.windows == ref.windows
+    assert fast.unscheduled == ref.unscheduled
+    assert fast.actual_ends == ref.actual_ends
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=14, max_nodes=6))
+def test_the_stepped_node_level_easy_is_the_compiled_one(env):
+    """The stepped node-level EASY (``flow.easy._Nodes``, which Cycles mode runs) and the compiled one
+    (``kernels.easy_nodes``, for runs that keep no history) give the same schedule on any nodes."""
+    env = Environment(env.nodes, (), env.jobs, env.time, env.name)
+    compiled = registry.run(env, "EASY")
+    stepped = registry.simulator(env, "EASY", history=True).run()
+    assert compiled.windows == stepped.windows
+    assert compiled.unscheduled == stepped.unscheduled
+    assert compiled.actual_ends == stepped.actual_ends
+    assert compiled.reasons == stepped.reasons
+
+
+def test_a_cleared_certificate_keeps_where_an_earlier_window_can_start():
+    """``unverify`` keeps, for each job whose certificate a freed gap clears, the range where a new
+    window can start: [max(A, e_j), min(S_j, b)) of every such gap, spanned; once that spans half
+    the way to the job's start it is dropped for the whole way (the re-check then searches it all)."""
+
+    inf = math.inf
+    busy = [(0.0, 10.0), (20.0, 30.0), (40.0, 70.0), (80.0, 200.0)]  # node 0, the freed gaps taken out
+    width = 8
+    bs = np.full((2, width), inf)
+    be = np.full((2, width), inf)
+    owner = np.full((2, width), -1, dtype=np.int64)
+    for k, (a, b) in enumerate(busy):
+        bs[0, k], be[0, k] = a, b
+    bs[1, 0], be[1, 0] = 0.0, 200.0
+    count = np.array([len(busy), 1], dtype=np.int64)
+    perf = np.array([1.0, 1.0])
+    queue = {
+        "jobs": np.array([0, 1], dtype=np.int64),
+        "active": np.array([True, True]),
+        "verified": np.array([True, False]),  # job 1: not verified for another reason, searched everywhere
+        "arrival": np.zeros(2),
+        "volume": np.array([5.0, 5.0]),
+        "min_perf": np.zeros(2),
+        "top": np.ones(2),  # each job's fastest window runs at speed 1
+        "start": np.array([100.0, 100.0]),
+        "lower": np.array([0.0, -inf]),
+        "upper": np.array([0.0, inf]),
+    }
+
+    def free(a: float, b: float) -> int:
+        rows = Rows(bs, be, owner, count, 0.0, inf)
+        freed = Freed(np.array([0], dtype=np.int64), np.array([a]), np.array([b]))
+        return unverify(rows, perf, freed, Queue(*queue.values()), 1.0, 0.0, -1)
+
+    assert free(10.0, 20.0) == 1  # job 0's certificate is cleared, and only where the gap is
+    assert not queue["verified"][0] and (queue["lower"][0], queue["upper"][0]) == (10.0, 20.0)
+    assert (queue["lower"][1], queue["upper"][1]) == (-inf, inf)
+    assert free(30.0, 40.0) == 0  # already cleared: the range grows
+    assert (queue["lower"][0], queue["upper"][0]) == (10.0, 40.0)
+    free(70.0, 80.0)  # 10 to 80 is over half of the 100 to the job's start: the whole way
+    assert (queue["lower"][0], queue["upper"][0]) == (-inf, inf)
+    # A job whose n nodes run at speed 0.4 at best needs 12.5, more than the gap's 10 on this
+    # speed-1 node: the gap cannot help it.
+    queue["verified"][0], queue["top"][0] = True, 0.4
+    assert free(10.0, 20.0) == 0 and queue["verified"][0]
+    queue["top"][0] = 0.5  # 10 fits
+    assert free(10.0, 20.0) == 1 and not queue["verified"][0]
