@@ -141,3 +141,18 @@ def test_a_cleared_certificate_keeps_where_an_earlier_window_can_start():
     assert free(10.0, 20.0) == 0 and queue["verified"][0]
     queue["top"][0] = 0.5  # 10 fits
     assert free(10.0, 20.0) == 1 and not queue["verified"][0]
+
+
+def test_the_finish_time_search_breaks_ties_in_whole_cost_units_then_position():
+    """Found by the Lublin flows above: a job of n = 2 at level 2 may use a (p 2, c 2), b (p 3, c 3)
+    and c (p 2, c 2); for T = 0.588 each costs 2 whole units. The exact search keeps equal-valued
+    slots in (units, position) order, so it takes a and b; the compiled finish-time search took the
+    cheapest by price, a and c."""
+    nodes = (Node("a", "a", 2.0, 2.0), Node("b", "b", 3.0, 3.0), Node("c", "c", 2.0, 2.0))
+    job = Job("j", "j", 2, 0.0, 1.1764705882352942, criterion="finish")
+    env = Environment(nodes=nodes, jobs=(job,), time=TimeSettings(0.0, None, None))
+    selector = registry.selector("BFfinish")
+    fast = _run(env, backfill_placer(selector, True))
+    ref = _run(env, reference_placer(selector, True))
+    assert fast.windows == ref.windows
+    assert fast.windows[0].nodes == ("a", "b")

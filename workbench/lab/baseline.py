@@ -18,9 +18,7 @@ from __future__ import annotations
 import bisect
 import heapq
 
-from workbench.engine.model import Environment
-
-EPS = 1e-9
+from workbench.engine.model import EPS, Environment
 
 
 def textbook_easy(env: Environment) -> dict[str, tuple[float, tuple[int, ...]]]:

@@ -124,7 +124,7 @@ def first_start(
     affordable start (inf for none) and nodes, until no level's window could still finish as
     early as the earliest-finishing one found (the finish-time search, ``best_finish``).
     """
-    perf, price, rank = nodes
+    perf, price = nodes.perf, nodes.price
     cols, levels, lengths, n, budget, resolution = shape
     none = np.empty(0, dtype=np.int64)
     size = gn.size
@@ -194,7 +194,7 @@ def first_start(
             if run < n or not exact[k] or (every and first_t[k] < math.inf):
                 continue
             length = lengths[k]
-            chosen = cheapest(act[:na], gn, kp, kr, perf, rank, levels[k], k, n)
+            chosen = cheapest(act[:na], gn, kp, kr, nodes, levels[k], k, n, length, resolution, every)
             if budget >= 0 and _units(price, chosen, length, resolution) > budget:
                 continue  # the cheapest choice is over budget
             if every:
@@ -232,25 +232,35 @@ def cheapest(
     gn: np.ndarray,
     kp: np.ndarray,
     kr: np.ndarray,
-    perf: np.ndarray,
-    rank: np.ndarray,
+    nodes: Nodes,
     P: float,
     k: int,
     n: int,
+    length: float,
+    resolution: float,
+    exact: bool,
 ) -> np.ndarray:
     """``pick`` on the active gaps that hold level k, cheapest first: the n cheapest nodes; if none has
-    performance exactly P, the dearest gives way to the cheapest that has."""
+    performance exactly P, the dearest gives way to the cheapest that has. Cheapest is by (price,
+    position) for FirstFit's Lite choice; for the exact search (``exact``: every slot of a window
+    scores the same under the finish time) it is the knapsack's order, (cost units of ``length``,
+    position): two nodes whose prices differ may cost the same whole units."""
     m = 0
-    nodes = np.empty(act.size, dtype=np.int64)
+    chosen = np.empty(act.size, dtype=np.int64)
     keys = np.empty(act.size, dtype=np.int64)
     for g in act:
         x = gn[g]
         if kp[x] <= k <= kr[g]:
-            nodes[m] = x
-            keys[m] = rank[x]
+            chosen[m] = x
+            keys[m] = nodes.rank[x]
             m += 1
-    by_rank = nodes[:m][np.argsort(keys[:m])]
-    return pick(by_rank, perf, P, n)
+    chosen = chosen[:m]
+    if exact:  # by position, then (stably) by units
+        chosen = np.sort(chosen)
+        for i in range(m):
+            keys[i] = int(cost_units(nodes.price[chosen[i]], length, resolution))
+        return pick(chosen[np.argsort(keys[:m], kind="mergesort")], nodes.perf, P, n)
+    return pick(chosen[np.argsort(keys[:m])], nodes.perf, P, n)
 
 
 @compiled
