@@ -247,6 +247,9 @@ def test_processes_started_together_on_a_cold_cache_all_run_and_leave_it_sound(t
         _, err = proc.communicate(timeout=900)
         assert proc.returncode == 0, f"{name} ended with {proc.returncode}: {err[-2000:]}"
     assert not list(shared.rglob("*.tmp"))
+    # One signature per kernel after all of them, the lab's workers included: one file each.
+    names = [path.name.rsplit("-", 1)[0] for path in shared.rglob("*.nbk")]
+    assert len(names) == len(set(names)) == len(KERNELS)
     from workbench.engine.files import load_environment
     from workbench.engine.io.result import schedule_to_dict
 

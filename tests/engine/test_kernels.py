@@ -124,9 +124,9 @@ def test_a_cleared_certificate_keeps_where_an_earlier_window_can_start():
     }
 
     def free(a: float, b: float) -> int:
-        rows = Rows(bs, be, owner, count, 0.0, inf)
-        freed = Freed(np.array([0], dtype=np.int64), np.array([a]), np.array([b]))
-        return unverify(rows, perf, freed, Queue(*queue.values()), 1.0, 0.0, -1)
+        rows = tuple(Rows(bs, be, owner, count, 0.0, inf))
+        freed = tuple(Freed(np.array([0], dtype=np.int64), np.array([a]), np.array([b])))
+        return unverify(*rows, perf, *freed, *Queue(*queue.values()), 1.0, 0.0, -1)
 
     assert free(10.0, 20.0) == 1  # job 0's certificate is cleared, and only where the gap is
     assert not queue["verified"][0] and (queue["lower"][0], queue["upper"][0]) == (10.0, 20.0)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from workbench.engine import kernels
-from workbench.engine.kernels.types import Rows, Scratch
+from workbench.engine.kernels.types import Scratch
 from workbench.engine.model import EPS, Window
 from workbench.engine.slots import SlotTable
 
@@ -53,9 +53,11 @@ class Profile:
         self._last_end: float | None = None  # cached ``last_busy_end`` (None: to compute)
         self._columns: tuple[int, np.ndarray] | None = None  # cached ``columns``
         self._capable: dict[float, tuple[int, float, int]] = {}
-        self._scratch: Scratch | None = None
+        self._scratch: tuple[np.ndarray, ...] | None = None
         self._rows: dict[int, tuple[Window, np.ndarray, np.ndarray]] = {}  # id(window) -> (window, xs, ends)
         self.dropped = -math.inf  # every interval that ended by this time is gone (``drop_before``)
+        self.rows: tuple[np.ndarray | float, ...] = ()
+        self._remake_rows()
 
     def capable(self, min_performance: float) -> tuple[int, float, int]:
         """The nodes of performance >= ``min_performance``: how many, the slowest, and how many
@@ -66,16 +68,24 @@ class Profile:
             self._capable[min_performance] = (int(perf.size), slowest, int(np.unique(perf).size))
         return self._capable[min_performance]
 
-    @property
-    def rows(self) -> Rows:
-        """The busy intervals as the compiled kernels read them (the arrays themselves, not copies)."""
-        return Rows(self.bs, self.be, self.owner, self.count, float(self.istart), float(self.iend))
+    def start_at(self, t: float) -> None:
+        """Move ``istart`` to ``t`` (the kernels read it in ``rows``)."""
+        self.istart = t
+        self._remake_rows()
 
-    def scratch(self) -> Scratch:
-        """Work space for the compiled loops: room for a gap per row entry of every row."""
+    def _remake_rows(self) -> None:
+        """``rows``: the busy intervals as the compiled kernels read them, a ``kernels.types.Rows``
+        as a plain tuple (``kernels.calls``) of the arrays themselves; made again when the rows
+        widen or ``istart`` moves (a plain attribute: read tens of thousands of times a run)."""
+        self.rows = (self.bs, self.be, self.owner, self.count, float(self.istart), float(self.iend))  # Rows' order
+
+    def scratch(self) -> tuple[np.ndarray, ...]:
+        """Work space for the compiled loops: room for a gap per row entry of every row (a
+        ``kernels.types.Scratch`` as a plain tuple)."""
         size = self.bs.size + self.count.size
-        if self._scratch is None or self._scratch.node.size < size:
-            self._scratch = Scratch(np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size))
+        if self._scratch is None or self._scratch[0].size < size:
+            made = Scratch(np.empty(size, dtype=np.int64), np.empty(size), np.empty(size), np.empty(size))
+            self._scratch = tuple(made)
         return self._scratch
 
     # -- changes ------------------------------------------------------------------
@@ -85,7 +95,7 @@ class Profile:
         xs, ends = self._parts(window)
         if int(self.count[xs].max()) + 1 >= self.bs.shape[1]:
             self.widen()
-        kernels.insert_rows(self.rows, xs, float(window.start), ends, int(owner))
+        kernels.insert_rows(*self.rows, xs, float(window.start), ends, int(owner))
         self._rows[id(window)] = (window, xs, ends)
         self.changed()
 
@@ -99,7 +109,7 @@ class Profile:
         if xs.size == 0:
             self._rows.pop(id(window), None)
             return
-        missing = kernels.delete_rows(self.rows, xs, float(window.start), ends)
+        missing = kernels.delete_rows(*self.rows, xs, float(window.start), ends)
         if missing >= 0:
             raise ValueError(f"window of {window.job} is not in the profile on {self.node_ids[int(xs[missing])]}")
         self._rows.pop(id(window), None)
@@ -121,9 +131,9 @@ class Profile:
     def drop_before(self, t: float) -> None:
         """Forget intervals that end by ``t`` (they cannot touch any slot from ``t`` on)."""
         self.dropped = max(self.dropped, t)
-        gone = (self.be <= t).sum(axis=1)  # rows are sorted by start, and so by end
-        if not gone.any():
+        if not (self.be[:, 0] <= t).any():  # rows are sorted by start, and so by end
             return
+        gone = (self.be <= t).sum(axis=1)
         for x in np.flatnonzero(gone):
             g, c = int(gone[x]), int(self.count[x])
             for arr, pad in ((self.bs, math.inf), (self.be, math.inf), (self.owner, NO_OWNER)):
@@ -149,6 +159,7 @@ class Profile:
         self.bs = np.concatenate([self.bs, np.full((n, extra), math.inf)], axis=1)
         self.be = np.concatenate([self.be, np.full((n, extra), math.inf)], axis=1)
         self.owner = np.concatenate([self.owner, np.full((n, extra), NO_OWNER, dtype=np.int64)], axis=1)
+        self._remake_rows()
 
     # -- queries ------------------------------------------------------------------
 

@@ -45,7 +45,6 @@ from workbench.engine import kernels, words
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.flow.compiled_pass import CompiledPass
 from workbench.engine.flow.cycles import Placer, PlaceRun
-from workbench.engine.kernels.types import Freed, Queue
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile, windows_profile
 from workbench.engine.search import Found, SearchSpec, node_facts, search_profile
@@ -320,7 +319,7 @@ class Replanner:
             if abs(entry[0] - now) <= EPS and entry[0] < window.end:
                 finished.append(window.job)
                 freed.extend((profile.index[node], now, end) for node, end in window.part_ends() if end > now)
-        profile.istart = now
+        profile.start_at(now)
         profile.drop_before(now)
         # Jobs that started, or can start no earlier, never move again.
         live = self.live
@@ -338,15 +337,19 @@ class Replanner:
         """
         if not freed:
             return
-        f = np.array(freed, dtype=np.float64).reshape(-1, 3)
-        gaps = Freed(f[:, 0].astype(np.int64), np.ascontiguousarray(f[:, 1]), np.ascontiguousarray(f[:, 2]))
+        f = np.array(freed, dtype=np.float64).reshape(-1, 3).T.copy()  # a row each: node, a, b
         self.rec.counts["certificates_cleared"] += kernels.unverify(
-            self.profile.rows, self.profile.perf, gaps, self.queue(), float(self.factor), float(self.now), int(mover)
+            *self.profile.rows, self.profile.perf, f[0].astype(np.int64), f[1], f[2],  # a kernels.types.Freed
+            *self.queue(),
+            float(self.factor),
+            float(self.now),
+            int(mover),
         )
 
-    def queue(self) -> Queue:
-        """The jobs' state as the compiled kernels read and write it (the arrays themselves)."""
-        return Queue(
+    def queue(self) -> tuple[np.ndarray, ...]:
+        """The jobs' state as the compiled kernels read and write it: a ``kernels.types.Queue`` as a
+        plain tuple, of the arrays themselves."""
+        return (  # live, active, verified, arrival, volume, min_perf, top, start, lower, upper
             self.live,
             self.active,
             self.verified,

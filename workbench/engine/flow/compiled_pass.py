@@ -11,7 +11,7 @@ import numpy as np
 
 from workbench.engine import kernels
 from workbench.engine.kernels import PLACE_NONE
-from workbench.engine.kernels.types import JobShapes, Lists, Moves, Nodes, Queue
+from workbench.engine.kernels.types import JobShapes, Lists, Moves
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import Profile
 from workbench.engine.search import Found, SearchSpec, budget_units, node_facts
@@ -37,7 +37,7 @@ class Replanner(Protocol):
     factor: float
     now: float
 
-    def queue(self) -> Queue: ...
+    def queue(self) -> tuple[np.ndarray, ...]: ...
     def check(self, i: int) -> bool: ...
     def choose(self, i: int, first: Found) -> bool: ...
     def follow(self, job_id: str, end: float, planned_end: float) -> None: ...
@@ -67,7 +67,7 @@ class CompiledPass:
         # Every job's shortest window is at least this long: the re-checks read each row's gaps this long.
         firsts = shapes.lengths[shapes.len_off[shapes.lvl_cnt > 0]]
         self.theta = firsts.min() if firsts.size else math.inf
-        self.lists: Lists | None = None
+        self.lists: tuple[np.ndarray | float, ...] | None = None
         env = rp.rec.env  # what ``Recorder.actual_end`` reads
         self.fractions = np.array([env.job(job.id).actual_fraction for job in rp.jobs], dtype=np.float64)
         m, held = len(rp.jobs), int(shapes.n.sum())
@@ -84,6 +84,9 @@ class CompiledPass:
             np.empty(held if rp.rec.explain else 0),
             np.empty(held if rp.rec.explain else 0),
         )
+        # What the kernel takes: plain tuples of the same arrays (``kernels.calls``).
+        self.plain_shapes, self.plain_moves = tuple(shapes), tuple(self.moves)
+        self.nodes = (rp.profile.perf, rp.profile.price, rank)  # a ``kernels.types.Nodes``
 
     @classmethod
     def build(cls, rp: Replanner, jobs: list[Job], profile: Profile) -> CompiledPass | None:
@@ -158,10 +161,10 @@ class CompiledPass:
             began = time.perf_counter()
             kind, written, checks, cleared, placed, j, k, t, chosen = kernels.replan_pass(
                 profile.rows,
-                Nodes(profile.perf, profile.price, self.rank),
-                self.shapes,
+                self.nodes,
+                self.plain_shapes,
                 rp.queue(),
-                self.moves,
+                self.plain_moves,
                 profile.scratch(),
                 self._lists(profile.bs.shape),
                 float(rp.factor),
@@ -196,12 +199,12 @@ class CompiledPass:
             if rp.choose(j, Found(self._window(j, float(t), self._length(j, k), np.sort(chosen).tolist()), 0.0)):
                 moved.append(rp.jobs[j].id)
 
-    def _lists(self, shape: tuple[int, ...]) -> Lists:
+    def _lists(self, shape: tuple[int, ...]) -> tuple[np.ndarray | float, ...]:
         """Room for the pass's gap lists (``kernels.replan_pass``), made again when the rows widen."""
         rows, width = shape
-        if self.lists is None or self.lists.starts.shape != (rows, width + 1):
+        if self.lists is None or self.lists[0].shape != (rows, width + 1):  # type: ignore[union-attr]
             room = (np.empty((rows, width + 1)), np.empty((rows, width + 1)))
-            self.lists = Lists(*room, np.empty(rows, np.int64), float(self.theta), float(self.LIST_FROM))
+            self.lists = tuple(Lists(*room, np.empty(rows, np.int64), float(self.theta), float(self.LIST_FROM)))
         return self.lists
 
     def _length(self, j: int, k: int) -> float:

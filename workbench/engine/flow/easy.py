@@ -45,6 +45,8 @@ from workbench.engine.search.firstfit import Best, first_affordable, first_fit
 from workbench.engine.simulate import FlowRun, Recorder, collection_paused
 from workbench.engine.slots import SlotTable
 
+Plain = tuple[np.ndarray, ...]  # a named tuple of ``kernels.types`` as the kernels take it
+
 
 def identical_hosts(env: Environment) -> bool:
     """Can the host-level fast path run this environment?"""
@@ -225,8 +227,10 @@ def _easy_nodes_compiled(env: Environment, rec: Recorder) -> FlowRun:
     )
     reserved_at = np.full(m, np.nan)
 
-    def kernel(arrivals: EasyArrivals, jobs: EasyJobs, run: EasyRun, chunk: int) -> bool:
-        return bool(kernels.easy_nodes(arrivals, jobs, run, nodes, float(t0), float(horizon), reserved_at, chunk))
+    plain = tuple(nodes)  # (the kernels take plain tuples)
+
+    def kernel(arrivals: Plain, jobs: Plain, run: Plain, chunk: int) -> bool:
+        return bool(kernels.easy_nodes(arrivals, jobs, run, plain, float(t0), float(horizon), reserved_at, chunk))
 
     yield from _around(env, rec, lambda: _compiled_run(env, rec, facts, runs, np.zeros(m), col, kernel))
     for i in np.flatnonzero(~np.isnan(reserved_at)).tolist():
@@ -282,7 +286,8 @@ def _compiled_run(
     free, until = np.ones(n_nodes, dtype=bool), np.full(n_nodes, -math.inf)
     run = EasyRun(start, actual_end, placed, free, until, *heap, queue, state)
     arrivals = EasyArrivals(order, np.maximum(key_arrival, t0), priority, key_arrival)
-    while not kernel(arrivals, jobs, run, chunk):
+    plain = tuple(arrivals), tuple(jobs), tuple(run)  # (the kernels take plain tuples)
+    while not kernel(*plain, chunk):
         rec.check_stop()
         started = int(np.count_nonzero(~np.isnan(start)))
         rec.report(int(state[kernels.NXT]) + started - int(state[kernels.HEAP]), 2 * order.size)

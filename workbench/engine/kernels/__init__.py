@@ -23,7 +23,7 @@ rebuild of the slot table; ``unverify`` to its definition; ``replan_pass`` to
 ``tests/engine/reference_backfill.py``; ``easy_hosts`` and ``easy_nodes`` to the stepped EASY.
 """
 
-from workbench.engine.kernels import certificates, earliest, easy, edits, placement, replan
+from workbench.engine.kernels import calls
 from workbench.engine.kernels.boundary import Entry, Preparing, listen, prepare, prepared_seconds, quiesce
 from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ
 from workbench.engine.kernels.jit import KERNELS, signature_counts
@@ -49,64 +49,80 @@ from workbench.engine.kernels.types import (
     ROWS,
     SCRATCH,
     SHAPE,
+    EasyArrivals,
+    EasyJobs,
+    EasyNodes,
+    EasyRun,
+    Freed,
+    JobShapes,
+    Lists,
+    Moves,
+    Nodes,
+    Queue,
+    Rows,
+    Scratch,
+    Shape,
+    as_tuple,
+    spread,
 )
 
-insert_rows = Entry(edits.insert_rows, (("rows", ROWS), ("xs", I1), ("start", F8), ("ends", F1), ("who", I8)))
-delete_rows = Entry(edits.delete_rows, (("rows", ROWS), ("xs", I1), ("start", F8), ("ends", F1)))
+R = spread("rows", Rows, ROWS)
+insert_rows = Entry(calls.insert_rows, (*R, ("xs", I1), ("start", F8), ("ends", F1), ("who", I8)))
+delete_rows = Entry(calls.delete_rows, (*R, ("xs", I1), ("start", F8), ("ends", F1)))
 earliest_in_rows = Entry(
-    earliest.earliest_in_rows,
+    calls.earliest_in_rows,
     (
-        ("rows", ROWS),
-        ("nodes", NODES),
-        ("shape", SHAPE),
+        *R,
+        *spread("nodes", Nodes, NODES),
+        *spread("shape", Shape, SHAPE),
         ("earliest", F8),
         ("before", F8),
         ("without", I8),
-        ("gaps", SCRATCH),
+        *spread("gaps", Scratch, SCRATCH),
         ("finish", B1),
     ),
 )
-fastest_level = Entry(earliest.fastest_level, (("perf", F1), ("cols", I1), ("levels", F1), ("n", I8)))
+fastest_level = Entry(calls.fastest_level, (("perf", F1), ("cols", I1), ("levels", F1), ("n", I8)))
 placement_in_rows = Entry(
-    placement.placement_in_rows,
+    calls.placement_in_rows,
     (
-        ("rows", ROWS),
-        ("nodes", NODES),
-        ("shape", SHAPE),
+        *as_tuple("rows", Rows, ROWS),
+        *as_tuple("nodes", Nodes, NODES),
+        *as_tuple("shape", Shape, SHAPE),
         ("kind", I8),
         ("consts", F1),
         ("earliest", F8),
         ("first", F8),
         ("without", I8),
-        ("gaps", SCRATCH),
-        ("lists", LISTS),
+        *as_tuple("gaps", Scratch, SCRATCH),
+        *as_tuple("lists", Lists, LISTS),
         ("listed", B1),
         ("own", I1),
         ("at", F8),
     ),
 )
 unverify = Entry(
-    certificates.unverify,
+    calls.unverify,
     (
-        ("rows", ROWS),
+        *R,
         ("perf", F1),
-        ("freed", FREED),
-        ("queue", QUEUE),
+        *spread("freed", Freed, FREED),
+        *spread("queue", Queue, QUEUE),
         ("factor", F8),
         ("now", F8),
         ("mover", I8),
     ),
 )
 replan_pass = Entry(
-    replan.replan_pass,
+    calls.replan_pass,
     (
-        ("rows", ROWS),
-        ("nodes", NODES),
-        ("shapes", JOB_SHAPES),
-        ("queue", QUEUE),
-        ("moves", MOVES),
-        ("gaps", SCRATCH),
-        ("lists", LISTS),
+        *as_tuple("rows", Rows, ROWS),
+        *as_tuple("nodes", Nodes, NODES),
+        *as_tuple("shapes", JobShapes, JOB_SHAPES),
+        *as_tuple("queue", Queue, QUEUE),
+        *as_tuple("moves", Moves, MOVES),
+        *as_tuple("gaps", Scratch, SCRATCH),
+        *as_tuple("lists", Lists, LISTS),
         ("factor", F8),
         ("resolution", F8),
         ("now", F8),
@@ -118,11 +134,22 @@ replan_pass = Entry(
         ("stop_at", I8),
     ),
 )
-_EASY = (("arrivals", EASY_ARRIVALS), ("jobs", EASY_JOBS), ("run", EASY_RUN))
-easy_hosts = Entry(easy.easy_hosts, (*_EASY, ("max_events", I8)))
+_EASY = (
+    *as_tuple("arrivals", EasyArrivals, EASY_ARRIVALS),
+    *as_tuple("jobs", EasyJobs, EASY_JOBS),
+    *as_tuple("run", EasyRun, EASY_RUN),
+)
+easy_hosts = Entry(calls.easy_hosts, (*_EASY, ("max_events", I8)))
 easy_nodes = Entry(
-    easy.easy_nodes,
-    (*_EASY, ("nodes", EASY_NODES), ("t0", F8), ("horizon", F8), ("reserved_at", F1), ("max_events", I8)),
+    calls.easy_nodes,
+    (
+        *_EASY,
+        *as_tuple("nodes", EasyNodes, EASY_NODES),
+        ("t0", F8),
+        ("horizon", F8),
+        ("reserved_at", F1),
+        ("max_events", I8),
+    ),
 )
 
 # Which entries a kind of run uses (``prepare`` makes them ready before the run's clock starts).

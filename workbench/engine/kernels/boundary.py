@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -45,9 +46,15 @@ class Preparing:
 Listener = Callable[[Preparing], None]
 _listeners: list[Listener] = []
 _prepare_lock = threading.RLock()  # one thread of the process prepares at a time
-_local = threading.local()  # .seconds: this thread's time spent preparing
-_count_lock = threading.Lock()
-_inside = 0  # threads inside compiled code (or compiling) now
+
+
+class _Local(threading.local):
+    seconds = 0.0  # this thread's time spent preparing
+    state: _Inside  # this thread's flag, set by ``_state`` at its first kernel call
+
+
+_local = _Local()  # .state: this thread's ``_Inside`` flag, once it has called a kernel
+_count_lock = threading.Lock()  # guards ``_threads``
 _stopping = False
 
 
@@ -67,11 +74,17 @@ class Entry:
         if not self.checked:
             self.check(args)
             prepare((self,))
-        enter()
         try:
+            state = _local.state
+        except AttributeError:
+            state = _state()
+        state.inside = True  # before ``_stopping`` is read: see ``enter``
+        try:
+            if _stopping:
+                raise Cancelled("the process is ending")
             return self.dispatcher(*args)
         finally:
-            leave()
+            state.inside = False
 
     def check(self, args: tuple[Any, ...]) -> None:
         """Refuse arguments that do not have the declared types (each named)."""
@@ -80,7 +93,9 @@ class Entry:
         for name, want, value in zip(self.names, self.signature, args, strict=True):
             got = typeof(value, Purpose.argument)
             if got != want:
-                raise TypeError(f"kernel {self.name}: argument {name!r} is {got}, declared {want}")
+                named = isinstance(value, tuple) and type(value) is not tuple
+                hint = " (pass a named tuple as tuple(...))" if named else ""
+                raise TypeError(f"kernel {self.name}: argument {name!r} is {got}, declared {want}{hint}")
         self.checked = True
 
     def saved(self) -> bool:
@@ -132,7 +147,7 @@ def _prepare_locked(todo: list[Entry], should_stop: Callable[[], bool] | None) -
 
 def prepared_seconds() -> float:
     """Seconds this thread has spent preparing kernels (waiting for another process's compile too)."""
-    return float(getattr(_local, "seconds", 0.0))
+    return _local.seconds
 
 
 def listen(listener: Listener) -> Callable[[], None]:
@@ -146,32 +161,51 @@ def _tell(event: Preparing) -> None:
         listener(event)
 
 
+class _Inside:
+    """One thread's flag: is it inside compiled code (or compiling) now?"""
+
+    inside = False
+
+
+_threads: weakref.WeakSet[_Inside] = weakref.WeakSet()  # every live thread's flag
+
+
+def _state() -> _Inside:
+    try:
+        return _local.state
+    except AttributeError:
+        state = _local.state = _Inside()
+        with _count_lock:
+            _threads.add(state)
+        return state
+
+
 def enter() -> None:
-    """A thread is about to run compiled code (refused once the process is ending)."""
-    global _inside
-    with _count_lock:
-        if _stopping:
-            raise Cancelled("the process is ending")
-        _inside += 1
+    """This thread is about to run compiled code (refused once the process is ending).
+
+    No lock per call: the flag is set before ``_stopping`` is read, and ``quiesce`` sets
+    ``_stopping`` before it reads the flags, so under the GIL either the caller sees that the
+    process is ending or ``quiesce`` sees the caller inside."""
+    state = _state()
+    state.inside = True
+    if _stopping:
+        state.inside = False
+        raise Cancelled("the process is ending")
 
 
 def leave() -> None:
-    global _inside
-    with _count_lock:
-        _inside -= 1
+    _state().inside = False
 
 
 def quiesce(timeout: float) -> bool:
     """Refuse new kernel calls and wait up to ``timeout`` seconds for those under way to return:
     True when no thread is inside compiled code any more."""
     global _stopping
-    with _count_lock:
-        _stopping = True
+    _stopping = True
     deadline = time.monotonic() + timeout
     while True:
-        with _count_lock:
-            if _inside == 0:
-                return True
+        if inside() == 0:
+            return True
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.005)
@@ -180,4 +214,4 @@ def quiesce(timeout: float) -> bool:
 def inside() -> int:
     """How many threads are inside compiled code now."""
     with _count_lock:
-        return _inside
+        return sum(state.inside for state in list(_threads))

@@ -221,29 +221,36 @@ class EasyNodes(NamedTuple):
     col_cnt: np.ndarray  # int64
 
 
-def _named(cls: type, *fields: types.Type) -> types.Type:
-    """The numba type of a ``cls`` whose fields have these types."""
+# Each named tuple's field types, in order. An entry (``kernels/__init__``) takes a named tuple either
+# as a plain tuple of these (``as_tuple``) or as its fields one by one (``spread``): see ``calls``.
+ROWS = (F2, F2, I2, I1, F8, F8)
+NODES = (F1, F1, I1)
+SHAPE = (I1, F1, F1, I8, I8, F8)
+SCRATCH = (I1, F1, F1, F1)
+LISTS = (F2, F2, I1, F8, F8)
+QUEUE = (I1, BOOL1, BOOL1, F1, F1, F1, F1, F1, F1, F1)
+FREED = (I1, F1, F1)
+JOB_SHAPES = (I1, I1, I1, I1, I1, I1, I1, F1, I1, F1, I1, I1, F1, F1)
+MOVES = (I1, I1, F1, I1, F1, F1)
+EASY_JOBS = (I1, F1, F1, I1)
+EASY_RUN = (F1, F1, I1, BOOL1, F1, F1, I1, I1, I1, I1)
+EASY_ARRIVALS = (I1, F1, F1, F1)
+EASY_NODES = (F1, F1, I1, I1, F1, F1, I1, I1, I1, I1, I1, I1)
+
+
+def as_tuple(name: str, cls: type, fields: tuple[types.Type, ...]) -> tuple[tuple[str, types.Type]]:
+    """The parameter ``name``: a ``cls`` passed as a plain tuple of ``fields``."""
     assert len(fields) == len(cls._fields), cls  # type: ignore[attr-defined]
-    if len(set(fields)) == 1:
-        return types.NamedUniTuple(fields[0], len(fields), cls)
-    return types.NamedTuple(fields, cls)
+    return ((name, types.BaseTuple.from_types(fields)),)
 
 
-ROWS = _named(Rows, F2, F2, I2, I1, F8, F8)
-NODES = _named(Nodes, F1, F1, I1)
-SHAPE = _named(Shape, I1, F1, F1, I8, I8, F8)
-SCRATCH = _named(Scratch, I1, F1, F1, F1)
-LISTS = _named(Lists, F2, F2, I1, F8, F8)
-QUEUE = _named(Queue, I1, BOOL1, BOOL1, F1, F1, F1, F1, F1, F1, F1)
-FREED = _named(Freed, I1, F1, F1)
-JOB_SHAPES = _named(JobShapes, I1, I1, I1, I1, I1, I1, I1, F1, I1, F1, I1, I1, F1, F1)
-MOVES = _named(Moves, I1, I1, F1, I1, F1, F1)
-EASY_JOBS = _named(EasyJobs, I1, F1, F1, I1)
-EASY_RUN = _named(EasyRun, F1, F1, I1, BOOL1, F1, F1, I1, I1, I1, I1)
-EASY_ARRIVALS = _named(EasyArrivals, I1, F1, F1, F1)
-EASY_NODES = _named(EasyNodes, F1, F1, I1, I1, F1, F1, I1, I1, I1, I1, I1, I1)
+def spread(name: str, cls: type, fields: tuple[types.Type, ...]) -> tuple[tuple[str, types.Type], ...]:
+    """The parameters ``name.field``, one per field of a ``cls`` passed field by field."""
+    assert len(fields) == len(cls._fields), cls  # type: ignore[attr-defined]
+    return tuple((f"{name}.{field}", kind) for field, kind in zip(cls._fields, fields, strict=True))  # type: ignore[attr-defined]
 
 
-def empty_lists() -> Lists:
-    """Gap lists of no rows: what a search outside the compiled pass passes (it reads the rows)."""
-    return Lists(np.empty((0, 1)), np.empty((0, 1)), np.empty(0, np.int64), np.inf, np.inf)
+def empty_lists() -> tuple[np.ndarray | float, ...]:
+    """Gap lists of no rows, as a plain tuple: what a search outside the compiled pass passes (it
+    reads the rows)."""
+    return tuple(Lists(np.empty((0, 1)), np.empty((0, 1)), np.empty(0, np.int64), np.inf, np.inf))

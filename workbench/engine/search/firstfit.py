@@ -17,7 +17,6 @@ import math
 import numpy as np
 
 from workbench.engine import kernels
-from workbench.engine.kernels.types import Nodes, Shape
 from workbench.engine.model import EPS, Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
 from workbench.engine.search.facts import node_facts, sorted_unique
@@ -105,15 +104,14 @@ def first_fit_in(
         return None
     lengths = nodes.lengths(job.volume, length_factor, quantum)
     bu = budget_units(job.budget, resolution)
-    shape = Shape(nodes.columns, nodes.levels, lengths, n, -1 if bu is None else bu, float(resolution))
     k, t, chosen = kernels.earliest_in_rows(
-        profile.rows,
-        Nodes(profile.perf, profile.price, nodes.col_of),
-        shape,
+        *profile.rows,
+        *(profile.perf, profile.price, nodes.col_of),  # a kernels.types.Nodes, field by field
+        *(nodes.columns, nodes.levels, lengths, n, -1 if bu is None else bu, float(resolution)),  # a Shape
         float(earliest),
         float(before),
         int(without),
-        profile.scratch(),
+        *profile.scratch(),
         finish,
     )
     if k < 0:

@@ -26,7 +26,7 @@ import numpy as np
 from workbench.engine import criteria as cr
 from workbench.engine import kernels
 from workbench.engine.kernels import PLACE_COP, PLACE_FINISH, PLACE_NONE, PLACE_PAST
-from workbench.engine.kernels.types import Nodes, Shape, empty_lists
+from workbench.engine.kernels.types import empty_lists
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
 from workbench.engine.search.facts import node_facts
@@ -84,9 +84,11 @@ def placement_in(
     lengths = nodes.lengths(job.volume, spec.length_factor, spec.quantum)
     p = profile
     rows, gaps, none = p.rows, p.scratch(), np.empty(0, dtype=np.int64)
-    by_price = Nodes(p.perf, p.price, nodes.col_of)
-    shape = Shape(nodes.columns, nodes.levels, lengths, n, -1, float(spec.resolution))
-    k, first, _ = kernels.earliest_in_rows(rows, by_price, shape, float(earliest), math.inf, int(without), gaps, False)
+    by_price = (p.perf, p.price, nodes.col_of)  # (kernels.types.Nodes and Shape, as plain tuples)
+    shape = (nodes.columns, nodes.levels, lengths, n, -1, float(spec.resolution))
+    k, first, _ = kernels.earliest_in_rows(
+        *rows, *by_price, *shape, float(earliest), math.inf, int(without), *gaps, False
+    )
     if k < 0:
         return None
     kind, consts = placement_kind(spec)
