@@ -17,8 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench import cli_lab
 from workbench.allocator import settle_allocator
-from workbench.cli_progress import ByteBar, KernelNotice, ProgressBar
+from workbench.cli_args import parse_params
+from workbench.cli_kernels import announce_compiles, cmd_warm, exit_safely
+from workbench.cli_progress import ProgressBar
 from workbench.engine.errors import ParameterError, WorkbenchError
 
 SUBCOMMANDS = (
@@ -34,19 +37,8 @@ SUBCOMMANDS = (
     "traces",
     "warm",
 )
-EXIT_WAIT = 10.0  # seconds the command waits at exit for a thread inside compiled code
 SCHEDULE_FORMATS = (".csv", ".json", ".swf")
 EXPORT_FORMATS = (".png", ".svg", ".pdf", *SCHEDULE_FORMATS)
-
-
-def parse_params(items: Sequence[str]) -> dict[str, str]:
-    params: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ParameterError("--param", f"expected key=value, got {item!r}")
-        params[key.strip()] = value.strip()
-    return params
 
 
 def _cmd_strategies(args: argparse.Namespace) -> int:
@@ -288,7 +280,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     for option in ("jobs", "nodes", "grid"):
         if getattr(args, option) is not None:
             raise ParameterError(f"--{option}", "only the lublin preset takes it")
-    overrides = parse_params(args.set)
+    overrides = parse_params(args.set, "--set")
     env = generate(args.preset, args.seed, **overrides)
     save_environment(env, args.output)
     print(f"wrote {args.output}: {len(env.nodes)} nodes, {len(env.local_tasks)} local tasks, {len(env.jobs)} jobs")
@@ -317,84 +309,6 @@ def _generate_lublin(args: argparse.Namespace) -> int:
     save_environment(env, args.output)
     sites = f" on {len(env.site_ids)} sites" if env.site_ids else ""
     print(f"wrote {args.output}: {len(env.jobs)} jobs, {len(env.nodes)} nodes{sites}")
-    return 0
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    if args.gui:
-        from workbench.gui.bench import run_gui_bench
-
-        run_gui_bench(out=print)
-        return 0
-    from workbench.lab.bench import run_bench
-
-    traces = Path(args.traces) if args.traces else None
-    run_bench(args.runs, args.only, print, traces, args.limit, studies=args.study or None)
-    return 0
-
-
-def _cmd_lab_list(args: argparse.Namespace) -> int:
-    from workbench.lab.catalogue import all_studies
-
-    for study in all_studies():
-        factors = "; ".join(f"{f.name}: {', '.join(map(str, f.values))}" for f in study.factors) or "none"
-        print(f"{study.name:16s} {study.title}")
-        print(f"{'':16s} {study.source}")
-        print(f"{'':16s} strategies: {', '.join(study.labels)}")
-        print(
-            f"{'':16s} factors: {factors}; {study.reps} repetitions by default; measures: {', '.join(study.measures)}"
-        )
-    return 0
-
-
-def _cmd_lab_run(args: argparse.Namespace) -> int:
-    from workbench.lab.runner import run_study
-
-    overrides = parse_params(args.set)
-    with ProgressBar(f"lab {args.study}") as bar:
-        result = run_study(args.study, args.reps, args.workers, args.dask, args.out, overrides, progress=bar)
-    failed = f", {result.failed} failed" if result.failed else ""
-    if result.stopped:
-        print(
-            f"workbench: stopped; {result.recorded} of {result.planned} runs are in {result.folder}{failed}; "
-            "the same command resumes",
-            file=sys.stderr,
-        )
-        return 130
-    print(
-        f"{result.recorded} of {result.planned} runs in {result.folder}{failed}; `workbench lab report {result.folder}`"
-    )
-    return 0
-
-
-def _cmd_lab_report(args: argparse.Namespace) -> int:
-    from workbench.lab.report import write_report
-
-    print(write_report(Path(args.dir), Path(args.out) if args.out else None))
-    return 0
-
-
-def _cmd_lab_export(args: argparse.Namespace) -> int:
-    from workbench.lab.export import export
-
-    print(export(Path(args.dir), args.format, Path(args.output) if args.output else None))
-    return 0
-
-
-def _cmd_traces_list(args: argparse.Namespace) -> int:
-    from workbench.lab.archive import listing
-
-    print("\n".join(listing()))
-    return 0
-
-
-def _cmd_traces_get(args: argparse.Namespace) -> int:
-    from workbench.lab.archive import fetch
-
-    with ByteBar(args.name) as bar:
-        got = fetch(args.name, args.sha256, bar)
-    check = f"SHA-256 checked: {got.sha256}" if got.checked else f"no checksum known; computed: {got.sha256}"
-    print(f"{got.path} ({'downloaded' if got.downloaded else 'already in the cache'}); {check}")
     return 0
 
 
@@ -527,7 +441,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.set_defaults(func=_cmd_import_swf)
     p = sub.add_parser("warm", parents=[common], help="compile the kernels now (once per install), not at first use")
     p.add_argument("-v", "--verbose", action="store_true", help="also list every kernel's signatures")
-    p.set_defaults(func=_cmd_warm)
+    p.set_defaults(func=cmd_warm)
     p = sub.add_parser("strategies", parents=[common], help="list the strategies")
     p.add_argument("-v", "--verbose", action="store_true", help="also list each strategy's parameters")
     p.set_defaults(func=_cmd_strategies)
@@ -560,11 +474,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     )
     p.add_argument("--limit", type=float, default=300.0, help="seconds before a scale or saturation run is stopped")
     p.add_argument("--gui", action="store_true", help="time the chart and the live runs instead")
-    p.set_defaults(func=_cmd_bench)
+    p.set_defaults(func=cli_lab.cmd_bench)
     lab = sub.add_parser("lab", parents=[common], help="the papers' experiments as studies")
     lab_sub = lab.add_subparsers(dest="lab_command", required=True)
     q = lab_sub.add_parser("list", parents=[common], help="the studies, their factors and measures")
-    q.set_defaults(func=_cmd_lab_list)
+    q.set_defaults(func=cli_lab.cmd_lab_list)
     q = lab_sub.add_parser("run", parents=[common], help="run (or resume) a study")
     q.add_argument("study")
     q.add_argument("--reps", type=int, help="repetitions (seeds 1..N; default: the study's)")
@@ -572,24 +486,24 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     q.add_argument("--dask", metavar="ADDRESS", help="a Dask scheduler address, or 'local' for a LocalCluster")
     q.add_argument("--out", help="run folder (default: lab-runs/STUDY)")
     q.add_argument("--set", action="append", default=[], metavar="FACTOR=V1,V2", help="run only these values")
-    q.set_defaults(func=_cmd_lab_run)
+    q.set_defaults(func=cli_lab.cmd_lab_run)
     q = lab_sub.add_parser("report", parents=[common], help="write report.md/.html and figures of a run folder")
     q.add_argument("dir")
     q.add_argument("--out", help="folder for the report (default: the run folder)")
-    q.set_defaults(func=_cmd_lab_report)
+    q.set_defaults(func=cli_lab.cmd_lab_report)
     q = lab_sub.add_parser("export", parents=[common], help="tidy rows of a run folder as CSV or Parquet")
     q.add_argument("dir")
     q.add_argument("--format", default="csv", choices=("csv", "parquet"))
     q.add_argument("-o", "--output", help="file (default: DIR/results.FORMAT)")
-    q.set_defaults(func=_cmd_lab_export)
+    q.set_defaults(func=cli_lab.cmd_lab_export)
     traces = sub.add_parser("traces", parents=[common], help="the Parallel Workloads Archive's logs by name")
     traces_sub = traces.add_subparsers(dest="traces_command", required=True)
     q = traces_sub.add_parser("list", parents=[common], help="the logs, their sizes and citations")
-    q.set_defaults(func=_cmd_traces_list)
+    q.set_defaults(func=cli_lab.cmd_traces_list)
     q = traces_sub.add_parser("get", parents=[common], help="download a log into the user cache and check it")
     q.add_argument("name", help="a name of `workbench traces list`")
     q.add_argument("--sha256", help="the SHA-256 the download must have (default: the catalogue's, if known)")
-    q.set_defaults(func=_cmd_traces_get)
+    q.set_defaults(func=cli_lab.cmd_traces_get)
     return gui, cli
 
 
@@ -628,49 +542,6 @@ def run() -> None:
     raise SystemExit(code)
 
 
-def exit_safely(code: int) -> None:
-    """Wait (up to ``EXIT_WAIT`` s) for the threads inside compiled code to leave it; if one is still
-    there, end the process now, without finalising the interpreter under it (which can crash)."""
-    if "workbench.engine.kernels" not in sys.modules:
-        return
-    from workbench.engine import kernels
-    from workbench.engine.warmup import stop_warming
-
-    stop_warming(0.0)
-    if not kernels.quiesce(EXIT_WAIT):
-        print("workbench: a compiled call did not end in time; leaving without cleanup", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-
-
-_announcing: list[KernelNotice] = []
-
-
-def _announce_compiles() -> None:
-    """Say on stderr when the kernels are compiled (once a process, however often ``main`` runs)."""
-    if not _announcing:
-        from workbench.engine import kernels
-
-        _announcing.append(KernelNotice())
-        kernels.listen(_announcing[0])
-
-
-def _cmd_warm(args: argparse.Namespace) -> int:
-    """Make every compiled kernel ready: compiled once per install, loaded afterwards."""
-    from workbench.engine import kernels
-    from workbench.engine.kernels.cache import cache_dir
-    from workbench.engine.warmup import warm
-
-    seconds = warm()
-    counts = kernels.signature_counts()
-    print(f"{len(kernels.ENTRIES)} compiled kernels ready in {seconds:.1f} s ({cache_dir()})")
-    if args.verbose:
-        for name, count in counts.items():
-            print(f"  {name}: {count} signature{'s' if count != 1 else ''} in this process")
-    return 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The command's work (what tests call in-process); ``run`` is the process around it."""
     argv, plugin_files = _take_plugins(list(sys.argv[1:] if argv is None else argv))
@@ -681,7 +552,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         _load_plugins(plugin_files)
-        _announce_compiles()
+        announce_compiles()
         return func(args)
     except WorkbenchError as exc:
         if args.debug:
