@@ -133,10 +133,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return _export_schedule(args, out)
     from workbench.gui.figure import figure_of, save_figure
     from workbench.gui.headless import ensure_gui_application
+    from workbench.gui.numbers import default_unit, units_for
 
     env, schedule = _run(args)
+    offered = units_for(env.time.unit)
+    unit = args.time_unit or default_unit(env.time.unit)
+    if unit not in offered:
+        counted = "seconds" if env.time.unit == "seconds" else "model units"
+        raise ParameterError("--time-unit", f"this environment counts {counted}: {' or '.join(offered)}, not {unit}")
     ensure_gui_application()
-    fig = figure_of(env, schedule, colour_by=args.colour_by, time_unit=args.time_unit)
+    fig = figure_of(env, schedule, colour_by=args.colour_by, time_unit=unit)
     save_figure(fig, out, dpi=args.dpi, size=size)
     return 0
 
@@ -410,9 +416,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     )
     p.add_argument(
         "--time-unit",
-        default="model",
-        choices=("model", "minutes", "hours", "days"),
-        help="time axis: model units, or model units read as seconds and shown in minutes, hours or days",
+        choices=("model", "seconds", "minutes", "hours", "days"),
+        help="time axis: model units for an environment in model units; seconds (the default), minutes, hours"
+        " or days for one in seconds (a trace)",
     )
     p.set_defaults(func=_cmd_export)
     p = sub.add_parser(

@@ -379,19 +379,24 @@ def test_time_unit_and_cursor(qtbot, tmp_path):
     chart.set_time_unit("hours")
     axis = chart.getPlotItem().getAxis("bottom")
     assert axis.scale == pytest.approx(1 / 3600) and "hours" in axis.labelText
-    assert chart.cursor_text(7200.0) == "t = 7200 = 2 hours"
-    # Zoomed so that a pixel spans 0.5 s: tenths of a second, and hours to the 0.0001 a pixel resolves.
-    assert chart.cursor_text(7200.3, 0.5) == "t = 7200.3 = 2.0001 hours"
-    assert chart.cursor_text(7200.0, 20.0) == "t = 7200 = 2.000 hours"
-    assert chart.cursor_text(458.2, 0.05) == "t = 458.20 = 0.1273 hours"
+    assert chart.cursor_text(7200.0) == "t = 2 h"
+    # Zoomed so that a pixel spans 0.5 s: hours to the 0.0001 a pixel resolves.
+    assert chart.cursor_text(7200.3, 0.5) == "t = 2.0001 h"
+    assert chart.cursor_text(7200.0, 20.0) == "t = 2.000 h"
+    assert chart.cursor_text(458.2, 0.05) == "t = 0.1273 h"
     chart._move_cursor(QPointF(300.0, 3.0))
     assert chart.cursor.isVisible() and chart.cursor.value() == pytest.approx(300.0)
     chart.show_cursor = False
     chart._move_cursor(QPointF(310.0, 3.0))
     assert not chart.cursor.isVisible()
-    assert main(["export", str(TINY), "-o", str(tmp_path / "h.svg"), "--time-unit", "minutes"]) == 0
+    # The unit belongs to the document: a trace (seconds) can be read in minutes, a model-unit file cannot.
+    trace = tmp_path / "trace.json"
+    assert main(["import-swf", str(ROOT / "sample_envs" / "sample16.swf"), "-o", str(trace)]) == 0
+    assert main(["export", str(trace), "-o", str(tmp_path / "h.svg"), "--time-unit", "minutes"]) == 0
     _, _, _, texts, _ = _svg_geometry(tmp_path / "h.svg")
-    assert "time (minutes; model units read as seconds)" in texts
+    assert "time (minutes)" in texts
+    assert main(["export", str(TINY), "-o", str(tmp_path / "t.svg"), "--time-unit", "minutes"]) == 2
+    assert not (tmp_path / "t.svg").exists()
 
 
 def test_job_table_sorts_by_value_filters_and_keeps_rows_straight(qtbot, window):

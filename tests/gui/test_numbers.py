@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -200,9 +201,18 @@ def test_jobs_table_columns_widen_for_a_new_result_and_a_new_document(qtbot):
 # ------------------------------------------------------------------ defect 11: one time unit everywhere
 
 
-def test_the_time_unit_reaches_tooltips_metrics_tables_cycles_and_the_export(qtbot, window):
+def _in_seconds(path, tmp_path):
+    """A copy of the environment at ``path`` whose time counts seconds (as a trace's does)."""
+    data = json.loads(path.read_text())
+    data["time"]["unit"] = "seconds"
+    out = tmp_path / f"{path.stem}_seconds.json"
+    out.write_text(json.dumps(data))
+    return out
+
+
+def test_the_time_unit_reaches_tooltips_metrics_tables_cycles_and_the_export(qtbot, window, tmp_path):
     """View ▸ Time unit = hours: every time the user reads is in hours, or says it is in seconds."""
-    win = window(DEFAULT)
+    win = window(_in_seconds(DEFAULT, tmp_path))
     env, schedule = win.document.env, win.document.result
     win.set_time_unit("hours")
     w = max(schedule.windows, key=lambda x: x.start)
@@ -216,10 +226,10 @@ def test_the_time_unit_reaches_tooltips_metrics_tables_cycles_and_the_export(qtb
     model = win.metrics.job_model
     assert model.headerData(1, Qt.Orientation.Horizontal) == "start (h)"
     assert model.index(0, 1).data() == h(model.rows[0].start)
-    # The Jobs table: result columns in hours, the editable arrival named as seconds.
+    # The Jobs table: result columns and the editable arrival alike in hours.
     dock = win.jobs
     headers = [dock.model.headerData(c, Qt.Orientation.Horizontal) for c in range(dock.model.columnCount())]
-    assert "start (h)" in headers and "end (h)" in headers and "arrival (s)" in headers
+    assert "start (h)" in headers and "end (h)" in headers and "arrival (h)" in headers
     row = [j.id for j in env.jobs].index(w.job)
     assert dock.model.index(row, headers.index("start (h)")).data() == h(w.start)
     # The exported figure's subtitle names its unit.

@@ -113,17 +113,27 @@ class Window:
         return float(sum(self.part_lengths))
 
 
+TIME_BASES = ("model", "seconds")  # what one unit of an environment's time is
+
+
 @dataclass(frozen=True)
 class TimeSettings:
-    """The scheduling interval: ``start``, cycle length L (None: one cycle), horizon (None: unbounded)."""
+    """The scheduling interval: ``start``, cycle length L (None: one cycle), horizon (None: unbounded),
+    and what one unit of time is: ``"seconds"`` (a trace, a workload model) or ``"model"`` (abstract
+    units, as in the papers' examples)."""
 
     start: float = 0.0
     cycle_length: float | None = None
     horizon: float | None = None
+    unit: str = "model"
 
     @property
     def end(self) -> float:
         return math.inf if self.horizon is None else self.horizon
+
+    @property
+    def in_seconds(self) -> bool:
+        return self.unit == "seconds"
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from workbench.gui.file_dialogs import ask_file
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.help import app_icon, help_actions
+from workbench.gui.numbers import default_unit, step_label, units_for
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.env_docks import jobs_dock, nodes_dock, tasks_dock
@@ -106,11 +107,14 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.compare_dialog: CompareDialog | None = None
         self.study_dialog: Any = None
         self._failure = ""  # the status bar's message about the last failed run
-        self.kernel_status = KernelStatus()  # the kernels' compile (a machine's first run), in the status bar
-        self.kernel_status.changed.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
+        # The kernels' compile (a machine's first run), in the status bar; both go with the window.
+        self.kernel_status = KernelStatus(self)
+        self.kernel_status.changed.connect(self.statusBar().showMessage)
         self._syncing_table = False
+        self._display_units: dict[str, str] = {}  # View ▸ Time unit per file, for this session
         self._build_actions()
         self._connect()
+        self._units_of_document(self.document.env)
         self.resize(*self.opening_size(quiet))
         self._balanced = not quiet and self.settings.value("state") is not None  # a saved layout wins
         self._start_layout()
@@ -201,7 +205,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.unit_group = QActionGroup(self)
         for key in geometry.TIME_UNITS:
             action = QAction(geometry.unit_menu_text(key), self, checkable=True)
-            action.setChecked(key == "model")
+            action.setData(key)
             action.triggered.connect(lambda _=False, k=key: self.set_time_unit(k))
             self.unit_group.addAction(action)
             unit_menu.addAction(action)
@@ -260,6 +264,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self._update_undo()
 
     def _connect(self) -> None:
+        self.bridge.replaced.connect(self._units_of_document)
         self.bridge.environment_changed.connect(self._on_environment_changed)
         self.bridge.result_changed.connect(self._on_result_changed)
         self._jobs_after_drawing = False  # the Jobs table shows the new result once the chart is whole
@@ -335,7 +340,10 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
 
     def set_time_unit(self, unit: str) -> None:
         """View ▸ Time unit: every time the window shows follows it (the chart, its tooltips, the
-        tables, Metrics, Cycles, Why here? and the exported figure)."""
+        tables, Metrics, Cycles, Why here? and the exported figure). Only the units the document's
+        time can be read in are taken (a file in model units has no days)."""
+        if unit not in units_for(self.document.env.time.unit):
+            return
         self.chart.set_time_unit(unit)
         for dock in (self.jobs, self.nodes, self.tasks):
             dock.model.set_time_unit(unit)
@@ -345,7 +353,23 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         if self.compare_dialog is not None:
             self.compare_dialog.set_time_unit(unit)
         for action in self.unit_group.actions():
-            action.setChecked(action.text() == geometry.unit_menu_text(unit))
+            action.setChecked(action.data() == unit)
+        if self.document.path is not None:
+            self._display_units[str(self.document.path)] = unit
+
+    def _units_of_document(self, env: Environment) -> None:
+        """Offer the time units the new document's time can be read in (its file says whether it
+        counts seconds or model units) and show the one last chosen for this file, else the first."""
+        offered = units_for(env.time.unit)
+        for action in self.unit_group.actions():
+            action.setEnabled(action.data() in offered)
+            action.setToolTip(
+                "" if action.data() in offered
+                else "This document's time is in model units" if env.time.unit == "model"
+                else "This document's time is in seconds (a trace or a workload model)"
+            )
+        kept = self._display_units.get(str(self.document.path)) if self.document.path is not None else None
+        self.set_time_unit(kept if kept in offered else default_unit(env.time.unit))
 
     def _set_cursor(self, on: bool) -> None:
         self.chart.show_cursor = on
@@ -484,7 +508,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.chart.set_snapshot(self.document.env, snapshot)
         self.metrics.show_schedule(self.document.env, snapshot.schedule)
         self.jobs.model.refresh()
-        self.statusBar().showMessage(f"Showing step {snapshot.step}: {snapshot.label}")
+        label = step_label(snapshot.label, snapshot.time, self.chart.time_unit)
+        self.statusBar().showMessage(f"Showing step {snapshot.step}: {label}")
         self.run_status.show_step(
             f"Cycles, step {snapshot.step}: {len(snapshot.schedule.windows)} placed so far — "
             "|◀ Reset shows the live result"

@@ -5,8 +5,9 @@ plain digits (no scientific notation, no SI prefix, no thousands separators), at
 decimals with trailing zeros dropped, "∞" for an infinite budget. Editing shows the full
 value instead (``full``), so that leaving a cell unchanged changes nothing.
 
-Times follow View ▸ Time unit: ``time`` gives a time in the chosen unit with the unit's
-short name; axes, whose label names the unit, take ``tick_strings``.
+Times follow View ▸ Time unit, which offers the units the document's time can be read in
+(``units_for``): ``time`` gives a time in the chosen unit with the unit's short name; axes, whose
+label names the unit, take ``tick_strings``.
 """
 
 from __future__ import annotations
@@ -28,23 +29,34 @@ def tick_strings(values: list[float], spacing: float) -> list[str]:
     return [number(float(v), min(places, TICK_DECIMALS)) for v in values]
 
 
-# View ▸ Time unit: (label, model units per displayed unit, short name). Model time is abstract; SWF
-# traces count seconds, which read better as minutes, hours or days.
+# View ▸ Time unit: (label, units of the document's time per displayed unit, short name). A document
+# says what its time is (``env.time.unit``): abstract model units, shown as they are, or seconds (a
+# trace, a workload model), shown in seconds, minutes, hours or days.
 TIME_UNITS = {
     "model": ("model units", 1.0, ""),
+    "seconds": ("seconds", 1.0, "s"),
     "minutes": ("minutes", 60.0, "min"),
     "hours": ("hours", 3600.0, "h"),
     "days": ("days", 86400.0, "d"),
 }
 
 
+def units_for(base: str) -> tuple[str, ...]:
+    """The display units a document whose time is in ``base`` ("model" or "seconds") can be read in."""
+    return ("seconds", "minutes", "hours", "days") if base == "seconds" else ("model",)
+
+
+def default_unit(base: str) -> str:
+    return "seconds" if base == "seconds" else "model"
+
+
 def time_label(unit: str) -> str:
     """An axis label naming the unit."""
-    return "time (model units)" if unit == "model" else f"time ({TIME_UNITS[unit][0]}; model units read as seconds)"
+    return f"time ({TIME_UNITS[unit][0]})"
 
 
 def unit_menu_text(unit: str) -> str:
-    return "Model units" if unit == "model" else f"Seconds as {TIME_UNITS[unit][0]}"
+    return TIME_UNITS[unit][0].capitalize()
 
 
 def in_unit(t: float, unit: str) -> float:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from shiboken6 import isValid as shiboken_valid
 
 from workbench.engine import kernels, registry
 from workbench.engine.errors import Cancelled, WorkbenchError
@@ -111,13 +112,16 @@ class KernelStatus(QObject):
 
     changed = Signal(str, int)  # the line, how long to show it (ms; 0: until replaced)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._unlisten = kernels.listen(self._on_event)
-        self.destroyed.connect(lambda *_: self._unlisten())
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        unlisten = kernels.listen(self._on_event)
+        self._unlisten = unlisten
+        # Destroyed with its window: it stops listening then (a closure, not a method of the object
+        # being destroyed).
+        self.destroyed.connect(lambda *_: unlisten())
 
     def _on_event(self, event: kernels.Preparing) -> None:
-        if not event.compiling:
+        if not event.compiling or not shiboken_valid(self):
             return
         if event.finished:
             self.changed.emit(f"Compiled kernels ready ({event.seconds:.0f} s, once per install)", 8000)

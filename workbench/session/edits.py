@@ -299,7 +299,7 @@ def reorder_job(job_id: str, position: int) -> Edit:
 
 def set_time(start: float, cycle_length: float | None, horizon: float | None) -> Edit:
     def apply(env: Environment) -> Environment:
-        time = TimeSettings(float(start), cycle_length, horizon)
+        time = TimeSettings(float(start), cycle_length, horizon, env.time.unit)
         check_time(time)
         return replace(env, time=time)
 

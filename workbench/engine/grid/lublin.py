@@ -227,7 +227,7 @@ def workload_environment(work: Workload, nodes: int, seed: int) -> Environment:
     return Environment(
         nodes=env_nodes,
         jobs=jobs,
-        time=TimeSettings(start=0.0, cycle_length=None, horizon=None),
+        time=TimeSettings(start=0.0, cycle_length=None, horizon=None, unit="seconds"),
         name=f"Lublin–Feitelson model, {len(jobs)} jobs",
         description=(
             f"{len(jobs)} jobs of the Lublin–Feitelson (2003) model for {nodes} nodes, seed {seed}; "

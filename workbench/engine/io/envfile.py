@@ -28,6 +28,7 @@ from workbench.engine.model import (
     EPS,
     JOB_CRITERIA,
     TASK_KINDS,
+    TIME_BASES,
     Environment,
     Job,
     LocalTask,
@@ -101,6 +102,7 @@ RECORDS: dict[str, dict[str, Field]] = {
         "start": Field("number", "the start of time", default=0.0),
         "cycle_length": Field("number", "L; null: one cycle", low=0.0, low_open=True, nullable=True),
         "horizon": Field("number", "the end of time, after start; null: unbounded", nullable=True),
+        "unit": Field("keyword", "what one unit of time is; missing: model", default="model", choices=TIME_BASES),
     },
     "site": {
         "id": Field("id", "unique among the sites", required=True),
@@ -400,7 +402,7 @@ def _time_from(data: Any) -> TimeSettings:
     horizon = obj.num("horizon")
     if horizon is not None and horizon <= start:
         raise ValidationError("$.time.horizon", f"expected a number > start ({start:g}) or null, got {horizon:g}")
-    return TimeSettings(start=start, cycle_length=cycle, horizon=horizon)
+    return TimeSettings(start=start, cycle_length=cycle, horizon=horizon, unit=obj.text("unit"))
 
 
 def _nodes_from(top: Obj, sites: set[str] | None) -> list[Node]:
@@ -543,6 +545,7 @@ def environment_to_dict(env: Environment) -> dict[str, Any]:
             "start": _number(env.time.start),
             "cycle_length": None if env.time.cycle_length is None else _number(env.time.cycle_length),
             "horizon": None if env.time.horizon is None else _number(env.time.horizon),
+            **({"unit": env.time.unit} if env.time.in_seconds else {}),  # missing reads as model units
         },
         **({"sites": [{"id": s.id, "name": s.name} for s in env.sites]} if env.sites else {}),
         "nodes": [

@@ -152,7 +152,7 @@ class TraceImport:
             local_tasks=(),
             jobs=jobs,
             # A trace begins with its first arrival: a log's clock may start days before its first job.
-            time=TimeSettings(start=min((j.arrival for j in jobs), default=0.0), cycle_length=None, horizon=None),
+            time=TimeSettings(start=min((j.arrival for j in jobs), default=0.0), unit="seconds"),
             name=self.name,
             description=about,
             strategy=StrategyRef(self.strategy),

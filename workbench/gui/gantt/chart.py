@@ -708,12 +708,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
                 return number(value)
             return f"{value:.{min(max(math.ceil(-math.log10(step)), 0), 4)}f}"
 
-        text = f"t = {shown(t, per_pixel)}"
-        if self.time_unit != "model":
-            scale = geometry.TIME_UNITS[self.time_unit][1]
-            step = per_pixel / scale if per_pixel is not None else None
-            text += f" = {shown(geometry.in_unit(t, self.time_unit), step)} {self.time_unit}"
-        return text
+        _, scale, short = geometry.TIME_UNITS[self.time_unit]
+        step = per_pixel / scale if per_pixel is not None else None
+        return f"t = {shown(geometry.in_unit(t, self.time_unit), step)}" + (f" {short}" if short else "")
 
     def _move_cursor(self, point: QPointF) -> None:
         inside = self.view.sceneBoundingRect().contains(self.view.mapViewToScene(point))

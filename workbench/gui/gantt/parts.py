@@ -77,6 +77,33 @@ class CountAxis(NumberAxis):
         return levels or [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
 
 
+class JobAxis(CountAxis):
+    """An axis of jobs by queue position, labelled with the jobs' ids: a tick at every position
+    whose label fits beside its neighbours, thinned evenly where they do not."""
+
+    CHAR_PX = 7.0  # about a character of the tick font, with room between labels
+
+    def __init__(self, orientation: str = "bottom") -> None:
+        super().__init__(orientation)
+        self.ids: list[str] = []
+
+    def set_ids(self, ids: list[str]) -> None:
+        self.ids = ids
+        self.picture = None  # redraw the labels
+        self.update()
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:
+        first, last = max(math.ceil(minVal), 0), min(math.floor(maxVal), len(self.ids) - 1)
+        if last < first or size <= 0:
+            return []
+        widest = max(len(i) for i in self.ids[first : last + 1]) + 1
+        step = max(1, math.ceil((last - first + 1) * widest * self.CHAR_PX / size))
+        return [(float(step), [float(v) for v in range(first - first % step, last + 1, step) if v >= first])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [self.ids[int(v)] if 0 <= int(v) < len(self.ids) and float(v).is_integer() else "" for v in values]
+
+
 class NodeAxis(pg.AxisItem):
     """Left axis: node rows labelled with name, performance and price, thinned to stay legible; a
     click on a grid machine's header collapses or opens it (``header_clicked``)."""

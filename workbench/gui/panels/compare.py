@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QCursor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -36,7 +37,7 @@ from workbench.engine.metrics import FlowMetrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui.gantt.chart import GanttChart
-from workbench.gui.gantt.parts import NumberAxis
+from workbench.gui.gantt.parts import JobAxis, NumberAxis
 from workbench.gui.numbers import TIME_UNITS, time
 from workbench.gui.panels import scrolling
 from workbench.gui.panels.metrics import format_metric
@@ -182,13 +183,14 @@ class CompareDialog(QDialog):
         self.diff_a, self.diff_b = QComboBox(), QComboBox()
         for combo in (self.diff_a, self.diff_b):
             combo.currentIndexChanged.connect(lambda _: self._draw_diff())
-        self.diff_plot = pg.PlotWidget(
-            background="w", axisItems={"bottom": NumberAxis("bottom"), "left": NumberAxis("left")}
-        )
-        self.diff_plot.setLabel("bottom", "job (queue order)")
+        self.diff_axis = JobAxis("bottom")
+        self.diff_plot = pg.PlotWidget(background="w", axisItems={"bottom": self.diff_axis, "left": NumberAxis("left")})
+        self.diff_plot.setLabel("bottom", "job (in queue order)")
+        self.diff_plot.scene().sigMouseMoved.connect(self._diff_hover)
         self.diff_plot.setLabel("left", "start under B − start under A")
         self.diff_plot.addLine(y=0, pen=pg.mkPen("#404040"))
         self.diff_bars: pg.BarGraphItem | None = None
+        self._diff_at: dict[int, int] = {}  # queue position -> the bar's index in self.diff
         self.diff_note = QLabel("")
         self.diff_note.setWordWrap(True)
         row = QHBoxLayout()
@@ -219,6 +221,7 @@ class CompareDialog(QDialog):
         if self.diff_bars is not None:
             self.diff_plot.removeItem(self.diff_bars)
             self.diff_bars = None
+        self._diff_at = {}
         if a not in self.results or b not in self.results:
             self.diff_note.setText("")
             return
@@ -226,6 +229,8 @@ class CompareDialog(QDialog):
         self.diff = differences(env, self.results[a], self.results[b])
         order = env.job_index
         x = np.array([order[j] for j in self.diff.jobs], dtype=float)
+        self.diff_axis.set_ids([j.id for j in env.jobs])
+        self._diff_at = {int(p): k for k, p in enumerate(x)}
         colours = [
             QColor("#2ca02c") if d < -1e-9 else QColor("#d62728") if d > 1e-9 else QColor("#808080")
             for d in self.diff.delta
@@ -236,6 +241,34 @@ class CompareDialog(QDialog):
         self.diff_note.setText(
             self.diff.summary(a, b, self.time_unit) + " Green: starts earlier under B; red: later; grey: unchanged."
         )
+
+    def diff_tip(self, x: float) -> str:
+        """The tooltip of the bar at queue position ``x`` (a point of the plot): the job's id and
+        name, both starts and the difference; empty away from a bar."""
+        k = self._diff_at.get(round(x)) if abs(x - round(x)) <= 0.4 else None
+        if k is None:
+            return ""
+        env, a, b = self.document.env, self.diff_a.currentText(), self.diff_b.currentText()
+        job = env.jobs[env.job_index[self.diff.jobs[k]]]
+        start_a = self.results[a].window_of(job.id).start  # type: ignore[union-attr]
+        start_b = self.results[b].window_of(job.id).start  # type: ignore[union-attr]
+        d = float(self.diff.delta[k])
+        later = "later" if d > 0 else "earlier"
+        change = "the same start" if abs(d) <= 1e-9 else f"{time(abs(d), self.time_unit)} {later}"
+        return (
+            f"job {job.id} ({job.name}): {change} under {b}\n"
+            f"start under {a}: {time(start_a, self.time_unit)}; under {b}: {time(start_b, self.time_unit)}"
+        )
+
+    def _diff_hover(self, pos: object) -> None:
+        if not self._diff_at:
+            return
+        point = self.diff_plot.getPlotItem().vb.mapSceneToView(pos)
+        tip = self.diff_tip(point.x())
+        if tip:
+            QToolTip.showText(QCursor.pos(), tip, self.diff_plot)
+        else:
+            QToolTip.hideText()
 
     def chosen(self) -> list[str]:
         return [

@@ -258,7 +258,7 @@ class CyclesPanel(QWidget):
         of = f" of {len(self.sim.snapshots)}" if self.sim is not None and self.sim.done else ""
         cycle = f", cycle {snap.cycle}" if snap.cycle is not None else ""
         started = sum(1 for w in snap.windows if snap.started(w.job))
-        seconds = f" ({number(snap.time)} s)" if self.time_unit != "model" else ""
+        seconds = f" ({number(snap.time)} s)" if self.time_unit not in ("model", "seconds") else ""
         label = step_label(snap.label, snap.time, self.time_unit)
         head, sep, event = label.partition(": ")
         event = event if sep and head.startswith("t=") else label  # the time is in the first line already

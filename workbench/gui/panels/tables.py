@@ -135,12 +135,9 @@ class EnvTableModel(QAbstractTableModel):
         return None
 
     def header(self, section: int) -> str:
-        """A column's title; a time column names the unit it is shown in (an editable one is edited,
-        and so shown, in model units, read as seconds when another unit is chosen)."""
+        """A column's title; a time column names the unit it is shown, and edited, in."""
         column = self.columns[section]
-        if not column.time or self.time_unit == "model":
-            return column.header
-        return column.header + (" (s)" if column.set is not None else unit_suffix(self.time_unit))
+        return column.header + unit_suffix(self.time_unit) if column.time else column.header
 
     def text(self, column: int, row: int) -> str:
         """A cell as the user reads it."""
@@ -149,9 +146,24 @@ class EnvTableModel(QAbstractTableModel):
 
     def text_of(self, spec: Column, value: Any) -> str:
         """A column's value as the user reads it."""
-        if spec.time and spec.set is None and isinstance(value, int | float) and not isinstance(value, bool):
-            value = in_unit(float(value), self.time_unit)
-        return fmt(value)
+        return fmt(self._shown(spec, value))
+
+    def _shown(self, spec: Column, value: Any) -> Any:
+        """A time column's value in View ▸ Time unit; any other value as it is."""
+        if spec.time and isinstance(value, int | float) and not isinstance(value, bool):
+            return in_unit(float(value), self.time_unit)
+        return value
+
+    def _entered(self, spec: Column, text: str) -> str:
+        """What the user typed into a time column, back in the document's own unit (text that is no
+        number goes on as typed, for the column's own check to name)."""
+        scale = TIME_UNITS[self.time_unit][1]
+        if not spec.time or scale == 1.0:
+            return text
+        try:
+            return full(float(text) * scale)
+        except ValueError:
+            return text
 
     def set_time_unit(self, unit: str) -> None:
         if unit not in TIME_UNITS or unit == self.time_unit:
@@ -169,7 +181,7 @@ class EnvTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self.text(col, row)
         if role == Qt.ItemDataRole.EditRole:
-            return full(column.get(self.document, row))
+            return full(self._shown(column, column.get(self.document, row)))
         if role == Qt.ItemDataRole.ToolTipRole:
             text = self.text(col, row)
             return text if len(text) > 18 else None
@@ -193,11 +205,11 @@ class EnvTableModel(QAbstractTableModel):
         column = self.columns[index.column()]
         if role != Qt.ItemDataRole.EditRole or column.set is None:
             return False
-        if str(value) == full(column.get(self.document, index.row())):
+        if str(value) == full(self._shown(column, column.get(self.document, index.row()))):
             return False
         self._committing = True
         try:
-            self.document.apply(column.set(self.document.env, index.row(), str(value)))
+            self.document.apply(column.set(self.document.env, index.row(), self._entered(column, str(value))))
         except ValidationError as exc:
             self.refused.emit(index.row(), index.column(), f"{column.header}: {exc.message}")
             return False

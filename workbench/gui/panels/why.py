@@ -185,8 +185,8 @@ class WhyPanel(QWidget):
         self.title.setText(
             f"<b>{job.name}</b> under {ex.strategy}: {where}" + (f"<br>Rule: {ex.rule}" if ex.rule else "")
         )
-        # The engine's sentence counts model units; name them when the window shows another unit.
-        seconds = " (times in model units, read as seconds)" if self.time_unit != "model" and ex.summary else ""
+        # The engine's sentence counts the document's own unit; name it when the window shows another.
+        seconds = " (times in seconds)" if self.time_unit not in ("model", "seconds") and ex.summary else ""
         self.summary.setText(ex.summary + seconds)
         failed = ex.chosen is None
         rows: list[tuple[str, list[Candidate]]] = [("", g) for g in merge_near(list(ex.candidates), ex.chosen)]

@@ -1,0 +1,142 @@
+"""Issue 43: every number on screen names the right job and the right unit.
+
+The document says what its time counts (``time.unit``: a trace counts seconds, a file without the
+field model units); View ▸ Time unit offers only the units that time can be read in, keeps the
+choice per file, and every time shown (tables, Cycles, the status bar) is in that one unit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.gui.helpers import wait_result
+from workbench.cli import main
+from workbench.engine.files import load_environment
+from workbench.engine.io.envfile import environment_to_dict
+from workbench.gui.numbers import number
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = ROOT / "sample_envs" / "default.json"
+SWF = ROOT / "sample_envs" / "sample16.swf"
+
+
+@pytest.fixture
+def trace(tmp_path):
+    """sample16.swf imported as an environment file: its time counts seconds."""
+    out = tmp_path / "trace.json"
+    assert main(["import-swf", str(SWF), "-o", str(out)]) == 0
+    return out
+
+
+def _offered(win) -> set[str]:
+    return {a.data() for a in win.unit_group.actions() if a.isEnabled()}
+
+
+def test_a_trace_counts_seconds_and_a_file_without_the_field_model_units(trace):
+    env = load_environment(trace)
+    assert env.time.unit == "seconds"
+    assert environment_to_dict(env)["time"]["unit"] == "seconds"
+    data = json.loads(DEFAULT.read_text())
+    assert "unit" not in data["time"] and load_environment(DEFAULT).time.unit == "model"
+    assert "unit" not in environment_to_dict(load_environment(DEFAULT))["time"]
+
+
+def test_a_wrong_time_unit_in_a_file_names_the_field(tmp_path):
+    data = json.loads(DEFAULT.read_text())
+    data["time"]["unit"] = "fortnights"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(Exception, match=r"\$\.time\.unit") as caught:
+        load_environment(bad)
+    assert "seconds" in str(caught.value)
+
+
+def test_the_time_unit_belongs_to_the_document(qtbot, window, trace):
+    """Days chosen on a trace do not leak to a model-unit file, and come back with the trace."""
+    win = window(trace)
+    assert win.chart.time_unit == "seconds"
+    assert _offered(win) == {"seconds", "minutes", "hours", "days"}
+    win.set_time_unit("days")
+    assert win.chart.getPlotItem().getAxis("bottom").labelText == "time (days)"
+    assert win.open_path(DEFAULT)
+    wait_result(qtbot, win)
+    assert win.chart.time_unit == "model" and _offered(win) == {"model"}
+    assert win.chart.getPlotItem().getAxis("bottom").labelText == "time (model units)"
+    assert [a.data() for a in win.unit_group.actions() if a.isChecked()] == ["model"]
+    win.set_time_unit("days")  # not offered for this document: nothing changes
+    assert win.chart.time_unit == "model" and win.jobs.model.time_unit == "model"
+    assert win.open_path(trace)
+    wait_result(qtbot, win)
+    assert win.chart.time_unit == "days" and win.cycles.time_unit == "days"
+
+
+def test_every_time_in_a_view_is_in_the_chosen_unit(qtbot, window, trace):
+    """In days the Jobs table's arrival and start, Cycles and the status bar all read days."""
+    win = window(trace)
+    win.set_time_unit("days")
+    model = win.jobs.model
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert "arrival (d)" in headers and "start (d)" in headers
+    assert not any(h.endswith("(s)") for h in headers)
+    job = win.document.env.jobs[-1]
+    column = headers.index("arrival (d)")
+    assert model.index(len(win.document.env.jobs) - 1, column).data() == _days(job.arrival)
+    # Editing the arrival in days stores seconds; leaving the cell unchanged changes nothing.
+    index = model.index(len(win.document.env.jobs) - 1, column)
+    assert not model.setData(index, model.data(index, Qt.ItemDataRole.EditRole))
+    assert model.setData(index, "1.5")
+    assert win.document.env.jobs[-1].arrival == pytest.approx(1.5 * 86400)
+    win.document.undo()
+    # Cycles and the status bar agree on the step's time, in days.
+    while win.showing_snapshot is None or win.showing_snapshot.time <= 0:
+        assert win.cycles.step()
+    snap = win.showing_snapshot
+    assert snap.label.startswith(f"t={number(snap.time)}:")  # the engine's label counts seconds
+    message = win.statusBar().currentMessage()
+    assert f"t={_days(snap.time)} d:" in message and f"t={number(snap.time)}:" not in message
+    assert f"t = {_days(snap.time)} d" in win.cycles.info.full_text()
+
+
+def _days(t: float) -> str:
+    return number(t / 86400)
+
+
+def test_per_job_differences_name_the_jobs_by_id(qtbot):
+    """Compare ▸ Per-job differences: the axis reads the jobs' ids (not positions from 0) and each
+    bar's tooltip names its job, both starts and the change."""
+    from workbench.engine import registry
+    from workbench.gui.main_window import MainWindow
+    from workbench.gui.panels.compare import CompareDialog
+
+    env = load_environment(DEFAULT)
+    a, b = registry.run(env, "FirstFit"), registry.run(env, "MinCost")
+    win = MainWindow(env, DEFAULT, quiet=True)
+    qtbot.addWidget(win)
+    dialog = CompareDialog(win.document, win)
+    qtbot.addWidget(dialog)
+    dialog.set_chosen(["FirstFit", "MinCost"])
+    dialog.compare()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    dialog.show()
+    dialog.tabs.setCurrentIndex(dialog.tabs.count() - 1)
+    axis = dialog.diff_axis
+    ids = [j.id for j in env.jobs]
+    assert axis.ids == ids
+    # The bar at queue position 13 is the 14th job, and the axis labels that position with its id.
+    job = env.jobs[13]
+    assert axis.tickStrings([13.0], 1.0, 1.0) == [job.id]
+    d = b.window_of(job.id).start - a.window_of(job.id).start
+    tip = dialog.diff_tip(13.1)
+    assert tip.startswith(f"job {job.id} ({job.name}): ")
+    assert (f"{number(abs(d))} {'later' if d > 0 else 'earlier'} under MinCost" in tip) or abs(d) < 1e-9
+    assert f"start under FirstFit: {number(a.window_of(job.id).start)}" in tip
+    assert dialog.diff_tip(13.5) == "" and dialog.diff_tip(-3.0) == ""
+    # Ticks never crowd: at 20 jobs in 600 px every id fits; at 2,000 they are thinned evenly.
+    assert axis.tickValues(-0.5, 19.5, 600)[0][0] == 1.0
+    axis.set_ids([str(10_000 + k) for k in range(2000)])
+    step, values = axis.tickValues(-0.5, 1999.5, 600)[0]
+    assert step > 1 and (len(values) - 1) * 6 * 7 <= 600
