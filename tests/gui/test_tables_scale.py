@@ -135,7 +135,7 @@ def test_sorting_and_filtering_28000_rows_keep_the_window_responsive(qtbot, dock
 def test_ranks_and_distinct_texts_of_mixed_columns():
     """Ranks follow ``sort_key`` (numbers as numbers, text without case with a trailing number read as
     a number, blanks last) on any mix of types; distinct texts survive integers beyond 64 bits."""
-    from workbench.gui.panels.tables import distinct_texts, sort_key, sort_ranks
+    from workbench.gui.panels.table_proxy import distinct_texts, sort_key, sort_ranks
 
     values = [10, "b", 9.5, "", "A", True, 2**70, "a", 10.0, "", "28490", "9999", "job 10", "Job 9", "job", "007", "7"]
     ranks = sort_ranks(values)

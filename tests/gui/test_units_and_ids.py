@@ -140,3 +140,22 @@ def test_per_job_differences_name_the_jobs_by_id(qtbot):
     axis.set_ids([str(10_000 + k) for k in range(2000)])
     step, values = axis.tickValues(-0.5, 1999.5, 600)[0]
     assert step > 1 and (len(values) - 1) * 6 * 7 <= 600
+
+
+def test_a_selection_is_cleared_by_esc_or_a_click_beside_every_window(qtbot, window):
+    """Issue 43 defect 7: Esc with no run going, or a click on empty chart space, clears the job
+    selection (and the chart's dimming of every other job); a click on a window still selects."""
+    from PySide6.QtCore import QPointF
+
+    win = window(DEFAULT)
+    win.state.select("j3")
+    win.cancel_action.trigger()
+    assert win.state.job is None
+    start, end, top, _ = win.chart.job_extent("j3")
+    win.chart.clicked(QPointF((start + end) / 2, top + 0.5))
+    assert win.state.job == "j3"
+    last = max(w.end for w in win.document.result.windows)
+    empty = QPointF(last + 100.0, top + 0.5)
+    assert win.chart.window_at(empty) is None
+    win.chart.clicked(empty)
+    assert win.state.job is None

@@ -65,3 +65,20 @@ def test_a_failed_jobs_over_budget_windows_were_free_when_it_was_planned(qtbot):
     assert "free when the job was planned" in why.notes.text()
     placed = _explain(qtbot, env, "j11")
     assert "free then" not in " ".join(_column(placed, "")) + placed.notes.text()
+
+
+def test_under_easy_no_candidates_are_offered_to_outline(qtbot):
+    """Issue 43 defect 6: EASY keeps no per-job candidates, so neither an empty table nor "Outline
+    these candidates" is shown; a strategy that has them shows both again."""
+    from dataclasses import replace
+
+    from workbench.engine.model import StrategyRef
+
+    env = replace(load_environment(DEFAULT), strategy=StrategyRef("EASY"))
+    why = _explain(qtbot, env, "j3")
+    assert "keeps no per-job candidates" in why.notes.text()
+    assert why.show_ghosts.isHidden() and why.table.isHidden()
+    why.document.replace_environment(load_environment(DEFAULT), None)
+    why.show_job("j11")
+    qtbot.waitUntil(lambda: why.explanation is not None and len(why.explanation.candidates) > 0, timeout=30_000)
+    assert not why.show_ghosts.isHidden() and not why.table.isHidden()

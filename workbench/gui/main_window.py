@@ -157,7 +157,9 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
             self.redo_action.setShortcuts([*redo_keys, QKeySequence("Ctrl+Y")])
         self.fit_action = self._action("Zoom to &fit", self.chart.fit, QKeySequence("F"))
         self.run_action = self._action("&Run", self.run_now, QKeySequence("F5"))
-        self.cancel_action = self._action("&Cancel run", self.runner.stop, QKeySequence("Esc"))
+        self.cancel_action = self._action(
+            "&Cancel run", self._escape, QKeySequence("Esc"), "Cancel the run; with none running, clear the selection"
+        )
         self.compare_action = self._action("&Compare strategies…", self.open_compare, QKeySequence("Ctrl+K"))
         self.find_action = self._action(
             "&Find job…", self.find_dialog, keys.Find, "find a job by id or name, select it and show it"
@@ -449,6 +451,15 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         if job_id in self.document.env.job_index:
             self.jobs.raise_()
             self.state.select(job_id)
+        elif not job_id:
+            self.state.select(None)
+
+    def _escape(self) -> None:
+        """Esc: cancel the run; with none running, clear the selection (and the dimming with it)."""
+        if self.runner.busy:
+            self.runner.stop()
+        else:
+            self.state.select(None)
 
     def _on_job_selection(self, *_: object) -> None:
         if self._syncing_table:

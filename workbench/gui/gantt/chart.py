@@ -49,7 +49,7 @@ STAGGER_MS = 500
 class GanttChart(ChartNavigation, pg.PlotWidget):
     """Draws an environment with a schedule or a snapshot; emits the user's gestures."""
 
-    job_clicked = Signal(str)
+    job_clicked = Signal(str)  # a window's job; "" for a click beside every window
     drawn = Signal()  # a picture painted a layer at a time is whole (``_draw_in_turn``)
     task_changed = Signal(str, float, float, str)  # task id, start, end, node id (one gesture)
     task_add_requested = Signal(str, float)  # node id, time
@@ -734,9 +734,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.setToolTip(self.tooltip_at(point))
 
     def clicked(self, point: QPointF) -> None:
+        """A click on a window selects its job; anywhere else it clears the selection ("")."""
         window = self.window_at(point)
-        if window is not None:
-            self.job_clicked.emit(window.job)
+        self.job_clicked.emit(window.job if window is not None else "")
 
     def double_clicked(self, point: QPointF) -> None:
         row = self.row_at(point)

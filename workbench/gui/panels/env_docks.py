@@ -11,7 +11,8 @@ from workbench.engine.errors import ValidationError
 from workbench.engine.model import JOB_CRITERIA, TASK_KINDS, Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui.numbers import number
-from workbench.gui.panels.tables import Column, EnvTableModel, TableDock, parse_attributes, parse_float, parse_int
+from workbench.gui.panels.table_model import Column, EnvTableModel, parse_attributes, parse_float, parse_int
+from workbench.gui.panels.tables import TableDock
 from workbench.session import edits
 from workbench.session.document import Document
 from workbench.session.edits import Edit

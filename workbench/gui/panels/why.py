@@ -155,6 +155,7 @@ class WhyPanel(QWidget):
             self.title.setText("Cannot explain this job")
             self.summary.setText(str(error))
             self._rows(0)
+            self._offer_outlines(False)
             self._emit_ghosts()
             return
         assert isinstance(result, Explanation)
@@ -173,6 +174,7 @@ class WhyPanel(QWidget):
             self.summary.setText("")
             self.notes.setText("")
             self._rows(0)
+            self._offer_outlines(False)
             self._emit_ghosts()
             return
         env = self.document.env
@@ -250,7 +252,14 @@ class WhyPanel(QWidget):
         if any(c.terms for c in ex.candidates):
             notes.append("Hover a row for the rule terms that make up its value.")
         self.notes.setText(" ".join(notes))
+        self._offer_outlines(bool(rows))
         self._emit_ghosts()
+
+    def _offer_outlines(self, rows: bool) -> None:
+        """The candidates' table and "Outline these candidates" only where there are candidates (a
+        flow such as EASY keeps none per job)."""
+        self.table.setHidden(not rows)
+        self.show_ghosts.setHidden(not rows)
 
     def set_time_unit(self, unit: str) -> None:
         """View ▸ Time unit: the columns' times and the placement's start."""
