@@ -159,3 +159,64 @@ def test_a_selection_is_cleared_by_esc_or_a_click_beside_every_window(qtbot, win
     assert win.chart.window_at(empty) is None
     win.chart.clicked(empty)
     assert win.state.job is None
+
+
+def _shown_ids(dock) -> list[str]:
+    return [dock.proxy.index(r, 0).data() for r in range(dock.proxy.rowCount())]
+
+
+def test_the_filter_reads_fields_ranges_and_negation_and_counts_its_rows(qtbot, window, trace):
+    """Issue 43 defect 12: "id:X" finds the one job (a bare word still matches any cell), numbers
+    compare in the unit shown, "-" negates, and the count says how many rows are left."""
+    win = window(trace)
+    dock, env = win.jobs, win.document.env
+    total = len(env.jobs)
+    ident = env.jobs[1].id  # "2" in sample16: a bare "2" also finds 12, 20, arrival 1200 …
+    dock.filter.setText(ident)
+    loose = _shown_ids(dock)
+    assert ident in loose and len(loose) > 1
+    dock.filter.setText(f"id:{ident}")
+    assert _shown_ids(dock) == [ident]
+    assert dock.count.text() == f"1 of {total:,}"
+    # Numbers compare as numbers, in the unit the column shows.
+    dock.filter.setText("n:>=4")
+    assert sorted(_shown_ids(dock)) == sorted(j.id for j in env.jobs if j.node_count >= 4)
+    win.set_time_unit("hours")
+    dock.filter.setText("arrival:0.5..1")
+    assert sorted(_shown_ids(dock)) == sorted(j.id for j in env.jobs if 1800 <= j.arrival <= 3600)
+    dock.filter.setText("arr:<0.5")  # a column by the start of its title
+    assert sorted(_shown_ids(dock)) == sorted(j.id for j in env.jobs if j.arrival < 1800)
+    # Negation and wildcards.
+    placed = {w.job for w in win.document.result.windows}
+    dock.filter.setText("-status:placed")
+    assert set(_shown_ids(dock)) == {j.id for j in env.jobs} - placed
+    dock.filter.setText('name:"job 2"')  # quotes keep a value with a space whole
+    assert [dock.proxy.index(r, 1).data() for r in range(dock.proxy.rowCount())] == ["job 2"]
+    dock.filter.setText("name:job?1*")
+    assert all(i.startswith("job ") for i in (dock.proxy.index(r, 1).data() for r in range(dock.proxy.rowCount())))
+    # A term that cannot be read names itself and leaves the rows as they were.
+    dock.filter.setText("id:1")
+    before = _shown_ids(dock)
+    dock.filter.setText("colour:red")
+    assert "colour:red" in dock.message.text() and "the columns are id, name" in dock.message.text()
+    assert _shown_ids(dock) == before
+    dock.filter.setText("arrival:>soon")
+    assert "expected a number" in dock.message.text()
+    dock.filter.setText("")
+    assert dock.count.text() == "" and len(_shown_ids(dock)) == total and dock.message.text() == ""
+
+
+def test_filter_terms_parse_as_documented():
+    from workbench.gui.panels.table_filter import FilterError, parse_filter
+
+    headers = ["id", "name", "arrival (h)", "start (h)", "status"]
+    (t,) = parse_filter("-ARR:2..3.5", headers)
+    assert (t.column, t.op, t.low, t.high, t.negate) == (2, "..", 2.0, 3.5, True)
+    (t,) = parse_filter("start:<=4", headers)
+    assert (t.column, t.high, t.high_open) == (3, 4.0, False)
+    (t,) = parse_filter("-5", headers)  # a negative number is a word, not a negation
+    assert (t.column, t.op, t.text, t.negate) == (None, "has", "-5", False)
+    with pytest.raises(FilterError, match="could be"):
+        parse_filter("s:1", headers)  # start or status
+    with pytest.raises(FilterError, match="down to"):
+        parse_filter("id:5..1", headers)

@@ -118,9 +118,9 @@ class EnvTableModel(QAbstractTableModel):
 
     def text_of(self, spec: Column, value: Any) -> str:
         """A column's value as the user reads it."""
-        return fmt(self._shown(spec, value))
+        return fmt(self.shown_value(spec, value))
 
-    def _shown(self, spec: Column, value: Any) -> Any:
+    def shown_value(self, spec: Column, value: Any) -> Any:
         """A time column's value in View ▸ Time unit; any other value as it is."""
         if spec.time and isinstance(value, int | float) and not isinstance(value, bool):
             return in_unit(float(value), self.time_unit)
@@ -153,7 +153,7 @@ class EnvTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self.text(col, row)
         if role == Qt.ItemDataRole.EditRole:
-            return full(self._shown(column, column.get(self.document, row)))
+            return full(self.shown_value(column, column.get(self.document, row)))
         if role == Qt.ItemDataRole.ToolTipRole:
             text = self.text(col, row)
             return text if len(text) > 18 else None
@@ -177,7 +177,7 @@ class EnvTableModel(QAbstractTableModel):
         column = self.columns[index.column()]
         if role != Qt.ItemDataRole.EditRole or column.set is None:
             return False
-        if str(value) == full(self._shown(column, column.get(self.document, index.row()))):
+        if str(value) == full(self.shown_value(column, column.get(self.document, index.row()))):
             return False
         self._committing = True
         try:

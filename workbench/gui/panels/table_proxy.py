@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from fnmatch import fnmatchcase
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QAbstractProxyModel, QModelIndex, Qt
 
+from workbench.gui.panels.table_filter import Term, parse_filter
 from workbench.gui.panels.table_model import EnvTableModel, Index
 from workbench.session.document import Document
 
@@ -99,18 +102,20 @@ def distinct_texts(values: list[Any], show: Callable[[Any], str]) -> tuple[list[
 class TableProxy(QAbstractProxyModel):
     """Sorting and filtering of a table as numpy work on columns, not Python per row or per pair:
     the proxy shows the source rows ``rows`` (a numpy permutation of the kept rows). A column's sort
-    ranks, each column's distinct texts and the row filter's verdicts are computed once per model generation;
-    a sort is one stable argsort of the ranks, a filter one vectorised substring match."""
+    ranks, each column's distinct texts and numbers and the row filter's verdicts are computed once
+    per model generation; a sort is one stable argsort of the ranks, a filter term one vectorised
+    match (``table_filter``)."""
 
     def __init__(self, source: EnvTableModel) -> None:
         super().__init__()
         self.source = source
-        self.text = ""
+        self.terms: list[Term] = []
         self.row_filter: Callable[[Document, int], bool] | None = None  # e.g. unplaced jobs only
         self.sort_column = -1
         self.sort_order = Qt.SortOrder.AscendingOrder
         self._ranks: dict[int, np.ndarray] = {}
         self._texts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._nums: dict[int, np.ndarray] = {}
         self._only: np.ndarray | None = None
         self._generation = -1
         self.rows = np.zeros(0, dtype=np.int64)  # proxy row -> source row
@@ -128,7 +133,7 @@ class TableProxy(QAbstractProxyModel):
     def _fresh(self) -> None:
         if self._generation != self.source.generation:
             self._generation = self.source.generation
-            self._ranks, self._texts, self._only = {}, {}, None
+            self._ranks, self._texts, self._nums, self._only = {}, {}, {}, None
 
     def _column_values(self, column: int) -> list[Any]:
         m = self.source
@@ -174,6 +179,43 @@ class TableProxy(QAbstractProxyModel):
             for column, value in texts.items():
                 self._texts.setdefault(column, value)
 
+    def _numbers(self, column: int) -> np.ndarray:
+        """A column's numbers as the table shows them (a time in View ▸ Time unit); NaN where a
+        cell holds no number."""
+        self._fresh()
+        if column not in self._nums:
+            m = self.source
+            spec = m.columns[column]
+            shown = (m.shown_value(spec, v) for v in self._column_values(column))
+            self._nums[column] = np.fromiter(
+                (float(v) if isinstance(v, int | float) and not isinstance(v, bool) else math.nan for v in shown),
+                dtype=np.float64,
+                count=m.rowCount(),
+            )
+        return self._nums[column]
+
+    def _matches(self, term: Term, n: int) -> np.ndarray:
+        """The rows one filter term keeps (before its negation)."""
+        if term.op == "has":
+            columns = range(self.source.columnCount()) if term.column is None else [term.column]
+            found = np.zeros(n, dtype=bool)
+            for c in columns:
+                shown, inverse = self._column_texts(c)
+                found |= (np.char.find(shown, term.text) >= 0)[inverse]
+            return found
+        assert term.column is not None
+        if term.op == "is":
+            shown, inverse = self._column_texts(term.column)
+            if any(ch in term.text for ch in "*?["):
+                hit = np.fromiter((fnmatchcase(t, term.text) for t in shown.tolist()), dtype=bool, count=len(shown))
+            else:
+                hit = shown == term.text
+            return hit[inverse]
+        x = self._numbers(term.column)
+        above = x > term.low if term.low_open else x >= term.low
+        below = x < term.high if term.high_open else x <= term.high
+        return above & below  # NaN (no number) compares False: such a cell is never in a range
+
     def _kept(self) -> np.ndarray:
         n = self.source.rowCount()
         keep = np.ones(n, dtype=bool)
@@ -183,12 +225,9 @@ class TableProxy(QAbstractProxyModel):
                 doc = self.source.document
                 self._only = np.fromiter((bool(self.row_filter(doc, r)) for r in range(n)), dtype=bool, count=n)
             keep &= self._only
-        if self.text and n:
-            found = np.zeros(n, dtype=bool)
-            for c in range(self.source.columnCount()):
-                shown, inverse = self._column_texts(c)
-                found |= (np.char.find(shown, self.text) >= 0)[inverse]
-            keep &= found
+        for term in self.terms if n else ():
+            hit = self._matches(term, n)
+            keep &= ~hit if term.negate else hit
         return keep
 
     def _recompute(self) -> None:
@@ -198,7 +237,7 @@ class TableProxy(QAbstractProxyModel):
             order = np.argsort(rank if self.sort_order == Qt.SortOrder.AscendingOrder else -rank, kind="stable")
         else:
             order = np.arange(n, dtype=np.int64)
-        if self.text or self.row_filter is not None:
+        if self.terms or self.row_filter is not None:
             order = order[self._kept()[order]]
         self.rows = order.astype(np.int64, copy=False)
         self._where = np.full(n, -1, dtype=np.int64)
@@ -228,7 +267,7 @@ class TableProxy(QAbstractProxyModel):
         self.endResetModel()
 
     def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Any = ()) -> None:
-        if self.sort_column >= 0 or self.text or self.row_filter is not None:
+        if self.sort_column >= 0 or self.terms or self.row_filter is not None:
             self._relayout()  # the edited value may move the row or hide it
         for r in range(top_left.row(), bottom_right.row() + 1):
             row = int(self._where[r]) if r < len(self._where) else -1
@@ -241,10 +280,13 @@ class TableProxy(QAbstractProxyModel):
         self._relayout()
 
     def set_filter(self, text: str, row_filter: Callable[[Document, int], bool] | None = None) -> None:
-        text = text.strip().lower()
+        """Show the rows that every term of ``text`` keeps (``table_filter``) and ``row_filter``
+        accepts. A term that cannot be read raises ``FilterError`` and changes nothing."""
+        headers = [self.source.header(c) for c in range(self.source.columnCount())]
+        terms = parse_filter(text, headers)
         if row_filter is not self.row_filter:
             self._only = None
-        self.text, self.row_filter = text, row_filter
+        self.terms, self.row_filter = terms, row_filter
         self._relayout()
 
     # ---------------------------------------------------------------- the proxy's mapping

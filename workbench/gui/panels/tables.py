@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.gui import palette
+from workbench.gui.panels.table_filter import FilterError
 from workbench.gui.panels.table_model import ChoiceDelegate, EnvTableModel
 from workbench.gui.panels.table_proxy import TableProxy
 from workbench.gui.workers import BackgroundCall
@@ -71,10 +72,18 @@ class TableDock(QDockWidget):
         self.filter.setPlaceholderText("Filter rows…")
         self.filter.setClearButtonEnabled(True)
         self.filter.setMaximumWidth(260)
+        self.filter.setToolTip(
+            "Words found in any cell; column:value for a whole cell (* and ? as wildcards);\n"
+            "column:>5, <=, or 10..20 for numbers (a time in the unit shown); -term for the rows it does not keep.\n"
+            "E.g. id:2906, user:7 status:*budget*, arrival:1..2, -status:placed"
+        )
         self.filter.textChanged.connect(lambda _: self.apply_filter())
+        self.count = QLabel("")  # "12 of 28,490" while a filter is on
+        self.count.setToolTip("rows shown of the table's rows")
         self.reading = BackgroundCall()  # the texts of a large table, read for its first filter
         self.reading.finished.connect(self._texts_read)
         bar.addWidget(self.filter)
+        bar.addWidget(self.count)
         self.only: QCheckBox | None = None
         self._only_filter: Callable[[Document, int], bool] | None = None
         unsort = QPushButton("List order")
@@ -89,6 +98,8 @@ class TableDock(QDockWidget):
         layout.addWidget(self.message)
         self.setWidget(box)
         model.refused.connect(self._on_refused)
+        for signal in (self.proxy.modelReset, self.proxy.layoutChanged):
+            signal.connect(self._show_count)
         model.modelReset.connect(self._on_reset)
         model.dataChanged.connect(lambda *_: self.message.clear())  # a valid edit: the refusal no longer holds
         model.headerDataChanged.connect(lambda *_: self.request_fit())
@@ -148,7 +159,7 @@ class TableDock(QDockWidget):
         layout = self.widget().layout()
         assert isinstance(layout, QVBoxLayout)
         bar = layout.itemAt(0).layout()
-        bar.insertWidget(bar.count() - 2, self.only)
+        bar.insertWidget(bar.count() - 3, self.only)  # before the filter, its count and "List order"
 
     def apply_filter(self) -> None:
         """Filter by the text and the check box. The first text filter of a large table (every cell
@@ -165,7 +176,17 @@ class TableDock(QDockWidget):
                 )
                 self.reading.start(lambda token: self.proxy.read_all_texts())
             return
-        self.proxy.set_filter(text, only)
+        try:
+            self.proxy.set_filter(text, only)
+        except FilterError as exc:
+            self.message.setText(f"Filter: {exc}")  # the rows stay as the last filter left them
+            return
+        if self.message.text().startswith("Filter: "):
+            self.message.clear()
+
+    def _show_count(self) -> None:
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.count.setText(f"{shown:,} of {total:,}" if self.proxy.terms or self.proxy.row_filter else "")
 
     @property
     def filtering(self) -> bool:
