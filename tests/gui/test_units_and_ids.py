@@ -220,3 +220,42 @@ def test_filter_terms_parse_as_documented():
         parse_filter("s:1", headers)  # start or status
     with pytest.raises(FilterError, match="down to"):
         parse_filter("id:5..1", headers)
+
+
+def test_a_new_document_starts_its_tables_unsorted_unfiltered_at_the_top(qtbot, window, trace):
+    """Issue 43 defect 11: the last document's sort, filter and scroll do not carry over."""
+    win = window(trace)
+    win.resize(900, 500)
+    dock = win.jobs
+    dock.view.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+    dock.only.setChecked(True) if dock.only is not None else None
+    dock.filter.setText("job")
+    dock.view.scrollToBottom()
+    assert win.open_path(DEFAULT)
+    wait_result(qtbot, win)
+    qtbot.wait(10)
+    env = win.document.env
+    assert dock.filter.text() == "" and (dock.only is None or not dock.only.isChecked())
+    assert dock.view.horizontalHeader().sortIndicatorSection() == -1 or dock.proxy.sort_column == -1
+    assert _shown_ids(dock) == [j.id for j in env.jobs]
+    assert dock.view.verticalScrollBar().value() == 0
+    assert dock.count.text() == ""
+
+
+def test_the_colour_key_says_job_colours_repeat_by_id():
+    """Issue 43 defect 8: 16 colours by id, so jobs 1 and 17 share one; the key must not claim "a
+    colour each", and the colour is the id's, the same under every strategy."""
+    from workbench.engine import registry
+    from workbench.gui import palette
+
+    env = load_environment(DEFAULT)
+    ids = [j.id for j in env.jobs]
+    assert palette.job_colour_index(ids[0]) == palette.job_colour_index(ids[16])  # j1 and j17
+    first = registry.run(env, "FirstFit")
+    colouring = palette.colour_windows(env, list(first.windows), "job", {}, None)
+    (label, _), = colouring.legend
+    assert "each" not in label and "by id" in label and "repeating" in label
+    other = registry.run(env, "MinCost")
+    again = palette.colour_windows(env, list(other.windows), "job", {}, None)
+    by_job = dict(zip((w.job for w in first.windows), colouring.group.tolist(), strict=True))
+    assert all(by_job.get(w.job, g) == g for w, g in zip(other.windows, again.group.tolist(), strict=True))

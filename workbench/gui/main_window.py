@@ -267,6 +267,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
 
     def _connect(self) -> None:
         self.bridge.replaced.connect(self._units_of_document)
+        for dock in (self.jobs, self.nodes, self.tasks):
+            self.bridge.replaced.connect(lambda _env, d=dock: d.begin_document())
         self.bridge.environment_changed.connect(self._on_environment_changed)
         self.bridge.result_changed.connect(self._on_result_changed)
         self._jobs_after_drawing = False  # the Jobs table shows the new result once the chart is whole

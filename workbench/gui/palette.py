@@ -139,7 +139,10 @@ def colour_windows(
             legend.append((f"… {len(order)} in all", QColor("#ffffff")))
         return Colouring(np.array(group, np.int64), colours, legend)
     group = job_groups(windows) if by_job is None else by_job
-    return Colouring(group, colours, [("jobs (a colour each)", colours[0])])
+    # 16 colours by the id's number: the same job has the same colour under every strategy (so
+    # Compare's charts read alike), and jobs 1 and 17 share one. The key says so; a window's label
+    # and tooltip name its job.
+    return Colouring(group, colours, [(f"jobs: {len(colours)} colours by id, repeating", colours[0])])
 
 
 def _batch_label(env: Environment, window: Window, groups: Mapping[str, str] | None) -> str:

@@ -110,10 +110,28 @@ class TableDock(QDockWidget):
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self.fit_columns)
         self._afresh = True
+        self._to_top = False
 
     def _on_reset(self) -> None:
         self.message.clear()  # the document changed: an earlier refusal no longer applies
         self.request_fit()
+        if self._to_top:
+            self._to_top = False
+            self.view.scrollToTop()
+
+    def begin_document(self) -> None:
+        """Another document comes in: its rows in their own order from the first, no sort, filter
+        or scroll position of the last one (its job 16 at the top, job 15 hidden above it)."""
+        self.filter.blockSignals(True)
+        self.filter.clear()
+        self.filter.blockSignals(False)
+        if self.only is not None:
+            self.only.blockSignals(True)
+            self.only.setChecked(False)
+            self.only.blockSignals(False)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.proxy.terms, self.proxy.row_filter, self.proxy.sort_column = [], None, -1
+        self._to_top = True  # once the new rows are in
 
     def request_fit(self, afresh: bool = False) -> None:
         """Measure the columns again soon (several requests in one turn measure once). ``afresh``
