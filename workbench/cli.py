@@ -294,24 +294,15 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _generate_lublin(args: argparse.Namespace) -> int:
-    from workbench.engine.grid.configs import grid_environment, machine_sizes
-    from workbench.engine.grid.lublin import generate_workload, workload_environment
+    from workbench.engine.grid.configs import lublin_environment
     from workbench.engine.io.envfile import save_environment
 
     if args.set:
         raise ParameterError("--set", "the lublin preset takes --jobs, --nodes or --grid, not --set")
-    if args.nodes is not None and args.grid is not None:
-        raise ParameterError("--grid", "give either --nodes (one machine) or --grid CONFIG, not both")
     jobs = 10_000 if args.jobs is None else args.jobs
-    nodes = sum(machine_sizes(args.grid)) if args.grid is not None else (args.nodes or 512)
-    work = generate_workload(jobs, nodes, args.seed, typed=not args.typeless)
-    env = workload_environment(work, nodes, args.seed)
-    if args.grid is not None:
-        env, skipped = grid_environment(env, args.grid, args.modification, name=env.name + f" on {args.grid}")
-        for line in skipped:
-            print(f"workbench: left out: {line}", file=sys.stderr)
-    elif args.modification is not None:
-        raise ParameterError("--modification", "a workload modification needs --grid")
+    env, skipped = lublin_environment(jobs, args.seed, args.nodes, args.grid, args.modification, not args.typeless)
+    for line in skipped:
+        print(f"workbench: left out: {line}", file=sys.stderr)
     save_environment(env, args.output)
     sites = f" on {len(env.site_ids)} sites" if env.site_ids else ""
     print(f"wrote {args.output}: {len(env.jobs)} jobs, {len(env.nodes)} nodes{sites}")

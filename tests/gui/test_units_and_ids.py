@@ -259,3 +259,31 @@ def test_the_colour_key_says_job_colours_repeat_by_id():
     again = palette.colour_windows(env, list(other.windows), "job", {}, None)
     by_job = dict(zip((w.job for w in first.windows), colouring.group.tolist(), strict=True))
     assert all(by_job.get(w.job, g) == g for w, g in zip(other.windows, again.group.tolist(), strict=True))
+
+
+def test_generate_offers_the_lublin_workload_on_a_grid_as_the_cli_does(qtbot):
+    """Issue 43 defect 10: Generate ▸ lublin with a grid and a modification makes in a worker what
+    `workbench generate lublin --grid` makes; a field that is no number is named at once."""
+    from workbench.engine.grid.configs import lublin_environment
+    from workbench.gui.panels.generate import GenerateDialog
+
+    dialog = GenerateDialog()
+    qtbot.addWidget(dialog)
+    dialog.preset.setCurrentText("lublin")
+    assert set(dialog.fields) == {"jobs", "nodes", "grid", "modification"} and "m64-18" in dialog.about.text()
+    dialog.seed.setValue(4)
+    dialog.fields["jobs"].setText("many")
+    dialog._accept()
+    assert "jobs" in dialog.error.text() and "many" in dialog.error.text() and dialog.result_env is None
+    dialog.fields["jobs"].setText("300")
+    dialog.fields["grid"].setText("m64-8")
+    dialog.fields["modification"].setText("2")
+    dialog._accept()
+    qtbot.waitUntil(lambda: dialog.result_env is not None, timeout=30_000)
+    expected, left_out = lublin_environment(300, 4, None, "m64-8", 2)
+    assert dialog.result_env == expected and dialog.left_out == left_out
+    assert len(dialog.result_env.site_ids) == 8 and dialog.result_env.time.unit == "seconds"
+    dialog.fields["grid"].setText("m7")
+    dialog._accept()
+    qtbot.waitUntil(lambda: dialog.error.text() != "", timeout=30_000)
+    assert "m7" in dialog.error.text()

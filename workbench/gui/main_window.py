@@ -624,6 +624,9 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         if dialog.exec() and dialog.result_env is not None:
             self.document.replace_environment(dialog.result_env, None, saved=False)
             self.chart.fit()
+            left_out = getattr(dialog, "left_out", [])
+            if left_out:
+                self.statusBar().showMessage(f"{len(left_out)} jobs left out: {left_out[0]}", 15_000)
 
     def open_compare(self) -> None:
         if self.compare_dialog is None:

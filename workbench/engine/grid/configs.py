@@ -135,3 +135,27 @@ def grid_environment(
         sites=tuple(sites),
     )
     return grid, skipped
+
+
+def lublin_environment(
+    jobs: int = 10_000,
+    seed: int = 0,
+    nodes: int | None = None,
+    grid: str | None = None,
+    modification: int | None = None,
+    typed: bool = True,
+) -> tuple[Environment, list[str]]:
+    """A Lublin–Feitelson workload of ``jobs`` on one machine of ``nodes`` (default 512) or on the
+    grid ``grid`` (a Table 1 name or sizes; ``modification`` splits wide jobs): the environment and
+    the jobs left out. ``workbench generate lublin`` and Generate's "lublin" both make it here."""
+    from workbench.engine.grid.lublin import generate_workload, workload_environment
+
+    if nodes is not None and grid is not None:
+        raise ParameterError("--grid", "give either --nodes (one machine) or --grid CONFIG, not both")
+    if grid is None and modification is not None:
+        raise ParameterError("--modification", "a workload modification needs --grid")
+    machines = sum(machine_sizes(grid)) if grid is not None else (512 if nodes is None else nodes)
+    env = workload_environment(generate_workload(jobs, machines, seed, typed=typed), machines, seed)
+    if grid is None:
+        return env, []
+    return grid_environment(env, grid, modification, name=env.name + f" on {grid}")
