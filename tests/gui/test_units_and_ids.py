@@ -287,3 +287,25 @@ def test_generate_offers_the_lublin_workload_on_a_grid_as_the_cli_does(qtbot):
     dialog._accept()
     qtbot.waitUntil(lambda: dialog.error.text() != "", timeout=30_000)
     assert "m7" in dialog.error.text()
+
+
+def test_the_layout_comes_back_after_the_window_shrinks_and_grows(qtbot, window):
+    """Issue 43 defect 9: shrunk to 960×620 and grown again, the Jobs table and the chart get back
+    their opening sizes (the table had kept about one row), the chart's plot stays usable while
+    small, and View ▸ Reset layout restores the opening layout."""
+    win = window(DEFAULT)
+    qtbot.wait(150)
+    opening = (win.jobs.height(), win.chart.width())
+    win.resize(960, 620)
+    qtbot.wait(150)
+    assert win.chart.getPlotItem().vb.width() >= 400  # was 246: the right column kept its 504 px
+    win.resize(1500, 920)
+    qtbot.wait(150)
+    assert abs(win.jobs.height() - opening[0]) <= 2 and abs(win.chart.width() - opening[1]) <= 2
+    win.resize(960, 620)
+    qtbot.wait(150)
+    win.resize(1500, 920)
+    qtbot.wait(50)
+    win.reset_layout()
+    qtbot.wait(150)
+    assert abs(win.jobs.height() - opening[0]) <= 2 and abs(win.chart.width() - opening[1]) <= 2

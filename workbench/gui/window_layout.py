@@ -4,6 +4,11 @@ the Strategy form's height kept through window resizes, and View ▸ Reset layou
 Qt shares a window's new height among a column's docks in proportion to their sizes, which grew the
 Strategy form and squeezed the Cycles plot below it at every resize. The form's height is the
 user's: remembered when they let go of the line above the tabs, given back once a resize pauses.
+
+Qt also leaves the dock areas their pixels and gives the central chart what the window gains or
+loses: shrunk to 960 × 620 and grown again, the Jobs table kept one row and the chart 260 px. So
+the tables' share of the height and the right column's share of the width are kept too (the
+opening layout's, or the user's once they drag a line), and given back with the form's height.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ DOCKS_SETTLE_S = 0.5  # Qt animates the docks for 200 ms after a drag of the lin
 DOCK_GAP = 12  # at most this many pixels between two docks one above the other (the line between them)
 KEEP_AFTER_MS = 40  # the Strategy form gets its height back once a window resize pauses this long
 BOTTOM_MIN_HEIGHT = 150
+RIGHT_MIN_WIDTH = 300  # the right column narrows with the window down to this
 
 
 class WindowLayout(QMainWindow):
@@ -35,6 +41,8 @@ class WindowLayout(QMainWindow):
     jobs: QDockWidget
     _balanced: bool
     _strategy_height = 0  # the Strategy dock's height as the user (or the opening layout) left it
+    _shares: tuple[float, float] | None = None  # the tables' share of the height, the right column's of the width
+    _opening_shares: tuple[float, float] | None = None  # View ▸ Reset layout's
     _released: tuple[float, int] = (-math.inf, 0)  # when a button was last released on the window, its height
 
     def _start_layout(self) -> None:
@@ -79,6 +87,26 @@ class WindowLayout(QMainWindow):
         dock = self.findChild(QDockWidget, "strategy")
         if dock is not None and not dock.isFloating() and dock.isVisible():
             self._strategy_height = dock.height()
+        self._remember_shares()
+
+    def _remember_shares(self) -> None:
+        """The tables' share of the window's height and the right column's of its width, as they are."""
+        strategy = self.findChild(QDockWidget, "strategy")
+        if self.jobs.isFloating() or not self.jobs.isVisible() or strategy is None or strategy.isFloating():
+            self._shares = None  # the user has made another layout: theirs stays as Qt keeps it
+            return
+        # The bottom area's height is the table's and its tab bar's: resizeDocks sets that.
+        bottom = self.jobs.height() + self._tab_bar_under(self.jobs)
+        self._shares = (bottom / max(self.height(), 1), strategy.width() / max(self.width(), 1))
+
+    def _keep_shares(self) -> None:
+        """Give the tables and the right column their shares of the resized window."""
+        strategy = self.findChild(QDockWidget, "strategy")
+        if self._shares is None or strategy is None or strategy.isFloating() or not self.jobs.isVisible():
+            return
+        tall, wide = self._shares
+        self.resizeDocks([self.jobs], [max(BOTTOM_MIN_HEIGHT, round(tall * self.height()))], Qt.Orientation.Vertical)
+        self.resizeDocks([strategy], [max(RIGHT_MIN_WIDTH, round(wide * self.width()))], Qt.Orientation.Horizontal)
 
     def resizeEvent(self, event: Any) -> None:
         """Qt shares a window's new height among the right column's docks in proportion to their
@@ -86,12 +114,16 @@ class WindowLayout(QMainWindow):
         window gains or loses, and the form keeps the height the user left it (a short window may
         squeeze it; grown again, the form gets it back)."""
         super().resizeEvent(event)
-        if event.oldSize().height() != event.size().height():
+        if event.oldSize() != event.size() and event.oldSize().isValid():
             self._released = (-math.inf, 0)  # what the docks do from now on is the window's doing
-            if self._strategy_height:
+            if self._strategy_height or self._shares is not None:
                 self._keep_timer.start()
 
     def _keep_strategy_height(self) -> None:
+        self._keep_shares()
+        QTimer.singleShot(0, self._keep_form_height)  # once the tables have their height
+
+    def _keep_form_height(self) -> None:
         strategy = self.findChild(QDockWidget, "strategy")
         if strategy is None or strategy.isFloating() or not strategy.isVisible() or self.tabifiedDockWidgets(strategy):
             return  # not the form over the tabs (the user moved it)
@@ -122,20 +154,34 @@ class WindowLayout(QMainWindow):
     def _tab_bar_under(self, dock: QDockWidget) -> int:
         """The height of the tab bar right under ``dock`` (a tabbed group's), 0 for none."""
         below = dock.geometry().bottom() + 1
-        return sum(
-            bar.height()
-            for bar in self.findChildren(QTabBar)
-            if bar.parent() is self and bar.isVisible() and bar.x() == dock.x() and abs(bar.y() - below) <= 2
+        # One bar: after restoreState Qt keeps the old tab bars, in the same place, as well.
+        return max(
+            (
+                bar.height()
+                for bar in self.findChildren(QTabBar)
+                if bar.parent() is self and bar.isVisible() and bar.x() == dock.x() and abs(bar.y() - below) <= 2
+            ),
+            default=0,
         )
 
     def reset_layout(self) -> None:
-        """View ▸ Reset layout: every dock where a window opens with, shown, the right column balanced."""
+        """View ▸ Reset layout: every dock where a window opens with, shown, at the opening's shares
+        of the window (the tables' height, the right column's width), the right column balanced."""
         self.restoreState(self.default_layout)
         for dock in self.findChildren(QDockWidget):
             dock.show()
         self.findChild(QDockWidget, "metrics").raise_()
         self.jobs.raise_()
-        QTimer.singleShot(0, self.balance_right_column)
+        self._shares = self._opening_shares
+        QTimer.singleShot(0, self._reset_sizes)
+
+    def _reset_sizes(self) -> None:
+        if self._opening_shares is None:
+            self.balance_right_column()
+            return
+        self._keep_shares()
+        strategy, metrics = self.findChild(QDockWidget, "strategy"), self.findChild(QDockWidget, "metrics")
+        QTimer.singleShot(0, lambda: self._balance(strategy, metrics))
 
     def balance_right_column(self) -> None:
         """The layout a window opens with, unless the user's saved one: on a short screen the tables
@@ -155,6 +201,12 @@ class WindowLayout(QMainWindow):
     def _balance(self, strategy: QDockWidget, metrics: QDockWidget) -> None:
         room = strategy.height() + metrics.height() + self._tab_bar_under(metrics)
         self._strategy_height = self._set_height([strategy, metrics], room * 2 // 5)
+        QTimer.singleShot(0, self._remember_opening)
+
+    def _remember_opening(self) -> None:
+        self._remember_shares()
+        if self._opening_shares is None:
+            self._opening_shares = self._shares
 
     def opening_size(self, fixed: bool) -> tuple[int, int]:
         """1500 × 920, or what the screen has room for (a 1366 × 768 laptop): screenshots and tests
