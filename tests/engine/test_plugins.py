@@ -368,12 +368,23 @@ def test_the_rule_order_decides_who_starts_and_reservations_protect_the_first_bl
 
 
 def test_a_flow_rule_with_a_bad_key_is_refused_naming_the_job(tmp_path):
-    @flow_rule("bad key")
-    def bad(job, now):
-        return "soon"
+    # Refused when declared: the key is tried on a sample job (issue 43 defect 13) ...
+    with pytest.raises(PluginError, match=r"strategy 'bad key': key of job sample is 'soon'; expected a number"):
 
-    with pytest.raises(PluginError, match=r"strategy 'bad key': key of job j\d+ is 'soon'; expected a number"):
-        registry.run(load_environment(SAMPLE), "bad key")
+        @flow_rule("bad key")
+        def bad(job, now):
+            return "soon"
+
+    with pytest.raises(Exception, match="unknown strategy"):
+        registry.get("bad key")
+
+    # ... and a key that goes wrong only for some jobs is refused when it meets one, naming it.
+    @flow_rule("bad for wide jobs")
+    def wide(job, now):
+        return "soon" if job.node_count > 2 else 1.0
+
+    with pytest.raises(PluginError, match=r"strategy 'bad for wide jobs': key of job j\d+ is 'soon'; expected"):
+        registry.run(load_environment(SAMPLE), "bad for wide jobs")
 
 
 def test_flow_rule_parameters_reach_the_key():

@@ -128,3 +128,39 @@ def test_reloading_a_plugin_that_dropped_the_current_strategy_falls_back_to_firs
     assert win.strategy.name.currentText() == "FirstFit"
     wait_result(qtbot, win)
     assert win.document.error is None
+
+
+def test_a_flow_rule_of_the_wrong_kind_is_refused_at_load_and_forgotten_at_restart(
+    qtbot, window, tmp_path, monkeypatch
+):
+    """Issue 43 defect 13: a flow rule whose key is text loaded in the GUI and failed only when run;
+    now it is refused when loaded, as the CLI refuses it. A remembered file that is refused at the
+    next start is forgotten (not retried at every start, not offered in Compare), and the refusal is
+    told in a message, not only the status bar."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from workbench.gui.plugin_menu import tell_refusals
+
+    win = window()
+    text_key = "from workbench.api import flow_rule\n@flow_rule('Text key')\ndef k(job, now):\n    return 'x'\n"
+    bad = _plugin(tmp_path, text_key, "key.py")
+    refusal = win.plugin_menu.load(bad)
+    assert refusal is not None and "Text key" in refusal and "expected a number" in refusal
+    with pytest.raises(Exception, match="unknown strategy"):
+        registry.get("Text key")
+    # A good file remembered, then broken before the next start: refused then, and forgotten.
+    good = _plugin(tmp_path, SPARE, "spare.py")
+    assert win.plugin_menu.load(good) is None
+    good.write_text(SPARE.replace("return c.params", "return [1.0] or c.params"))
+    plugins.forget(str(good.resolve()))
+    settings = QSettings("SlotWorkbench", "Slot Workbench")
+    errors = load_remembered(settings)
+    assert len(errors) == 1 and "spare.py" in errors[0] and "forgotten" in errors[0]
+    assert remembered(settings) == []
+    assert "Most spare time" not in {info.name for info in registry.strategies()}
+    seen = []
+    monkeypatch.setattr(QMessageBox, "open", lambda box: seen.append(box.text()))
+    win.quiet = False
+    tell_refusals(win, errors)
+    win.quiet = True
+    assert seen and "spare.py" in seen[0] and errors[0] in win.statusBar().currentMessage()

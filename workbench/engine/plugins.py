@@ -352,6 +352,7 @@ def flow_rule(
             minimum=0,
             maximum=1_000_000,
         )
+        _probe_flow(plugin)
         text = description or f"jobs in the order of {key.__name__}, {reservations} reservation(s)"
         info = st.StrategyInfo(name, "flow", f"{text} [plug-in {source.label}]", (*plugin.params, count), _flow(plugin))
         _register(source, name, lambda: st.add_flow(info))
@@ -372,6 +373,15 @@ def _flow(plugin: FlowPlugin) -> st.Flow:
         return list_scheduling(env, rec, order, params["reservations"])
 
     return flow
+
+
+def _probe_flow(plugin: FlowPlugin) -> None:
+    """Call a new flow rule's key once on a made-up job with the default parameters, so that a key
+    of the wrong kind (text, NaN, a list) is refused when the file is loaded, in the GUI as in the
+    CLI, not at its first run."""
+    job = Job(id="sample", name="a sample job", node_count=2, min_performance=1.0, volume=10.0, arrival=0.0)
+    own = {p.name: p.default for p in plugin.params}
+    _sort_key(plugin, _call(plugin, functools.partial(plugin.key, **own), job, 5.0), job)
 
 
 def _sort_key(plugin: FlowPlugin, value: Any, job: Job) -> tuple[float, ...]:

@@ -24,7 +24,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
 
     from workbench.gui.help import app_icon
     from workbench.gui.main_window import MainWindow
-    from workbench.gui.plugin_menu import load_remembered
+    from workbench.gui.plugin_menu import load_remembered, tell_refusals
     from workbench.gui.window_files import autosave_path
     from workbench.session.document import read_autosave
 
@@ -50,8 +50,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     window.show()
     if path is not None and not screenshot and not is_bundled_sample(path):
         window.add_recent(path)  # named on the command line: File ▸ Open Recent offers it too
-    if refused:
-        window.statusBar().showMessage("; ".join(refused))
+    tell_refusals(window, refused)
     if problem:
         QMessageBox.critical(window, "Cannot open environment", problem)
     if not screenshot and autosave_path().exists():

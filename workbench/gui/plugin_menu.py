@@ -29,14 +29,37 @@ def remembered(settings: QSettings) -> list[str]:
 
 def load_remembered(settings: QSettings) -> list[str]:
     """Load the remembered plug-in files (and installed packages' plug-ins); the refusals, one line each.
-    A file that is gone is forgotten."""
+    A file that is gone, or refused now, is forgotten: it is not tried again at every start, and
+    none of its strategies is offered (Strategy ▸ Load plug-in… takes it again once it is fixed)."""
     errors = [str(e) for e in plugins.load_entry_points()]
     paths = remembered(settings)
-    kept = [path for path in paths if Path(path).is_file()]
-    errors += [f"plug-in {Path(p).name}: no such file any more: {p} (forgotten)" for p in paths if p not in kept]
-    errors += [str(e) for e in plugins.load_files(kept)]
+    kept = []
+    for path in paths:
+        if not Path(path).is_file():
+            errors.append(f"plug-in {Path(path).name}: no such file any more: {path} (forgotten)")
+            continue
+        try:
+            plugins.load_file(path)
+        except WorkbenchError as exc:
+            errors.append(f"{exc} (forgotten; load it again once it is fixed)")
+            continue
+        kept.append(path)
     settings.setValue(SETTINGS_KEY, kept)
     return errors
+
+
+def tell_refusals(window: Any, refused: list[str]) -> None:
+    """The plug-ins refused at start, in the status bar and in a message that does not block (a
+    user who did not look at the status bar still learns that a strategy they use is missing)."""
+    if not refused:
+        return
+    window.statusBar().showMessage("; ".join(refused))
+    window.last_error = refused[-1]
+    if not window.quiet:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, "Plug-ins refused at start", "\n\n".join(refused), parent=window
+        )
+        box.open()  # not exec(): nothing waits on it
 
 
 class PluginMenu:
