@@ -309,3 +309,78 @@ def test_the_layout_comes_back_after_the_window_shrinks_and_grows(qtbot, window)
     win.reset_layout()
     qtbot.wait(150)
     assert abs(win.jobs.height() - opening[0]) <= 2 and abs(win.chart.width() - opening[1]) <= 2
+
+
+def test_run_times_and_means_read_as_people_write_them():
+    """Issue 43 cosmetics: "79553.1 ms" and "mean start 15209985.4307" (seconds)."""
+    from workbench.gui.numbers import duration_ms, mean_time
+    from workbench.gui.panels.metrics import format_metric
+
+    assert duration_ms(33.26) == "33.3 ms" and duration_ms(7955.3) == "8.0 s"
+    assert duration_ms(79553.1) == "1 min 20 s" and duration_ms(125_400) == "2 min 5 s"
+    assert format_metric("elapsed_ms", 79553.1) == "1 min 20 s"
+    assert format_metric("mean_start", 15209985.4307, "seconds") == "15209985 s"
+    assert format_metric("mean_start", 15209985.4307, "days") == "176.041 d"
+    assert format_metric("mean_wait", 129.08614, "model") == "129.086"
+    assert mean_time(0.000123456, "model") == "0.0001"
+    assert format_metric("makespan", 600.25, "model") == "600.25"  # not a mean: every digit it has
+
+
+def test_an_empty_file_is_called_empty(qtbot, window, tmp_path):
+    """Issue 43 cosmetics: an empty file gave json's "Expecting value"."""
+    empty = tmp_path / "empty.json"
+    empty.write_text("\n")
+    with pytest.raises(Exception, match="the file is empty") as caught:
+        load_environment(empty)
+    assert "Expecting value" not in str(caught.value)
+    win = window(DEFAULT)
+    assert not win.open_path(empty)
+    assert "the file is empty" in win.last_error and "empty.json" in win.last_error
+
+
+def test_dialog_titles_have_room_to_read_whole(qtbot, tmp_path):
+    """Issue 43 cosmetics: "Import SWF tra…": each dialog is at least as wide as its title."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from workbench.gui.panels.generate import GenerateDialog
+    from workbench.gui.panels.import_swf import ImportSwfDialog
+
+    long_name = tmp_path / "KTH-SP2-1996-2.1-cln-with-a-long-name.swf"
+    long_name.write_bytes(SWF.read_bytes())
+    for dialog in (ImportSwfDialog(str(long_name)), GenerateDialog()):
+        qtbot.addWidget(dialog)
+        title = QFontMetricsF(dialog.font()).horizontalAdvance(dialog.windowTitle())
+        assert dialog.minimumWidth() >= title + 100, dialog.windowTitle()
+
+
+def test_five_digit_ids_read_whole_and_a_long_reason_does_not_widen_its_column(qtbot, window, tmp_path):
+    """Issue 43 cosmetics: ids measured on the first rows only were cut ("23…") further down, and a
+    long failure reason made the status column so wide that a scroll bar hid a row."""
+    from dataclasses import replace as with_
+
+    from workbench.engine.io.envfile import save_environment
+
+    env = load_environment(DEFAULT)
+    jobs = list(env.jobs)
+    jobs[-1] = with_(jobs[-1], id="23456", budget=1.0)  # cannot be afforded: a failure with its reason
+    path = tmp_path / "ids.json"
+    save_environment(with_(env, jobs=tuple(jobs)), path)
+    win = window(path)
+    win.resize(1500, 920)
+    qtbot.wait(50)
+    dock = win.jobs
+    dock.fit_columns()
+    view, metrics = dock.view, dock.view.fontMetrics()
+    assert view.columnWidth(0) >= metrics.horizontalAdvance("23456") + 6
+    status = [c.header for c in dock.model.columns].index("status")
+    reason = dock.proxy.index(dock.proxy.rowCount() - 1, status).data()
+    assert reason and reason != "placed"
+    # A reason as long as a strategy may write: cut in the cell, whole in the tooltip, no scroll bar.
+    long_reason = "no window: " + "the nodes of that level are all held by earlier jobs; " * 6
+    win.document.result.reasons["23456"] = long_reason
+    dock.model.refresh()
+    dock.fit_columns()
+    qtbot.wait(20)
+    assert view.horizontalHeader().length() <= view.viewport().width()
+    assert view.horizontalScrollBar().maximum() == 0
+    assert dock.proxy.index(dock.proxy.rowCount() - 1, status).data(Qt.ItemDataRole.ToolTipRole) == long_reason

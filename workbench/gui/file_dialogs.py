@@ -42,3 +42,15 @@ def ask_file(parent: QWidget | None, title: str, folder: str, filters: str, save
     dialog = file_dialog(parent, title, folder, filters, save, name)
     chosen = dialog.selectedFiles() if dialog.exec() else []
     return chosen[0] if chosen else ""
+
+
+TITLE_ROOM = 1.25  # a window manager's title font is often larger than the application's
+TITLE_BUTTONS = 140  # pixels for the title bar's icon and its close, maximise and minimise buttons
+
+
+def room_for_title(dialog: QWidget) -> None:
+    """Make ``dialog`` at least wide enough for its title to read whole ("Import SWF tra…" was cut)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    need = QFontMetricsF(dialog.font()).horizontalAdvance(dialog.windowTitle()) * TITLE_ROOM + TITLE_BUTTONS
+    dialog.setMinimumWidth(max(dialog.minimumWidth(), round(need)))

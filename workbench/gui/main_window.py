@@ -30,7 +30,7 @@ from workbench.gui.file_dialogs import ask_file
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.help import app_icon, help_actions
-from workbench.gui.numbers import default_unit, step_label, units_for
+from workbench.gui.numbers import default_unit, duration_ms, step_label, units_for
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.env_docks import jobs_dock, nodes_dock, tasks_dock
@@ -323,7 +323,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
                 prepared = f" (+{schedule.prepare_ms / 1000:.1f} s preparing the compiled kernels)"
             self.run_status.show_result(
                 f"{name}: {len(schedule.windows)} placed, {len(schedule.unscheduled)} failed — "
-                f"{schedule.elapsed_ms:.1f} ms{prepared}"
+                f"{duration_ms(schedule.elapsed_ms)}{prepared}"
             )
         if self.showing_snapshot is None:
             self.chart.set_data(env, schedule)

@@ -76,6 +76,30 @@ def time(t: float, unit: str = "model") -> str:
     return f"{text} {short}" if short and text not in ("—", "") else text
 
 
+def duration_ms(ms: float) -> str:
+    """How long a run took: 33.3 ms, 79.6 s, 2 min 5 s (never "79553.1 ms")."""
+    if ms < 1000:
+        return f"{ms:.1f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    minutes, seconds = divmod(round(ms / 1000), 60)
+    return f"{minutes} min {seconds} s"
+
+
+MEAN_DIGITS = 6  # significant digits of a mean: its last decimals of a 15,209,985 s mean are noise
+
+
+def mean_time(t: float, unit: str = "model") -> str:
+    """A mean time in ``unit``: ``time``'s form, to MEAN_DIGITS significant digits (15209985 s, not
+    15209985.4307; 129.086, not 129.0861), never more than DECIMALS decimals."""
+    value = in_unit(t, unit)
+    if not isinstance(value, float) or not math.isfinite(value) or value == 0:
+        return time(t, unit)
+    places = min(DECIMALS, max(0, MEAN_DIGITS - 1 - math.floor(math.log10(abs(value)))))
+    short = TIME_UNITS[unit][2]
+    return number(value, places) + (f" {short}" if short else "")
+
+
 def step_label(label: str, t: float, unit: str) -> str:
     """A simulation step's label ("t=7200: j3 arrived; …", written by the engine in model units) with its
     leading time in ``unit``."""

@@ -166,6 +166,8 @@ def environment_from_json(text: str, check_strategy: StrategyCheck | None = None
 
 def parse_json(text: str) -> Any:
     """JSON text within the loader's limits (nesting, long integer literals), or an error at ``$``."""
+    if not text.strip():  # json's own words for it are "Expecting value"
+        raise ValidationError("$", "the file is empty (or only blank): expected a JSON object")
     try:
         data = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:

@@ -53,7 +53,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("utilisation of capacity", "utilisation", "max"),
     ("utilisation of free slots", "slot_utilisation", "max"),
     ("failures", "failed", "min"),
-    ("run time (ms)", "elapsed_ms", "min"),
+    ("run time", "elapsed_ms", "min"),
 ]
 DEFAULT_CHOICE = ("FirstFit", "MinCost", "CoP")
 MIN_CHART_HEIGHT = 220  # pixels: rows and job names stay readable with many strategies
@@ -136,6 +136,7 @@ class CompareDialog(QDialog):
         self.table = QTableWidget(len(ROWS), 0)
         self.table.setVerticalHeaderLabels([label for label, _, _ in ROWS])
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)  # a starred value stays on one line
         self.tabs = QTabWidget()
         self.tabs.addTab(scroll, "Charts")
         self.tabs.addTab(self._build_diff_tab(), "Per-job differences")
@@ -421,6 +422,7 @@ class CompareDialog(QDialog):
                     item.setBackground(QBrush(QColor("#d9f2d9")))
                     item.setForeground(QBrush(QColor("#000000")))  # readable on a dark theme too
                 self.table.setItem(row, col, item)
+        self.table.resizeColumnsToContents()
 
     def set_time_unit(self, unit: str) -> None:
         """View ▸ Time unit: the charts, the difference plot and the table follow the main window."""

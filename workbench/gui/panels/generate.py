@@ -25,6 +25,7 @@ from workbench.engine.generate import PARAMETER_WORDS, PRESETS, generate
 from workbench.engine.grid.configs import CONFIGS, lublin_environment
 from workbench.engine.model import Environment
 from workbench.gui import palette
+from workbench.gui.file_dialogs import room_for_title
 from workbench.gui.numbers import number
 from workbench.gui.workers import BackgroundCall
 
@@ -49,13 +50,14 @@ class GenerateDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Generate environment")
+        room_for_title(self)
         self.preset = QComboBox()
         self.preset.addItems([*PRESETS, LUBLIN])
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.about = QLabel()
         self.about.setWordWrap(True)
-        self.setMinimumWidth(GENERATE_WIDTH)  # the title and the set-up read whole
+        self.setMinimumWidth(max(self.minimumWidth(), GENERATE_WIDTH))  # the set-up reads whole
         self.form = QFormLayout()
         self.error = QLabel()
         self.error.setStyleSheet(palette.error_style())

@@ -31,6 +31,7 @@ from workbench.engine.io.imports import import_trace
 from workbench.engine.io.trace import Selection, TraceImport, select_jobs
 from workbench.engine.model import Environment
 from workbench.gui import palette
+from workbench.gui.file_dialogs import room_for_title
 from workbench.gui.numbers import number
 
 DEFAULT_NODES = 128  # when the header names no machine size
@@ -44,6 +45,7 @@ class ImportSwfDialog(QDialog):
         super().__init__(parent)
         self.path = os.fspath(path)
         self.setWindowTitle(f"Import SWF trace: {os.path.basename(self.path)}")
+        room_for_title(self)
         self._imports: dict[tuple[int, tuple[int, int] | None, int], TraceImport] = {}
         header = self._own_machine()
         self.nodes = QSpinBox()

@@ -17,7 +17,7 @@ from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui import prepared
 from workbench.gui.bridge import DocumentBridge
-from workbench.gui.numbers import TIME_UNITS, in_unit, number, time, unit_suffix
+from workbench.gui.numbers import TIME_UNITS, duration_ms, in_unit, mean_time, number, time, unit_suffix
 
 FLOW_ROWS: list[tuple[str, str]] = [
     ("jobs placed", "placed"),
@@ -55,16 +55,20 @@ TIME_KEYS = frozenset(
     | {"start", "finish", "actual_finish", "wait", "runtime", "cpu_time", "response"}
 )
 
+MEAN_KEYS = frozenset({"mean_start", "mean_finish", "mean_wait", "mean_response", "awrt"})
+
 
 def format_metric(key: str, value: float, unit: str = "model") -> str:
     if isinstance(value, float) and math.isnan(value):
         return "—"
     if key in ("utilisation", "slot_utilisation"):
         return f"{100 * value:.1f} %"
+    if key == "elapsed_ms":
+        return duration_ms(value)
     if key in TIME_KEYS:
         if key == "total_cpu_time" and unit != "model":  # nodes × time
             return f"{number(in_unit(value, unit))} node·{TIME_UNITS[unit][2]}"
-        return time(value, unit)
+        return mean_time(value, unit) if key in MEAN_KEYS else time(value, unit)
     return number(value)
 
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.gui.file_dialogs import room_for_title
 from workbench.gui.panels import scrolling
 from workbench.gui.workers import BackgroundCall
 from workbench.lab.catalogue import all_studies
@@ -40,6 +41,7 @@ class StudyDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, folder: Path | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run a study")
+        room_for_title(self)
         self.resize(1000, 760)
         self.studies = {s.name: s for s in all_studies()}
         self.study = QComboBox()

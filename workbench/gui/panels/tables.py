@@ -34,6 +34,7 @@ SIZE_SAMPLE_ROWS = 50
 FILTER_IN_WORKER_CELLS = 100_000  # cells of a table above which its first filter reads in a worker
 MEASURED_CELLS = 3  # of a column's sampled texts, the longest few are measured (proportional fonts)
 CELL_PADDING = 1  # what QTableView adds to a cell's size hint for the grid line
+MAX_COLUMN_WIDTH = 420  # pixels a column widens to for its content at most
 
 
 class TableDock(QDockWidget):
@@ -153,7 +154,9 @@ class TableDock(QDockWidget):
         top = max(self.view.rowAt(0), 0)
         bottom = self.view.rowAt(self.view.viewport().height() - 1)
         bottom = rows - 1 if bottom < 0 else bottom
-        sample = sorted({*range(min(rows, SIZE_SAMPLE_ROWS)), *range(top, bottom + 1)})
+        # The first rows, the last (a trace's ids grow to five digits down the list: "23…") and those on screen.
+        ends = (*range(min(rows, SIZE_SAMPLE_ROWS)), *range(max(0, rows - SIZE_SAMPLE_ROWS), rows))
+        sample = sorted({*ends, *range(top, bottom + 1)})
         option = QStyleOptionViewItem()
         self.view.initViewItemOption(option)
         delegate = self.view.itemDelegate()
@@ -164,7 +167,9 @@ class TableDock(QDockWidget):
             lengths = [len(str(i.data(Qt.ItemDataRole.DisplayRole) or "")) for i in indexes]
             longest = sorted(range(len(indexes)), key=lengths.__getitem__)[-MEASURED_CELLS:]
             content = max((delegate.sizeHint(option, indexes[i]).width() for i in longest), default=0)
-            need = max(content + CELL_PADDING, header.sectionSizeHint(c))
+            # A long text (a failure's reason) is cut with "…" and read whole in its tooltip: a column
+            # as wide as it pushed the table into a horizontal scroll bar that hid a row.
+            need = max(min(content + CELL_PADDING, MAX_COLUMN_WIDTH), header.sectionSizeHint(c))
             if self._afresh or need > header.sectionSize(c):
                 header.resizeSection(c, need)
         self._afresh = False
