@@ -384,3 +384,70 @@ def test_five_digit_ids_read_whole_and_a_long_reason_does_not_widen_its_column(q
     assert view.horizontalHeader().length() <= view.viewport().width()
     assert view.horizontalScrollBar().maximum() == 0
     assert dock.proxy.index(dock.proxy.rowCount() - 1, status).data(Qt.ItemDataRole.ToolTipRole) == long_reason
+
+
+def test_the_study_dialog_says_when_the_runs_are_done_and_the_report_is_being_drawn(qtbot, monkeypatch, tmp_path):
+    """Issue 43 defect 4: the bar sat at 100 % beside "Running…" for 12 s while the report's figures
+    were drawn. The report is now a phase of its own, counted by figure."""
+    import threading
+
+    from workbench.gui.panels.study import StudyDialog
+    from workbench.lab import report, runner
+
+    seen: list[tuple[str, str, int, int]] = []
+    figure_drawn = threading.Event()
+    go_on = threading.Event()
+
+    class Run:
+        stopped, recorded, planned, failed = False, 4, 4, 0
+        folder = tmp_path
+
+    def fake_run(name, reps, workers, dask, folder, overrides, progress=None, should_stop=None):
+        for k in range(5):
+            progress(k, 4)
+        return Run()
+
+    def fake_report(folder, target=None, progress=None):
+        progress(0, 3)
+        figure_drawn.set()
+        go_on.wait(10)
+        progress(2, 3)
+        return tmp_path / "report.md"
+
+    monkeypatch.setattr(runner, "run_study", fake_run)
+    monkeypatch.setattr(report, "write_report", fake_report)
+    dialog = StudyDialog(folder=tmp_path)
+    qtbot.addWidget(dialog)
+    dialog.start()
+    qtbot.waitUntil(figure_drawn.is_set, timeout=10_000)
+    qtbot.waitUntil(lambda: "Writing the report" in dialog.status.text(), timeout=10_000)
+    seen.append((dialog.status.text(), dialog.progress.text(), dialog.progress.value(), dialog.progress.maximum()))
+    go_on.set()
+    qtbot.waitUntil(lambda: not dialog.call.busy, timeout=10_000)
+    status, bar, value, maximum = seen[0]
+    assert status == "Writing the report: figure 1 of 3…" and (value, maximum) == (0, 3)
+    assert "report" in bar and "100" not in bar
+    assert "Report:" in dialog.status.text()
+
+
+def test_the_previous_result_badge_only_over_a_picture_and_the_bar_counts_a_compile(qtbot, window):
+    """Issue 43 defect 4: an empty chart carried a "previous result" badge and the status bar said
+    the chart showed it; and a first run's compile sat at 0 %."""
+    from workbench.session import edits
+
+    win = window(DEFAULT)
+    win.strategy.auto.setChecked(False)
+    first = win.document.env.jobs[0].id
+    win.document.apply(edits.delete_job(first))  # some windows stay: a previous result is pictured
+    assert win.state.stale and win.chart.shown_windows
+    assert not win.chart.stale_note.isHidden() and "previous result" in win.run_status.text()
+    for job in list(win.document.env.jobs):
+        win.document.apply(edits.delete_job(job.id))
+    assert win.state.stale and not win.chart.shown_windows
+    assert win.chart.stale_note.isHidden() and "previous result" not in win.run_status.text()
+    # A compile: the bar counts kernels, then the run's own progress takes over.
+    status = win.run_status
+    status.show_compiling(1, 7)
+    assert status.bar.text() == "kernel 2 of 7"
+    status._on_progress_changed(50, 100)
+    assert status.bar.text() == "50%"

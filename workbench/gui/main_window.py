@@ -89,7 +89,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.tabifyDockWidget(self.findChild(QDockWidget, "metrics"), self.findChild(QDockWidget, "cycles"))
         self.tabifyDockWidget(self.findChild(QDockWidget, "cycles"), self.findChild(QDockWidget, "why here?"))
         self.findChild(QDockWidget, "metrics").raise_()
-        self.run_status = RunStatus(self.runner, self.bridge)
+        self.run_status = RunStatus(self.runner, self.bridge, lambda: bool(self.chart.shown_windows))
         self.statusBar().addPermanentWidget(self.run_status)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
@@ -110,6 +110,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         # The kernels' compile (a machine's first run), in the status bar; both go with the window.
         self.kernel_status = KernelStatus(self)
         self.kernel_status.changed.connect(self.statusBar().showMessage)
+        self.kernel_status.compiling.connect(self.run_status.show_compiling)
         self._syncing_table = False
         self._display_units: dict[str, str] = {}  # View ▸ Time unit per file, for this session
         self._build_actions()
@@ -284,7 +285,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.bridge.selection_changed.connect(self.why.show_job)
         self.bridge.selection_changed.connect(self._select_in_table)
         self.bridge.selection_changed.connect(self.chart.reveal_job)  # off-screen: brought into view
-        self.bridge.status_changed.connect(lambda _: self.chart.set_stale(self.state.stale))
+        self.bridge.status_changed.connect(lambda _: self._show_staleness())
         why_dock = self.findChild(QDockWidget, "why here?")
         why_dock.visibilityChanged.connect(self.why.set_on_screen)  # a tab behind another is not on screen
         self.cycles.snapshot_shown.connect(self._on_snapshot_shown)
@@ -395,6 +396,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
             w for w in self.chart.shown_windows if w.job in env.job_index and all(n in env.node_index for n in w.nodes)
         ]
         self.chart.set_data(env, None, windows=kept if self.state.shown is not None else [])
+        self._show_staleness()  # with the windows now on the chart
         if self.state.shown is None:
             self.metrics.show_schedule(env, None)
         self.refresh_tables()
@@ -403,6 +405,11 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
             self.runner.request()
         if self.document.modified:
             self.autosave_timer.start()
+
+    def _show_staleness(self) -> None:
+        """The "previous result" badge and line, only over a picture that is really there."""
+        self.chart.set_stale(self.state.stale and bool(self.chart.shown_windows))
+        self.run_status.refresh()
 
     def refresh_tables(self) -> None:
         for dock in (self.nodes, self.tasks, self.jobs):

@@ -111,6 +111,7 @@ class KernelStatus(QObject):
     GUI thread whichever thread prepares): only when they are compiled, which a machine does once."""
 
     changed = Signal(str, int)  # the line, how long to show it (ms; 0: until replaced)
+    compiling = Signal(int, int)  # kernels made ready, of how many (a compile: the run's bar shows it)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -125,7 +126,9 @@ class KernelStatus(QObject):
             return
         if event.finished:
             self.changed.emit(f"Compiled kernels ready ({event.seconds:.0f} s, once per install)", 8000)
+            self.compiling.emit(event.total, event.total)
         else:
+            self.compiling.emit(event.done, event.total)
             self.changed.emit(
                 f"Preparing the compiled kernels, once per install: {event.name} "
                 f"({event.done + 1} of {event.total})…",

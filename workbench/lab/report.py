@@ -107,8 +107,11 @@ def lookup(table: Mapping[tuple[str, tuple[tuple[str, Any], ...], str], Cell]) -
     return mean
 
 
-def write_report(folder: Path, target: Path | None = None) -> Path:
-    """Write report.md, report.html and the figures into ``target`` (default: the run folder)."""
+def write_report(
+    folder: Path, target: Path | None = None, progress: Callable[[int, int], None] | None = None
+) -> Path:
+    """Write report.md, report.html and the figures into ``target`` (default: the run folder);
+    ``progress(done, total)`` after each figure (a study's figures take seconds)."""
     folder = Path(folder)
     with Database(folder, "", create=False) as db:
         rows = list(db.rows())
@@ -118,7 +121,13 @@ def write_report(folder: Path, target: Path | None = None) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     table = cells(rows)
     failed = [r for r in rows if r.status != "ok"]
-    figures = [_figure(study, table, spec[0], spec[1], target, *spec[2:]) for spec in study.figures]
+    figures = []
+    for k, spec in enumerate(study.figures):
+        if progress is not None:
+            progress(k, len(study.figures) + 1)
+        figures.append(_figure(study, table, spec[0], spec[1], target, *spec[2:]))
+    if progress is not None:
+        progress(len(study.figures), len(study.figures) + 1)
     md = _markdown(study, rows, table, failed, [f for f in figures if f], definitions)
     write_text_atomic(md, target / "report.md")
     write_text_atomic(_html(study, md), target / "report.html")

@@ -8,6 +8,8 @@ state's status, ``session/state.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
@@ -19,8 +21,12 @@ SHOW_AFTER_MS = 500
 
 
 class RunStatus(QWidget):
-    def __init__(self, runner: LiveRunner, bridge: DocumentBridge) -> None:
+    """``pictured()``: is some of the previous result really on the chart? Only then does the line
+    say that the chart shows it (an edit may leave none of its windows standing)."""
+
+    def __init__(self, runner: LiveRunner, bridge: DocumentBridge, pictured: Callable[[], bool] = lambda: True) -> None:
         super().__init__()
+        self.pictured = pictured
         self.runner = runner
         self.document = bridge.document
         self.state = bridge.state
@@ -59,7 +65,7 @@ class RunStatus(QWidget):
         return self.document.env.strategy.name
 
     def _on_status_changed(self, status: str) -> None:
-        previous = " — the chart shows the previous result" if self.state.stale else ""
+        previous = " — the chart shows the previous result" if self.state.stale and self.pictured() else ""
         if status == RUNNING:
             self.label.setText(f"running {self.name()}…{previous}")
         elif status == STALE and previous:
@@ -71,10 +77,26 @@ class RunStatus(QWidget):
         self.bar.setRange(0, 0)  # busy until the first report
         self.reveal.start()
 
+    def refresh(self) -> None:
+        """Say again what the status is (the chart's picture may have changed under it)."""
+        self._on_status_changed(self.state.status)
+
     def _on_progress_changed(self, done: int, total: int) -> None:
         if total > 0:
+            self.bar.setFormat("%p%")
             self.bar.setRange(0, total)
             self.bar.setValue(min(done, total))
+
+    def show_compiling(self, done: int, total: int) -> None:
+        """A machine's first run compiles its kernels first (tens of seconds): the bar counts them
+        ("kernel 2 of 7") rather than sitting at 0 % of the run."""
+        if total <= 0 or done >= total:
+            self.bar.setFormat("%p%")
+            self.bar.setRange(0, 0)  # the run itself reports next
+            return
+        self.bar.setFormat("kernel %v of %m")
+        self.bar.setRange(0, total)
+        self.bar.setValue(done + 1)
 
     def _show_progress(self) -> None:
         if self.runner.busy:
@@ -88,7 +110,7 @@ class RunStatus(QWidget):
 
     def _on_run_stopped(self) -> None:
         self._hide_progress()
-        if self.state.shown is not None:
+        if self.state.shown is not None and self.pictured():
             self.label.setText(f"{self.name()}: cancelled — the chart shows the previous result")
         else:
             self.label.setText(f"{self.name()}: cancelled — no result yet; Run (F5) to start again")

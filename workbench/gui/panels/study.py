@@ -37,6 +37,7 @@ from workbench.lab.catalogue import all_studies
 
 class StudyDialog(QDialog):
     progressed = Signal(int, int)  # runs recorded, runs planned (from the worker thread)
+    reporting = Signal(int, int)  # figures drawn, of how many (the report after the runs)
 
     def __init__(self, parent: QWidget | None = None, folder: Path | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +91,7 @@ class StudyDialog(QDialog):
         self.call = BackgroundCall()
         self.call.finished.connect(self._on_finished)
         self.progressed.connect(self._on_progress)
+        self.reporting.connect(self._on_reporting)
         self.report: Path | None = None
         self._show_running(False)
         self._on_study()
@@ -127,7 +129,9 @@ class StudyDialog(QDialog):
 
         def work(stop: Any) -> tuple[Any, Path | None]:
             result = run_study(name, reps, workers, None, folder, None, progress=self.progressed.emit, should_stop=stop)
-            return result, (None if result.stopped else write_report(folder))
+            if result.stopped:
+                return result, None
+            return result, write_report(folder, progress=self.reporting.emit)
 
         self.call.start(work)
 
@@ -140,8 +144,18 @@ class StudyDialog(QDialog):
         self.status.setText("Cancelled. What finished is kept in the run folder; Start resumes it.")
 
     def _on_progress(self, done: int, total: int) -> None:
+        self.progress.setFormat("runs: %p%")
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
+
+    def _on_reporting(self, done: int, total: int) -> None:
+        """The runs are done; the report's figures take seconds more: say so, and count them (the
+        bar sat at 100 % beside "Running…" for 12 s)."""
+        if self.call.busy:
+            self.status.setText(f"Writing the report: figure {min(done + 1, total)} of {total}…")
+            self.progress.setFormat("report: %v of %m")
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
 
     def _on_finished(self, ticket: int, result: Any, error: Any) -> None:
         if ticket != self.call.ticket:
