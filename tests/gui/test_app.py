@@ -218,9 +218,19 @@ def test_a_step_early_in_a_run_without_a_horizon_keeps_the_results_frame(qtbot, 
     assert win.document.env.time.horizon is None
     live = win.chart.view.viewRange()[0]
     assert live[1] - live[0] > 1000
+    win.cycles.navigation.follow.setChecked(False)
     assert win.cycles.step() and not win.chart.snapshot.windows
     shown = win.chart.view.viewRange()[0]
     assert shown == pytest.approx(live)
+    win.cycles.reset()
+    assert win.chart.view.viewRange()[0] == pytest.approx(live)
+    # Following "now" (issue 43): a window about 100 jobs' share of the run wide, not the first time
+    # unit either; |◀ Reset gives the live view back.
+    win.cycles.navigation.follow.setChecked(True)
+    assert win.cycles.step()
+    (x0, x1), _ = win.chart.view.viewRange()
+    assert x0 < win.chart.snapshot.time < x1 and x1 - x0 == pytest.approx(win.chart.follow_width())
+    assert x1 - x0 > 1000
     win.cycles.reset()
     assert win.chart.view.viewRange()[0] == pytest.approx(live)
 

@@ -181,6 +181,7 @@ def test_jobs_table_columns_widen_for_a_new_result_and_a_new_document(qtbot):
     from workbench.session import edits
 
     win = trace_window(qtbot, trace_scale(shift=0.0))  # times of a few thousand seconds
+    win.set_time_unit("seconds")  # (a trace opens in hours or days: seconds are the longest texts)
     _flush_events(qtbot)
     dock = win.jobs
     headers = [c.header for c in dock.model.columns]

@@ -30,7 +30,7 @@ from workbench.gui.file_dialogs import ask_file
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.help import app_icon, help_actions
-from workbench.gui.numbers import default_unit, duration_ms, step_label, units_for
+from workbench.gui.numbers import default_unit, duration_ms, units_for
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.env_docks import jobs_dock, nodes_dock, tasks_dock
@@ -43,6 +43,7 @@ from workbench.gui.panels.why import WhyPanel
 from workbench.gui.plugin_menu import PluginMenu
 from workbench.gui.window_files import WindowFiles
 from workbench.gui.window_layout import WindowLayout
+from workbench.gui.window_timeline import WindowTimeline
 from workbench.gui.workers import BackgroundCall, KernelStatus, LiveRunner, share_the_gil, stop_all_calls
 from workbench.session import edits
 from workbench.session.document import Document, empty_environment
@@ -51,7 +52,7 @@ from workbench.session.state import find_job
 AUTOSAVE_DELAY_MS = 2000
 
 
-class MainWindow(WindowLayout, Exports, WindowFiles):
+class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
     def __init__(self, env: Environment | None = None, path: Path | None = None, quiet: bool = False) -> None:
         super().__init__()
         share_the_gil()
@@ -68,10 +69,10 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.runner.stopped.connect(self.state.run_stopped)
         self.settings = QSettings("SlotWorkbench", "Slot Workbench")
         self.chart = GanttChart(self)
-        self.setCentralWidget(self.chart)
         self.strategy = StrategyPanel(self.document)
         self.metrics = MetricsPanel(self.bridge)
         self.cycles = CyclesPanel(self.document)
+        self._build_timeline()  # the chart over the overview strip, Cycles mode's steps on it
         self.nodes = nodes_dock(self.document)
         self.tasks = tasks_dock(self.document)
         self.showing_snapshot: Snapshot | None = None
@@ -268,6 +269,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
 
     def _connect(self) -> None:
         self.bridge.replaced.connect(self._units_of_document)
+        self.bridge.replaced.connect(lambda _env: self.overview.set_overview(None))
         for dock in (self.jobs, self.nodes, self.tasks):
             self.bridge.replaced.connect(lambda _env, d=dock: d.begin_document())
         self.bridge.environment_changed.connect(self._on_environment_changed)
@@ -288,8 +290,6 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         self.bridge.status_changed.connect(lambda _: self._show_staleness())
         why_dock = self.findChild(QDockWidget, "why here?")
         why_dock.visibilityChanged.connect(self.why.set_on_screen)  # a tab behind another is not on screen
-        self.cycles.snapshot_shown.connect(self._on_snapshot_shown)
-        self.cycles.live_requested.connect(self._on_live_requested)
         self.why.ghosts_changed.connect(self.chart.set_ghosts)
 
     # ------------------------------------------------------------ runs
@@ -329,6 +329,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         if self.showing_snapshot is None:
             self.chart.set_data(env, schedule)
             self.metrics.show_schedule(env, schedule)
+        self.show_overview(schedule)
         # The reset measures the Jobs table's columns again (in a later turn of the event loop, so the
         # window answers between drawing the result and measuring), widening the result columns to it.
         # A picture drawn a layer at a time comes first: the table follows once it is whole, so its
@@ -350,6 +351,7 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         if unit not in units_for(self.document.env.time.unit):
             return
         self.chart.set_time_unit(unit)
+        self.overview.set_time_unit(unit)
         for dock in (self.jobs, self.nodes, self.tasks):
             dock.model.set_time_unit(unit)
         self.metrics.set_time_unit(unit)
@@ -374,7 +376,10 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
                 else "This document's time is in seconds (a trace or a workload model)"
             )
         kept = self._display_units.get(str(self.document.path)) if self.document.path is not None else None
-        self.set_time_unit(kept if kept in offered else default_unit(env.time.unit))
+        # The run's likely span, before any result: from the start to the last arrival plus a long job.
+        span = max((j.arrival for j in env.jobs), default=env.time.start) - env.time.start
+        span += max((j.volume / j.min_performance for j in env.jobs), default=0.0)
+        self.set_time_unit(kept if kept in offered else default_unit(env.time.unit, span))
 
     def _set_cursor(self, on: bool) -> None:
         self.chart.show_cursor = on
@@ -516,32 +521,6 @@ class MainWindow(WindowLayout, Exports, WindowFiles):
         else:
             self.statusBar().showMessage(f"Found {job_id}", 5000)
         return job_id
-
-    # ------------------------------------------------------------ cycles
-
-    def shown_schedule(self) -> Schedule | None:
-        """The schedule on screen: the step shown in Cycles mode, else the live result."""
-        return self.showing_snapshot.schedule if self.showing_snapshot else self.document.result
-
-    def _on_snapshot_shown(self, snapshot: Snapshot) -> None:
-        self.showing_snapshot = snapshot
-        self.chart.set_snapshot(self.document.env, snapshot)
-        self.metrics.show_schedule(self.document.env, snapshot.schedule)
-        self.jobs.model.refresh()
-        label = step_label(snapshot.label, snapshot.time, self.chart.time_unit)
-        self.statusBar().showMessage(f"Showing step {snapshot.step}: {label}")
-        self.run_status.show_step(
-            f"Cycles, step {snapshot.step}: {len(snapshot.schedule.windows)} placed so far — "
-            "|◀ Reset shows the live result"
-        )
-
-    def _on_live_requested(self) -> None:
-        self.showing_snapshot = None
-        self.chart.set_data(self.document.env, self.document.result)
-        self.metrics.show_schedule(self.document.env, self.document.result)
-        self.jobs.model.refresh()
-        self.statusBar().clearMessage()  # "Showing step …" is no longer true
-        self.run_status.show_step(None)
 
     # ------------------------------------------------------------ files
 

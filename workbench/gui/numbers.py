@@ -46,8 +46,15 @@ def units_for(base: str) -> tuple[str, ...]:
     return ("seconds", "minutes", "hours", "days") if base == "seconds" else ("model",)
 
 
-def default_unit(base: str) -> str:
-    return "seconds" if base == "seconds" else "model"
+def default_unit(base: str, span: float = 0.0) -> str:
+    """The unit a document opens in: model units as they are; seconds in the largest unit of which
+    the run spans at least two (a year of a trace in days, not 30,000,000 s)."""
+    if base != "seconds":
+        return "model"
+    for unit in ("days", "hours", "minutes"):
+        if span >= 2 * TIME_UNITS[unit][1]:
+            return unit
+    return "seconds"
 
 
 def time_label(unit: str) -> str:

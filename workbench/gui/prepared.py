@@ -5,8 +5,9 @@ windows (the chart draws them faintly), the windows' parts and the picture's rig
 edge (0.15 s of the GUI thread's time at 28,000 jobs; the released tails that later windows
 cover whole are left out, as they change no pixel), each window's colour under Colour by ▸
 Job (0.1 s more while the worker runs Python beside it), and the flow and per-job measures
-(the Metrics panel). The GUI thread looks them up by the schedule object; anything
-not prepared (a step in Cycles mode, say) is computed on the spot as before.
+(the Metrics panel) and the run's overview (the strip under the chart). The GUI thread looks
+them up by the schedule object; anything not prepared (a step in Cycles mode, say) is computed on
+the spot as before.
 No Qt objects here.
 """
 
@@ -21,6 +22,7 @@ from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
+from workbench.engine.timeline import Overview, overview
 from workbench.gui.gantt.geometry import Parts, paint_order, uncovered_tails, visible_end, window_parts
 from workbench.gui.palette import job_groups
 
@@ -38,6 +40,7 @@ class Prepared:
     parts: Parts  # the windows' parts, on rows in the environment's node order, by colour (``by_colour``)
     visible_end: float  # the right edge of the picture
     by_job: np.ndarray  # each window's palette entry under Colour by ▸ Job (``palette.job_groups``)
+    overview: Overview  # the whole run's busy share and queue (the overview strip)
 
 
 _lock = threading.Lock()
@@ -60,6 +63,7 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
         by_colour(uncovered_tails(window_parts(env, schedule.windows, ends, None)), by_job),
         visible_end(env, schedule.windows),
         by_job,
+        overview(env, schedule),
     )
     with _lock:
         _kept.append(done)

@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 
 VIEW_MARGIN = 0.25  # how far past the schedule, as a share of its span, the view may go
+FOLLOW_JOBS = 100  # Cycles mode's first view around "now" spans about this many jobs' share of the run
+FOLLOW_AT = 0.25  # "now" stands this far into the followed view: most of it shows what is planned
 
 
 class ChartNavigation:
@@ -41,6 +43,31 @@ class ChartNavigation:
             yMax=max(self.rows.count, 1) + 0.5,
             maxYRange=max(self.rows.count, 1) + 1.0,
         )
+
+    def follow(self, t: float, width: float | None = None) -> float:
+        """Keep time ``t`` ("now" in Cycles mode) in view, a quarter in from the left, at the view's
+        width (the user widens it by zooming out) or ``width``; the width used. A run of a few jobs
+        is shown whole and stays still. (Fitted to a year of a trace, "now" was a sliver.)"""
+        if self.env is None:
+            return 0.0
+        start, end = self.env.time.start, self._end
+        whole = max(end - start, 1e-9)
+        if width is None:
+            (x0, x1), _ = self.view.viewRange()
+            width = x1 - x0
+        jobs = max(len(self.env.jobs), 1)
+        if jobs <= FOLLOW_JOBS:
+            return whole  # a paper's example: the whole run is the view
+        width = min(width, whole * (1 + 2 * VIEW_MARGIN))
+        self.view.setXRange(t - FOLLOW_AT * width, t + (1 - FOLLOW_AT) * width, padding=0)
+        return width
+
+    def follow_width(self) -> float:
+        """The width a followed view starts at: about FOLLOW_JOBS jobs' share of the run."""
+        if self.env is None:
+            return 0.0
+        whole = max(self._end - self.env.time.start, 1e-9)
+        return whole * min(1.0, FOLLOW_JOBS / max(len(self.env.jobs), 1))
 
     def job_extent(self, job_id: str) -> tuple[float, float, float, float] | None:
         """The job's window on the chart: (start, end, first row, last row + 1), or None when not drawn."""

@@ -11,34 +11,35 @@ computed so far.
 from __future__ import annotations
 
 import bisect
-import html
 import math
+from collections.abc import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QSlider,
-    QSpinBox,
     QStyle,
     QVBoxLayout,
     QWidget,
 )
 
-from workbench.engine import registry
-from workbench.engine.errors import WorkbenchError
+from workbench.engine import registry, timeline
+from workbench.engine.errors import Cancelled, WorkbenchError
 from workbench.engine.simulate import Simulator, Snapshot
 from workbench.gui.gantt.parts import CountAxis, NumberAxis
 from workbench.gui.numbers import TIME_UNITS, number, step_label, time, time_label
+from workbench.gui.panels.cycles_parts import PRESS_STEP, CyclesPlot, StepInfo, first_ids, last_finite
+from workbench.gui.panels.time_navigation import TimeNavigation
 from workbench.gui.workers import BackgroundCall, Token
 from workbench.session.document import Document
 
 QUEUE_COLOUR = "#0072B2"
 UTIL_COLOUR = "#D55E00"
 TICKS = 1000  # the slider's positions over the run's time
+SPEEDS = (1, 2, 4, 8, 16)  # Play's steps per second; and "fastest"
 MARKED_STEPS = 60  # up to this many steps the plot marks each one
 PLOT_MIN_HEIGHT = 120  # below it the two axes' labels crowd the curves out
 
@@ -62,19 +63,24 @@ class CyclesPanel(QWidget):
         self.play_button = QPushButton("Play")
         self.play_button.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
         self.play_button.setCheckable(True)
-        self.speed = QSpinBox()
-        self.speed.setRange(1, 50)
-        self.speed.setValue(4)
-        self.speed.setSuffix("/s")
-        self.speed.setToolTip("Play's speed: steps per second")
+        # Fixed speeds, not a number box: one accepted 50/s, which a trace's steps cannot be drawn at,
+        # and typing 100 into it gave 10/s.
+        self.speed = QComboBox()
+        for per_second in SPEEDS:
+            self.speed.addItem(f"{per_second}/s", per_second)
+        self.speed.addItem("fastest", 0)
+        self.speed.setCurrentIndex(SPEEDS.index(4))
+        self.speed.setToolTip("Play's speed: steps per second (fastest: the next step as soon as one is drawn)")
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, 0)
         self.slider.setToolTip("The run's time: drag back to a step already computed")
         self.span: tuple[float, float] | None = None  # the slider's time frame (``_frame``)
         self._steps: tuple[list[float], list[int], list[float]] = ([], [], [])  # ``_history``
         self._plotted = 0  # steps the curves hold
-        self.info = _Info(PRESS_STEP)
-        self.plot = _Plot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": CountAxis("left")})
+        self.info = StepInfo(PRESS_STEP)
+        self.navigation = TimeNavigation()
+        self.selected_job: Callable[[], str | None] = lambda: None  # the window's selection (set by it)
+        self.plot = CyclesPlot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": CountAxis("left")})
         self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
@@ -109,10 +115,12 @@ class CyclesPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
         layout.addLayout(controls)
+        layout.addWidget(self.navigation)
         layout.addWidget(self.info)
         layout.addWidget(self.plot, 1)
         self.computing = BackgroundCall()  # the next snapshot, computed off the GUI thread
         self.computing.finished.connect(self._on_computed)
+        self.computing.progress.connect(self._on_steps_computed)
         self.step_progress.connect(self._on_step_progress)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._on_tick)
@@ -120,10 +128,14 @@ class CyclesPanel(QWidget):
         self.back_button.clicked.connect(self.step_back)
         self.step_button.clicked.connect(self.request_step)
         self.play_button.toggled.connect(self._on_play_toggled)
-        self.speed.valueChanged.connect(lambda v: self.timer.setInterval(int(1000 / v)))
+        self.speed.currentIndexChanged.connect(lambda _: self.timer.setInterval(self.play_interval()))
         self.slider.valueChanged.connect(self._on_slider)
         self.slider.actionTriggered.connect(self._on_slider_action)
         self.slider.sliderReleased.connect(self._on_slider_released)
+        self.navigation.go_to.connect(self.go_to)
+        self.navigation.job_event.connect(self.job_event)
+        self.navigation.jump.connect(self.jump)
+        self.navigation.refused.connect(lambda text: self.info.set_lines([f"⚠ {text}"]))
         self._update_controls()
 
     # ------------------------------------------------------------ actions
@@ -226,14 +238,21 @@ class CyclesPanel(QWidget):
             return
         wanted, snap = answer
         if snap is None:
+            if self.sim.snapshots and self.position < len(self.sim.snapshots) - 1:
+                self._show(len(self.sim.snapshots) - 1)  # a jump past the run's end: its last step
             self._at_end()
-        elif self.position < wanted:
+        elif self.position != wanted:
             self._show(wanted)
 
     def _on_step_progress(self, done: int, total: int) -> None:
         if self.computing.busy and self.sim is not None and total > 0:
             step = len(self.sim.snapshots)
             self.info.set_lines([f"computing step {step}… {100 * done // total} %", "Reset cancels it"])
+
+    def _on_steps_computed(self, done: int, _total: int) -> None:
+        """A go-to computing its way: how many steps so far (its end is not known before)."""
+        if self.computing.busy:
+            self.info.set_lines([f"computing the steps: {number(done)} so far…", "Reset cancels it"])
 
     def step_back(self) -> None:
         self.play_button.setChecked(False)  # going back pauses, as in a media player
@@ -264,11 +283,98 @@ class CyclesPanel(QWidget):
         event = event if sep and head.startswith("t=") else label  # the time is in the first line already
         at = f"step {snap.step}{of} — t = {time(snap.time, self.time_unit)}"
         counts = f"placed {len(snap.windows)} (started {started}), failed {len(snap.failed)}"
-        queue = f"queue ({number(len(snap.queue))}): {_first_ids(snap.queue)}"
-        batch = [f"batch ({number(len(snap.batch))}): {_first_ids(snap.batch)}"] if snap.batch else []
+        queue = f"queue ({number(len(snap.queue))}): {first_ids(snap.queue)}"
+        batch = [f"batch ({number(len(snap.batch))}): {first_ids(snap.batch)}"] if snap.batch else []
         named = event.startswith(f"cycle {snap.cycle}")  # ("cycle 0: CoP planned …" names it)
         shown = [f"{at}{'' if named else cycle}: {event}", f"{counts}; {queue}"]
         self.info.set_lines(shown, [f"{at}{seconds}{cycle}", event, counts, queue, *batch])
+
+    # ------------------------------------------------------------ going to a time, a step, an event
+
+    def go_to(self, kind: str, value: float) -> None:
+        """Show step ``value`` (kind "step") or the first step at or after time ``value`` (kind
+        "time"), computing the steps up to it in a worker when they are new."""
+        if kind == "step":
+            n = int(value)
+            self.advance_to(lambda k, snap: snap.step >= n, f"step {n}")  # as the panel numbers them
+        else:
+            tol = 1e-9 * (1.0 + abs(value))
+            self.advance_to(lambda k, snap: snap.time >= value - tol, f"t = {time(value, self.time_unit)}")
+
+    def job_event(self, forward: bool) -> None:
+        """The selected job's next (or previous) event: it arrived, started, ended."""
+        job, result = self.selected_job(), self.document.result
+        if job is None or result is None:
+            self.info.set_lines(["Select a job first (chart or Jobs table); its events come from the live result."])
+            return
+        now = self._now()
+        t = timeline.job_event_after(self.document.env, result, job, now, forward)
+        if t is None:
+            which = "later" if forward else "earlier"
+            self.info.set_lines([f"{job} has no {which} event than t = {time(now, self.time_unit)}"])
+            return
+        self.go_to("time", t)
+
+    def jump(self, kind: str) -> None:
+        """Go to the next arrival, completion, or start of the job at the head of the queue."""
+        result = self.document.result
+        if result is None:
+            self.info.set_lines(["The jumps read the live result: Run (F5) first."])
+            return
+        snap = self.sim.snapshots[self.position] if self.sim is not None and self.position >= 0 else None
+        head = snap.hold[0] if snap is not None and snap.hold else (snap.queue[0] if snap and snap.queue else None)
+        if kind == "head" and head is None:
+            self.info.set_lines(["No job waits at this step: no blocked head to go to."])
+            return
+        t = timeline.next_time(self.document.env, result, kind, self._now(), head)
+        if t is None:
+            what = timeline.JUMPS[kind].removeprefix("the ")
+            self.info.set_lines([f"No {what} after t = {time(self._now(), self.time_unit)}"])
+            return
+        self.go_to("time", t)
+
+    def _now(self) -> float:
+        if self.sim is None or self.position < 0:
+            return self.document.env.time.start - 1.0  # before the run: its first event is next
+        return self.sim.snapshots[self.position].time
+
+    def advance_to(self, reached: Callable[[int, Snapshot], bool], what: str) -> None:
+        """Show the first step that ``reached(index, snapshot)`` accepts: at once if it is computed
+        (backwards too), else after computing steps up to it in a worker (progress in the panel,
+        Reset cancels; the window never waits). At the run's end, its last step."""
+        if self.computing.busy:
+            return
+        self.play_button.setChecked(False)
+        if self.sim is None and not self._start_simulation():
+            return
+        sim = self.sim
+        assert sim is not None
+        for k, snap in enumerate(sim.snapshots):
+            if reached(k, snap):
+                self._show(k)
+                return
+        if sim.done:
+            self._show(len(sim.snapshots) - 1)
+            self.info.set_lines([f"The run ends before {what}: its last step is shown.", *self.info.shown[:1]])
+            return
+        self.info.set_lines([f"computing the steps to {what}…", "Reset cancels it"])
+        self.step_button.setEnabled(False)
+
+        def compute(token: Token) -> tuple[int, Snapshot | None]:
+            sim.recorder.should_stop = token
+            sim.recorder.progress = None  # the steps counted here, not each step's own progress
+            while True:
+                if token():
+                    raise Cancelled()
+                snap = sim.step()
+                k = len(sim.snapshots) - 1
+                if snap is None:
+                    return k, None
+                token.report(k, k + 1)
+                if reached(k, snap):
+                    return k, snap
+
+        self.computing.start(compute)
 
     # ------------------------------------------------------------ the timeline
 
@@ -278,7 +384,7 @@ class CyclesPanel(QWidget):
         sim = self.sim
         if sim is None or not sim.snapshots:
             return None
-        first, last = sim.snapshots[0].time, _last_finite(sim.snapshots)
+        first, last = sim.snapshots[0].time, last_finite(sim.snapshots)
         if sim.done:
             end = last
             if not math.isfinite(sim.snapshots[-1].time):  # an endless run: to its last window's end
@@ -320,7 +426,7 @@ class CyclesPanel(QWidget):
         queue from 0. An endless run's last step (t = inf) is drawn at its frame's end, its last window's."""
         assert self.sim is not None
         times, queue, busy = self._history()
-        last = self.span[1] if self.span is not None else _last_finite(self.sim.snapshots)
+        last = self.span[1] if self.span is not None else last_finite(self.sim.snapshots)
         drawn = [t if math.isfinite(t) else last for t in times]
         self.now_line.setValue(drawn[self.position])
         self.now_line.setVisible(True)
@@ -355,8 +461,9 @@ class CyclesPanel(QWidget):
         return self._steps
 
     def set_time_unit(self, unit: str) -> None:
-        """View ▸ Time unit: the plot's time axis and the step's time."""
+        """View ▸ Time unit: the plot's time axis, the step's time and what Go to reads."""
         self.time_unit = unit
+        self.navigation.unit = unit
         self.plot.getPlotItem().getAxis("bottom").setScale(1.0 / TIME_UNITS[unit][1])
         self.plot.setLabel("bottom", time_label(unit))
         if self.sim is not None and 0 <= self.position < len(self.sim.snapshots) and not self.computing.busy:
@@ -413,9 +520,14 @@ class CyclesPanel(QWidget):
         self.play_button.setText("Pause" if playing else "Play")
         self.play_button.setIcon(self.style().standardIcon(icon))
         if playing:
-            self.timer.start(int(1000 / self.speed.value()))
+            self.timer.start(self.play_interval())
         else:
             self.timer.stop()
+
+    def play_interval(self) -> int:
+        """Milliseconds between Play's steps (0: fastest; a step being computed is waited for)."""
+        per_second = int(self.speed.currentData())
+        return 0 if per_second <= 0 else round(1000 / per_second)
 
     def _on_tick(self) -> None:
         self.request_step()
@@ -424,76 +536,3 @@ class CyclesPanel(QWidget):
         """An edit makes the history stale: start again on the next Step."""
         if self.sim is not None:
             self.reset()
-
-
-def _last_finite(snapshots: list[Snapshot]) -> float:
-    """The latest finite time of the steps (an endless run ends at t = inf)."""
-    for snap in reversed(snapshots):
-        if math.isfinite(snap.time):
-            return snap.time
-    return 0.0
-
-
-SHOWN_IDS = 20  # a saturated queue holds thousands of jobs: a label lists the first few
-PRESS_STEP = "Press Step to start a simulation of the current strategy."
-
-
-def _first_ids(ids: tuple[str, ...]) -> str:
-    """The first ``SHOWN_IDS`` ids and how many more (— for none)."""
-    if not ids:
-        return "—"
-    more = len(ids) - SHOWN_IDS
-    return ", ".join(ids[:SHOWN_IDS]) + (f" … and {number(more)} more" if more > 0 else "")
-
-
-class _Plot(pg.PlotWidget):
-    """The Cycles plot, asking for no more height than its minimum: the dock scrolls the panel, and
-    pyqtgraph's own hint (480 px) made the panel twice the dock's height, the time axis far below."""
-
-    def sizeHint(self) -> QSize:
-        return QSize(super().sizeHint().width(), self.minimumHeight())
-
-
-class _Info(QLabel):
-    """The step's description: a few lines, each cut to the width with an ellipsis (the first in
-    bold), so that the panel keeps its height; every line, and more, in the tooltip."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.setTextFormat(Qt.TextFormat.RichText)
-        self.shown: list[str] = []
-        self.every: list[str] = []
-        self.set_lines([text])
-
-    def set_lines(self, shown: list[str], every: list[str] | None = None) -> None:
-        """Show the lines ``shown``; the tooltip, and ``full_text``, hold ``every`` line (the shown ones
-        if None)."""
-        self.shown = shown
-        self.every = shown if every is None else every
-        self.setToolTip("\n".join(self.every))
-        self._fit()
-
-    def full_text(self) -> str:
-        return "\n".join(self.every)
-
-    def sizeHint(self) -> QSize:
-        return QSize(200, self.fontMetrics().lineSpacing() * 2 + 2)
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(50, self.sizeHint().height())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit()
-
-    def _fit(self) -> None:
-        width = max(self.width() - 2, 40)
-        metrics = self.fontMetrics()
-        bold = self.font()
-        bold.setBold(True)
-        lines = []
-        for i, line in enumerate(self.shown[:2]):
-            fm = QFontMetrics(bold) if i == 0 else metrics
-            text = html.escape(fm.elidedText(line, Qt.TextElideMode.ElideRight, width))
-            lines.append(f"<b>{text}</b>" if i == 0 else text)
-        super().setText("<br>".join(lines))

@@ -1,0 +1,72 @@
+"""The run's timeline (engine/timeline.py): the overview's step functions against a count made job
+by job, and the jumps of time navigation against their definitions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from workbench.engine import registry
+from workbench.engine.files import load_environment
+from workbench.engine.generate import generate
+from workbench.engine.timeline import job_event_after, job_events, next_time, overview
+
+DEFAULT = Path(__file__).resolve().parents[2] / "sample_envs" / "default.json"
+
+
+def _state_at(env, schedule, t):
+    """Busy share and queue length at time t, counted job by job (after every change at t)."""
+    ends = schedule.actual_ends
+    busy = sum(len(w.nodes) for w in schedule.windows if w.start <= t < ends.get(w.job, w.end))
+    started = {w.job for w in schedule.windows if w.start <= t}
+    queue = sum(1 for j in env.jobs if max(j.arrival, env.time.start) <= t and j.id not in started)
+    return busy / len(env.nodes), queue
+
+
+def _value_at(ov, t):
+    k = int(np.searchsorted(ov.times, t, side="right")) - 1
+    return float(ov.busy[k]), int(ov.queue[k])
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=hs.integers(0, 50), strategy=hs.sampled_from(["EASY", "FirstFit", "CoP"]))
+def test_the_overview_matches_a_count_job_by_job(seed, strategy):
+    env = generate("backfill32", seed, jobs=40)
+    from dataclasses import replace
+
+    import numpy.random as npr
+
+    rng = npr.default_rng(seed)
+    arrivals = np.sort(rng.uniform(0, 2000, len(env.jobs)))
+    env = replace(env, jobs=tuple(replace(j, arrival=float(a)) for j, a in zip(env.jobs, arrivals, strict=True)))
+    schedule = registry.run(env, strategy)
+    ov = overview(env, schedule)
+    assert np.all(np.diff(ov.times) > 0)
+    probes = np.unique(np.concatenate((ov.times, (ov.times[:-1] + ov.times[1:]) / 2)))
+    for t in probes:
+        busy, queue = _state_at(env, schedule, t)
+        got_busy, got_queue = _value_at(ov, t)
+        assert got_busy == pytest.approx(busy) and got_queue == queue, t
+    assert ov.queue[-1] == len(schedule.unscheduled) and ov.busy[-1] == 0
+
+
+def test_jumps_go_to_the_next_arrival_completion_job_event_and_head_start():
+    env = load_environment(DEFAULT)
+    schedule = registry.run(env, "FirstFit")
+    w = max(schedule.windows, key=lambda x: x.start)
+    end = schedule.actual_ends.get(w.job, w.end)
+    assert [what for _, what in job_events(env, schedule, w.job)] == ["arrived", "started", "ended"]
+    assert job_event_after(env, schedule, w.job, w.start) == end
+    assert job_event_after(env, schedule, w.job, w.start, forward=False) == max(env.job(w.job).arrival, 0.0)
+    assert job_event_after(env, schedule, w.job, end) is None
+    ends = sorted(schedule.actual_ends.get(x.job, x.end) for x in schedule.windows)
+    assert next_time(env, schedule, "completion", ends[0]) == next(e for e in ends if e > ends[0])
+    assert next_time(env, schedule, "arrival", 0.0) is None  # default.json: every job arrives at 0
+    assert next_time(env, schedule, "head", 0.0, head=w.job) == w.start
+    assert next_time(env, schedule, "head", w.start, head=w.job) is None
+    with pytest.raises(ValueError, match="unknown jump"):
+        next_time(env, schedule, "sunrise", 0.0)

@@ -1,0 +1,127 @@
+"""The overview strip under the chart: the whole run at a glance (the share of nodes busy, filled,
+and the queue length, a line on its own scale), the chart's visible time range marked on it, and
+"now" in Cycles mode. Dragging the marked range, or clicking beside it, moves the chart there, so
+a year of a trace is navigated as easily as a cycle of a paper's example.
+
+It draws ``engine.timeline.overview`` of the live result; nothing is simulated again.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import QLabel
+
+from workbench.engine.timeline import Overview
+from workbench.gui.gantt.parts import NumberAxis
+from workbench.gui.numbers import TIME_UNITS
+
+BUSY_COLOUR = "#D55E00"
+QUEUE_COLOUR = "#0072B2"
+HEIGHT = 64
+
+
+class OverviewStrip(pg.PlotWidget):
+    """``range_moved(start, end)``: the user dragged the marked range (or clicked beside it)."""
+
+    range_moved = Signal(float, float)
+
+    def __init__(self) -> None:
+        super().__init__(background="w", axisItems={"bottom": NumberAxis("bottom")})
+        self.setFixedHeight(HEIGHT)
+        item = self.getPlotItem()
+        left = item.getAxis("left")
+        left.setStyle(showValues=False, tickLength=0)
+        left.setPen(pg.mkPen(None))
+        # The key, in the room the chart's node names take above it.
+        self.key = QLabel(
+            f"whole run: <span style='color:{BUSY_COLOUR}'>■ nodes busy</span><br>"
+            f"<span style='color:{QUEUE_COLOUR}'>— queue</span>; drag the band",
+            self,
+        )
+        self.key.setStyleSheet("color: #555555; background: transparent;")
+        self.key.move(4, 4)
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        self.getAxis("bottom").setHeight(18)
+        self.view = item.vb
+        self.view.setMouseEnabled(x=False, y=False)
+        self.view.setYRange(0, 1.05, padding=0)
+        self.busy = pg.PlotDataItem(
+            stepMode="right", fillLevel=0, brush=pg.mkBrush(213, 94, 0, 90), pen=pg.mkPen(BUSY_COLOUR, width=1)
+        )
+        self.queue = pg.PlotDataItem(stepMode="right", pen=pg.mkPen(QUEUE_COLOUR, width=1))
+        self.addItem(self.busy)
+        self.addItem(self.queue)
+        self.region = pg.LinearRegionItem(brush=pg.mkBrush(0, 0, 0, 22), pen=pg.mkPen("#333333", width=1))
+        self.region.setZValue(10)
+        self.addItem(self.region, ignoreBounds=True)
+        self.now_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#d62728", width=1))
+        self.now_line.setVisible(False)
+        self.addItem(self.now_line, ignoreBounds=True)
+        self.region.sigRegionChanged.connect(self._on_region)
+        self.scene().sigMouseClicked.connect(self._on_click)
+        self._setting = False
+        self.data: Overview | None = None
+        self.time_unit = "model"
+        self.setToolTip(
+            "The whole run: nodes busy (filled) and the queue (line, scaled to its peak).\n"
+            "The shaded band is the chart's view: drag it, or click beside it, to move the chart."
+        )
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), HEIGHT)
+
+    def align(self, left_width: float, span: tuple[float, float]) -> None:
+        """Line the strip's time axis up with the chart's: its left axis as wide as the chart's node
+        axis, its time from the chart's start to its picture's right edge."""
+        self.getPlotItem().getAxis("left").setWidth(int(left_width))
+        if span[1] > span[0]:
+            self.view.setXRange(*span, padding=0)
+
+    def set_overview(self, data: Overview | None) -> None:
+        """Draw a run's overview (None: nothing to show, the strip hides)."""
+        self.data = data
+        if data is None or len(data.times) < 2:
+            self.busy.setData([], [])
+            self.queue.setData([], [])
+            self.hide()
+            return
+        self.show()
+        peak = max(int(data.queue.max()), 1)
+        self.busy.setData(data.times, data.busy)
+        self.queue.setData(data.times, data.queue / peak)
+        start, end = data.span
+        self.view.setXRange(start, end, padding=0)
+        self.queue.setToolTip(f"queue, peak {peak}")
+
+    def set_time_unit(self, unit: str) -> None:
+        self.time_unit = unit
+        self.getAxis("bottom").setScale(1.0 / TIME_UNITS[unit][1])
+
+    def show_range(self, start: float, end: float) -> None:
+        """Mark the chart's visible range (the chart moved: no signal back)."""
+        self._setting = True
+        self.region.setRegion((start, end))
+        self._setting = False
+
+    def set_now(self, t: float | None) -> None:
+        self.now_line.setVisible(t is not None)
+        if t is not None:
+            self.now_line.setValue(t)
+
+    def _on_region(self) -> None:
+        if not self._setting:
+            start, end = self.region.getRegion()
+            self.range_moved.emit(float(start), float(end))
+
+    def _on_click(self, event: object) -> None:
+        """A click beside the marked range centres the chart's view there, its width kept."""
+        if getattr(event, "button", lambda: None)() != Qt.MouseButton.LeftButton:
+            return
+        point = self.view.mapSceneToView(event.scenePos())  # type: ignore[attr-defined]
+        start, end = self.region.getRegion()
+        if start <= point.x() <= end:
+            return  # on the band: a drag moves it
+        half = (end - start) / 2
+        self.region.setRegion((point.x() - half, point.x() + half))  # emits range_moved

@@ -1,0 +1,104 @@
+"""The main window's time: the chart with the overview strip under it, and Cycles mode's steps.
+
+The strip shows the live result's whole run and marks the chart's view; dragging it moves the chart.
+A step shown in Cycles mode is drawn on the chart, which follows its time ("Follow now"), and the
+strip marks it. (A mixin of ``MainWindow``, as ``WindowFiles`` and ``WindowLayout`` are.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from workbench.engine import timeline
+from workbench.engine.schedule import Schedule
+from workbench.engine.simulate import Snapshot
+from workbench.gui import prepared
+from workbench.gui.gantt.overview import OverviewStrip
+from workbench.gui.numbers import step_label
+
+
+class WindowTimeline:
+    chart: Any
+    cycles: Any
+    document: Any
+    metrics: Any
+    jobs: Any
+    run_status: Any
+    state: Any
+    showing_snapshot: Snapshot | None
+    statusBar: Any
+    setCentralWidget: Any
+
+    def _build_timeline(self) -> None:
+        """The chart over the overview strip, as the window's centre."""
+        self.overview = OverviewStrip()
+        centre = QWidget()
+        column = QVBoxLayout(centre)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.chart, 1)
+        column.addWidget(self.overview)
+        self.setCentralWidget(centre)
+        self.overview.hide()
+        self._follow_width: float | None = None
+        self._view_before_follow: tuple[float, float] | None = None
+        self.chart.view.sigXRangeChanged.connect(self._on_chart_range)
+        self.overview.range_moved.connect(lambda a, b: self.chart.view.setXRange(a, b, padding=0))
+        self.cycles.selected_job = lambda: self.state.job
+        self.cycles.snapshot_shown.connect(self._on_snapshot_shown)
+        self.cycles.live_requested.connect(self._on_live_requested)
+
+    def _on_chart_range(self, _view: object, x_range: tuple[float, float]) -> None:
+        self.overview.show_range(*x_range)
+
+    def show_overview(self, schedule: Schedule | None) -> None:
+        """The strip of the live result (prepared in the run's worker; made here otherwise)."""
+        env = self.document.env
+        if schedule is None:
+            self.overview.set_overview(None)
+            return
+        ready = prepared.lookup(env, schedule)
+        self.overview.set_overview(ready.overview if ready is not None else timeline.overview(env, schedule))
+        self.overview.align(self.chart.node_axis.width(), (env.time.start, self.chart._end))
+        (x0, x1), _ = self.chart.view.viewRange()
+        self.overview.show_range(x0, x1)
+
+    # ------------------------------------------------------------ cycles
+
+    def shown_schedule(self) -> Schedule | None:
+        """The schedule on screen: the step shown in Cycles mode, else the live result."""
+        return self.showing_snapshot.schedule if self.showing_snapshot else self.document.result
+
+    def _on_snapshot_shown(self, snapshot: Snapshot) -> None:
+        self.showing_snapshot = snapshot
+        self.chart.set_snapshot(self.document.env, snapshot)
+        if self.cycles.navigation.follow.isChecked():
+            first = self._follow_width is None
+            if first:  # |◀ Reset gives this view back
+                self._view_before_follow = tuple(self.chart.view.viewRange()[0])
+            width = self.chart.follow_width() if first else None
+            self._follow_width = self.chart.follow(snapshot.time, width)
+        self.overview.set_now(snapshot.time)
+        self.metrics.show_schedule(self.document.env, snapshot.schedule)
+        self.jobs.model.refresh()
+        label = step_label(snapshot.label, snapshot.time, self.chart.time_unit)
+        self.statusBar().showMessage(f"Showing step {snapshot.step}: {label}")
+        self.run_status.show_step(
+            f"Cycles, step {snapshot.step}: {len(snapshot.schedule.windows)} placed so far — "
+            "|◀ Reset shows the live result"
+        )
+
+    def _on_live_requested(self) -> None:
+        self.showing_snapshot = None
+        self._follow_width = None
+        self.overview.set_now(None)
+        self.chart.set_data(self.document.env, self.document.result)
+        if self._view_before_follow is not None:
+            self.chart.view.setXRange(*self._view_before_follow, padding=0)
+            self._view_before_follow = None
+        self.metrics.show_schedule(self.document.env, self.document.result)
+        self.jobs.model.refresh()
+        self.statusBar().clearMessage()  # "Showing step …" is no longer true
+        self.run_status.show_step(None)
