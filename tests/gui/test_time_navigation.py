@@ -118,3 +118,28 @@ def _go_jump(qtbot, cycles, kind):
     cycles.navigation.jump.emit(kind)
     _settled(qtbot, cycles)
     return cycles.sim.snapshots[cycles.position]
+
+
+def test_a_large_step_is_measured_and_its_free_slots_drawn_off_the_gui_thread(qtbot, win):
+    """A step with thousands of windows: the Metrics panel and the chart's free slots follow from
+    workers (a step or a jump waits for neither), and the Jobs table follows the step shortly."""
+    from workbench.engine.metrics import flow_metrics
+    from workbench.gui.gantt.chart import FREE_HERE
+    from workbench.gui.panels.metrics import MEASURED_HERE
+
+    cycles = win.cycles
+    snap = _go(qtbot, cycles, "#9000")
+    assert len(snap.windows) > max(FREE_HERE, MEASURED_HERE)
+    expected = flow_metrics(win.document.env, snap.schedule)
+    qtbot.waitUntil(lambda: win.metrics.current == expected, timeout=30_000)
+    qtbot.waitUntil(
+        lambda: win.chart._free_for is not None and win.chart._free_for[0][3] == list(snap.windows), timeout=30_000
+    )
+    headers = [c.header for c in win.jobs.model.columns]
+    status = headers.index("status")
+    placed = len({w.job for w in snap.windows})
+    qtbot.waitUntil(
+        lambda: sum(win.jobs.model.index(r, status).data() == "placed" for r in range(win.jobs.model.rowCount()))
+        == placed,
+        timeout=30_000,
+    )

@@ -14,12 +14,14 @@ from __future__ import annotations
 import gc
 import time
 from collections import defaultdict
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
+
+import numpy as np
 
 from workbench.engine import kernels
 from workbench.engine.errors import Cancelled
@@ -131,6 +133,24 @@ class Snapshot:
         ends = self._plan[1]
         busy = {n for w in self.windows if w.start <= t + EPS and ends.get(w.job, w.end) > t + EPS for n in w.nodes}
         return len(busy) / len(self.env.nodes) if self.env.nodes else 0.0
+
+    def busy_fractions(self, times: Sequence[float]) -> np.ndarray:
+        """``busy_fraction`` of the earlier snapshots at ``times`` (none after this one's), read from
+        this snapshot's plan at once. A window started by then is in it as it ran (a plan moves only
+        jobs still waiting, and to starts after its own time), so one sort serves a thousand steps:
+        asking each snapshot sorted its every window, 27 s for the first 13,000 KTH steps."""
+        windows, ends = self._plan[0], self._plan[1]
+        n = len(windows)
+        starts = np.fromiter((w.start for w in windows.values()), np.float64, n)
+        finish = np.fromiter((ends.get(j, w.end) for j, w in windows.items()), np.float64, n)
+        width = np.fromiter((len(w.nodes) for w in windows.values()), np.float64, n)
+        by_start, by_end = np.argsort(starts, kind="stable"), np.argsort(finish, kind="stable")
+        started = np.concatenate(([0.0], np.cumsum(width[by_start])))
+        ended = np.concatenate(([0.0], np.cumsum(width[by_end])))
+        at = np.asarray(times, dtype=np.float64) + EPS
+        running = started[np.searchsorted(starts[by_start], at, side="right")]
+        running -= ended[np.searchsorted(finish[by_end], at, side="right")]
+        return running / len(self.env.nodes) if self.env.nodes else np.zeros(len(at))
 
     @cached_property
     def metrics(self) -> FlowMetrics:

@@ -72,11 +72,11 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
         self.strategy = StrategyPanel(self.document)
         self.metrics = MetricsPanel(self.bridge)
         self.cycles = CyclesPanel(self.document)
-        self._build_timeline()  # the chart over the overview strip, Cycles mode's steps on it
         self.nodes = nodes_dock(self.document)
         self.tasks = tasks_dock(self.document)
         self.showing_snapshot: Snapshot | None = None
         self.jobs = jobs_dock(self.document, self.shown_schedule)
+        self._build_timeline()  # the chart over the overview strip, Cycles mode's steps on it
         self._dock("Strategy", self.strategy, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Metrics", self.metrics, Qt.DockWidgetArea.RightDockWidgetArea)
         self._dock("Cycles", self.cycles, Qt.DockWidgetArea.RightDockWidgetArea, scrolls=True)

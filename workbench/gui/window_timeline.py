@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from workbench.engine import timeline
@@ -17,6 +18,8 @@ from workbench.engine.simulate import Snapshot
 from workbench.gui import prepared
 from workbench.gui.gantt.overview import OverviewStrip
 from workbench.gui.numbers import step_label
+
+TABLE_AFTER_MS = 60  # the Jobs table's refresh after a Cycles step (several steps: one refresh)
 
 
 class WindowTimeline:
@@ -44,6 +47,10 @@ class WindowTimeline:
         self.overview.hide()
         self._follow_width: float | None = None
         self._view_before_follow: tuple[float, float] | None = None
+        self._table_timer = QTimer(self.chart)
+        self._table_timer.setSingleShot(True)
+        self._table_timer.setInterval(TABLE_AFTER_MS)
+        self._table_timer.timeout.connect(self.jobs.model.refresh)
         self.chart.view.sigXRangeChanged.connect(self._on_chart_range)
         self.overview.range_moved.connect(lambda a, b: self.chart.view.setXRange(a, b, padding=0))
         self.cycles.selected_job = lambda: self.state.job
@@ -82,7 +89,9 @@ class WindowTimeline:
             self._follow_width = self.chart.follow(snapshot.time, width)
         self.overview.set_now(snapshot.time)
         self.metrics.show_schedule(self.document.env, snapshot.schedule)
-        self.jobs.model.refresh()
+        # The Jobs table follows in a later turn of the event loop (and once for a burst of steps):
+        # the window paints the step first, and a step never waits for the table's reset and fit.
+        self._table_timer.start()
         label = step_label(snapshot.label, snapshot.time, self.chart.time_unit)
         self.statusBar().showMessage(f"Showing step {snapshot.step}: {label}")
         self.run_status.show_step(
@@ -91,6 +100,7 @@ class WindowTimeline:
         )
 
     def _on_live_requested(self) -> None:
+        self._table_timer.stop()
         self.showing_snapshot = None
         self._follow_width = None
         self.overview.set_now(None)

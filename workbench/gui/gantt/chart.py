@@ -32,8 +32,10 @@ from workbench.gui.gantt.layers import RectLayer
 from workbench.gui.gantt.navigation import ChartNavigation
 from workbench.gui.gantt.parts import Drag, EditViewBox, NodeAxis, NumberAxis
 from workbench.gui.numbers import number, time
+from workbench.gui.workers import BackgroundCall
 
 MAX_LABELS = 400  # job names drawn at once (on the widest parts in view)
+FREE_HERE = 2000  # windows of a Cycles step whose free slots are taken out on the GUI thread; more: a worker
 LABEL_PX, LABEL_PAD = 6.5, 4  # a name's width in pixels: per character, and the margin
 EDGE_PIXELS = 6
 KEY_POINTS = 8.0  # the key's font size
@@ -132,6 +134,8 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self._table: SlotTable | None = None
         # The free-slot table last drawn, with the nodes, tasks, time and windows it was made from.
         self._free_for: tuple[tuple[object, ...], SlotTable] | None = None
+        self._free_call = BackgroundCall()  # a large step's free slots (``_draw_slots``)
+        self._free_call.finished.connect(self._free_taken)
         self._schedule: Schedule | None = None
         self._groups: dict[str, str] = {}  # Batch-slicer/BSF: the part of the batch of each job
         self._drag: Drag | None = None
@@ -349,6 +353,12 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             # Same nodes, tasks, time and windows as the table last drawn (an edit of a job's request keeps
             # the old windows on screen until its result arrives): no need to take them out again.
             table = last[1]
+        elif self.snapshot is not None and len(windows) > FREE_HERE:
+            # A step of a trace (9,000 windows: 100 ms to take out): in a worker; the slots drawn
+            # before stay until it answers, so a step or a jump never waits for this faint layer.
+            base = self._table or SlotTable.from_environment(env)
+            self._free_call.start(lambda token: (key, base.reserve(windows)))
+            return
         else:
             table = (self._table or SlotTable.from_environment(env)).reserve(windows)
         self._free_for = (key, table)
@@ -362,6 +372,15 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             np.zeros(table.size, dtype=np.int64),
             [QColor(palette.FREE_SLOT)],
         )
+
+    def _free_taken(self, ticket: int, answer: object, error: str | None) -> None:
+        """The free slots of a large step, taken out in the worker: drawn if still the step shown."""
+        if ticket != self._free_call.ticket or error is not None or not isinstance(answer, tuple) or self.env is None:
+            return
+        key, table = answer
+        if key[3] == list(self._window_list) and key[0] == self.env.nodes:
+            self._free_for = (key, table)
+            self._draw_slots(self.env, self._window_list, table)
 
     def _draw_tasks(self, env: Environment) -> None:
         index = env.node_index

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import time as time_module
 from collections.abc import Callable
 
 import pyqtgraph as pg
@@ -39,6 +40,7 @@ from workbench.session.document import Document
 QUEUE_COLOUR = "#0072B2"
 UTIL_COLOUR = "#D55E00"
 TICKS = 1000  # the slider's positions over the run's time
+REPORT_EVERY_S = 0.1  # a go-to's count of steps computed, at most this often
 SPEEDS = (1, 2, 4, 8, 16)  # Play's steps per second; and "fastest"
 MARKED_STEPS = 60  # up to this many steps the plot marks each one
 PLOT_MIN_HEIGHT = 120  # below it the two axes' labels crowd the curves out
@@ -363,6 +365,7 @@ class CyclesPanel(QWidget):
         def compute(token: Token) -> tuple[int, Snapshot | None]:
             sim.recorder.should_stop = token
             sim.recorder.progress = None  # the steps counted here, not each step's own progress
+            reported = time_module.perf_counter()
             while True:
                 if token():
                     raise Cancelled()
@@ -370,9 +373,13 @@ class CyclesPanel(QWidget):
                 k = len(sim.snapshots) - 1
                 if snap is None:
                     return k, None
-                token.report(k, k + 1)
                 if reached(k, snap):
                     return k, snap
+                # A count a few times a second: one a step queued thousands of signals, and the
+                # window spent seconds answering them.
+                if time_module.perf_counter() - reported >= REPORT_EVERY_S:
+                    reported = time_module.perf_counter()
+                    token.report(k, k + 1)
 
         self.computing.start(compute)
 
@@ -454,10 +461,13 @@ class CyclesPanel(QWidget):
         and the slider read them at every step and every drag)."""
         assert self.sim is not None
         times, queue, busy = self._steps
-        for snap in self.sim.snapshots[len(times) :]:
-            times.append(snap.time)
-            queue.append(len(snap.queue))
-            busy.append(100 * snap.busy_fraction)
+        new = self.sim.snapshots[len(times) :]
+        if new:  # the busy shares of a thousand steps from one sort of the latest plan
+            shares = iter(self.sim.snapshots[-1].busy_fractions([s.time for s in new if math.isfinite(s.time)]))
+            for snap in new:
+                times.append(snap.time)
+                queue.append(len(snap.queue))
+                busy.append(100 * (float(next(shares)) if math.isfinite(snap.time) else snap.busy_fraction))
         return self._steps
 
     def set_time_unit(self, unit: str) -> None:

@@ -18,6 +18,7 @@ from workbench.engine.schedule import Schedule
 from workbench.gui import prepared
 from workbench.gui.bridge import DocumentBridge
 from workbench.gui.numbers import TIME_UNITS, duration_ms, in_unit, mean_time, number, time, unit_suffix
+from workbench.gui.workers import BackgroundCall
 
 FLOW_ROWS: list[tuple[str, str]] = [
     ("jobs placed", "placed"),
@@ -127,6 +128,14 @@ class JobMetricsModel(QAbstractTableModel):
         self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(JOB_COLUMNS) - 1)
 
 
+MEASURED_HERE = 2000  # windows of a schedule measured on the GUI thread; more go to a worker
+
+
+def _measure(env: Environment, schedule: Schedule) -> tuple[FlowMetrics, list[JobMetrics]]:
+    jobs = job_metrics(env, schedule)
+    return flow_metrics(env, schedule, per_job=jobs), jobs
+
+
 class MetricsPanel(QTabWidget):
     def __init__(self, bridge: DocumentBridge | None = None) -> None:
         super().__init__()
@@ -152,6 +161,8 @@ class MetricsPanel(QTabWidget):
         self.stale_note.hide()
         if bridge is not None:
             bridge.status_changed.connect(self._on_status_changed)
+        self.measuring = BackgroundCall()
+        self.measuring.finished.connect(self._measured)
 
         self.time_unit = "model"  # View ▸ Time unit
 
@@ -170,6 +181,7 @@ class MetricsPanel(QTabWidget):
             self.flow.setItem(row, 0, QTableWidgetItem(format_metric(key, getattr(metrics, key), self.time_unit)))
 
     def show_schedule(self, env: Environment, schedule: Schedule | None, elapsed_ms: float | None = None) -> None:
+        self.measuring.stop()  # an answer for an earlier schedule would no longer hold
         if schedule is None:
             self.current = None
             for row in range(len(FLOW_ROWS)):
@@ -177,7 +189,21 @@ class MetricsPanel(QTabWidget):
             self.job_model.set_rows([])
             return
         ready = prepared.lookup(env, schedule)
-        metrics = ready.metrics if ready is not None else flow_metrics(env, schedule)
+        if ready is not None:
+            self._show_measured(ready.metrics, ready.jobs)
+            return
+        if len(schedule.windows) <= MEASURED_HERE:
+            self._show_measured(*_measure(env, schedule))
+            return
+        # A step of a trace in Cycles mode (9,000 windows: 150 ms): measured in a worker, the last
+        # step asked for only, so that stepping and jumping never wait for it.
+        self.measuring.start(lambda token: _measure(env, schedule))
+
+    def _measured(self, ticket: int, answer: object, error: str | None) -> None:
+        if ticket == self.measuring.ticket and error is None and isinstance(answer, tuple):
+            self._show_measured(*answer)
+
+    def _show_measured(self, metrics: FlowMetrics, jobs: list[JobMetrics]) -> None:
         self.current = metrics
         self._show_flow(metrics)
-        self.job_model.set_rows(ready.jobs if ready is not None else job_metrics(env, schedule))
+        self.job_model.set_rows(jobs)
