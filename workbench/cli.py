@@ -29,6 +29,7 @@ SUBCOMMANDS = (
     "simulate",
     "export",
     "metrics",
+    "explain",
     "strategies",
     "generate",
     "import-swf",
@@ -81,6 +82,25 @@ def _cmd_schedule(args: argparse.Namespace) -> int:
         write_json_atomic(doc, args.out)
     else:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    """Why so late? (what held the job from arrival to start) and Why here? (its window against the
+    others its strategy compared)."""
+    from workbench.engine.explain import check_job, explain_job, explain_late, explanation_text
+    from workbench.engine.waits import wait_text
+
+    env, schedule = _run(args)
+    check_job(env, args.job)
+    name = args.strategy or env.strategy.name
+    print("Why so late?")
+    print(wait_text(explain_late(env, schedule, args.job, name)))
+    print()
+    print("Why here?")
+    params = dict(env.strategy.params_dict()) if name == env.strategy.name else {}
+    params.update(parse_params(args.param))
+    print(explanation_text(explain_job(env, name, params, args.job)))
     return 0
 
 
@@ -368,6 +388,12 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("--out", help="write the JSON here instead of standard output")
     _threshold_option(p)
     p.set_defaults(func=_cmd_schedule)
+    p = sub.add_parser("explain", parents=[common], help="why a job started when and where it did")
+    p.add_argument("env")
+    p.add_argument("--job", required=True, help="the job's id")
+    p.add_argument("--strategy", help="strategy name (default: the file's)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V", help="strategy parameter")
+    p.set_defaults(func=_cmd_explain)
     p = sub.add_parser("metrics", parents=[common], help="run a strategy, write its measures and their definitions")
     p.add_argument("env")
     p.add_argument("--strategy", help="strategy name (default: the file's)")

@@ -395,3 +395,19 @@ def test_metrics_without_the_per_node_rows(capsys):
     assert flow == [line for line in every if "[" not in line.split(",", 1)[0]]
     assert flow[0] == "measure,value,definition" and len(flow) < len(every)
     assert any(line.startswith("utilisation,") for line in flow)
+
+
+def test_explain_says_why_a_job_was_late_and_why_it_went_where_it_did(capsys):
+    """`workbench explain ENV --strategy S --job ID`: Why so late? (each stretch of its wait and its
+    cause, what let it start, EASY's head or backfill) and Why here?."""
+    from workbench.cli import main
+
+    env = Path(__file__).resolve().parents[2] / "sample_envs" / "tiny.json"
+    assert main(["explain", str(env), "--strategy", "EASY", "--job", "j2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Why so late?\nJob j2 waited 45 (from 0 to 45):\n") and "\nWhy here?\n" in out
+    # Tiny's j1 is the blocked head from 0 to 10 (local task t3 in its way): j2 may not delay it.
+    assert "0 to 10: free nodes reserved for other jobs." in out and "(job j1 from 10)" in out
+    assert "It started on " in out and "Under EASY it " in out
+    assert main(["explain", str(env), "--job", "nope"]) == 2
+    assert "--job: no job 'nope'" in capsys.readouterr().err

@@ -434,6 +434,7 @@ def test_the_strategy_form_keeps_its_height_as_the_window_grows(qtbot, window):
     win = window(DEFAULT)
     strategy, cycles = win.findChild(QDockWidget, "strategy"), win.findChild(QDockWidget, "cycles")
     cycles.raise_()
+    qtbot.waitUntil(lambda: win._opening_shares is not None, timeout=5_000)  # the opening layout is done
     qtbot.wait(50)
     before = (strategy.height(), cycles.height())
     win.resize(win.width(), win.height() - 120)

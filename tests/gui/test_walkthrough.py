@@ -90,3 +90,70 @@ def test_a_session_from_import_to_undo_keeps_every_view_in_step(qtbot, window, t
     wait_result(qtbot, win)
     assert [j.id for j in win.document.env.jobs] == before and win.document.env.strategy.name == "EASY"
     agree(win)
+
+
+def test_times_and_units_agree_across_a_trace_and_a_model_document_and_waits_are_explained(
+    qtbot, window, monkeypatch
+):
+    """Issue 43's walk: a seconds trace read in days, then a model-unit document: every time in the
+    table, the chart, the cursor, Metrics, Cycles, the status bar and Why here? says the same unit.
+    Then Why so late? of an EASY job and of a CoP job that waited."""
+    from workbench.gui.numbers import number
+
+    win = window()
+    answer_file_dialogs(monkeypatch, TRACE)
+    monkeypatch.setattr(ImportSwfDialog, "exec", lambda dialog: (dialog.first.setValue(60), dialog._accept())[1] or 1)
+    win.import_swf_dialog()
+    wait_result(qtbot, win)
+    assert win.document.env.time.unit == "seconds"
+    win.set_time_unit("days")
+    _all_in(win, "days", " d", "(d)")
+    assert win.cycles.step() and win.cycles.step()
+    snap = win.showing_snapshot
+    assert f"t = {number(snap.time / 86400)} d" in win.cycles.info.full_text()
+    assert "Showing step" in win.statusBar().currentMessage() and " d:" in win.statusBar().currentMessage()
+    win.cycles.reset()
+    _explain_a_late_job(qtbot, win, "EASY")
+    win.strategy.family.setCurrentText("selector")
+    win.strategy.name.setCurrentText("CoP")
+    qtbot.waitUntil(lambda: win.document.result is not None and win.document.result.strategy == "CoP", timeout=30_000)
+    wait_result(qtbot, win)
+    _explain_a_late_job(qtbot, win, "CoP")
+
+    assert win.open_path(ROOT / "sample_envs" / "default.json")
+    wait_result(qtbot, win)
+    _all_in(win, "model", "", "")
+    agree(win)
+
+
+def _all_in(win, unit, short, header):
+    """Every view shows times in ``unit``: the axis, the cursor, the tables' headers, Metrics."""
+    from workbench.gui.numbers import TIME_UNITS
+
+    assert win.chart.time_unit == unit and win.jobs.model.time_unit == unit and win.metrics.time_unit == unit
+    assert win.chart.getPlotItem().getAxis("bottom").labelText == f"time ({TIME_UNITS[unit][0]})"
+    assert win.chart.cursor_text(86400.0).endswith(short) if short else " " not in win.chart.cursor_text(5.0)[4:]
+    headers = [win.jobs.model.headerData(c, Qt.Orientation.Horizontal) for c in range(win.jobs.model.columnCount())]
+    assert ("arrival " + header).strip() in headers and ("start " + header).strip() in headers
+    rows = [win.metrics.flow.verticalHeaderItem(r).text() for r in range(win.metrics.flow.rowCount())]
+    makespan = win.metrics.flow.item(rows.index("makespan"), 0).text()
+    assert makespan.endswith(short) if short else not makespan[-1].isalpha()
+    why = [win.why.table.horizontalHeaderItem(c).text() for c in range(win.why.table.columnCount())]
+    assert any(h == ("start " + header).strip() for h in why)
+
+
+def _explain_a_late_job(qtbot, win, strategy):
+    """Select a job that waited under ``strategy``; Why so late? names a cause per stretch, what let
+    it start, and (EASY) whether it was the head."""
+    env, result = win.document.env, win.document.result
+    late = max(result.windows, key=lambda w: w.start - env.job(w.job).arrival)
+    assert late.start > env.job(late.job).arrival
+    win.why.set_on_screen(True)
+    win.state.select(late.job)
+    asked = (env, late.job, result)  # the answer for this result, not one still on screen from the last
+    qtbot.waitUntil(lambda: win.why._asked == asked and not win.why.call.busy, timeout=30_000)
+    assert win.why.wait is not None and win.why.wait.job == late.job
+    text = win.why.late.text()
+    assert "It waited" in text and "It started on" in text
+    assert win.why.wait.stretches[0].start == env.job(late.job).arrival
+    assert ("Under EASY it" in text) == (strategy == "EASY")

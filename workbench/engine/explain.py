@@ -27,10 +27,12 @@ from workbench.engine.diagnose import explain_failure
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.numbers import number, signed
+from workbench.engine.schedule import Schedule
 from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
 from workbench.engine.selectors import BestOfAlternatives, SearchSelector
 from workbench.engine.simulate import Watch
 from workbench.engine.slots import SlotTable, window_lengths
+from workbench.engine.waits import Wait, explain_wait
 
 MAX_STARTS = 3000  # candidate starts compared per level (the earliest ones) before the list is cut
 SHOWN = 8
@@ -347,3 +349,16 @@ def explanation_text(ex: Explanation) -> str:
 def check_job(env: Environment, job_id: str) -> None:
     if job_id not in env.job_index:
         raise WorkbenchError(f"--job: no job {job_id!r} in the environment")
+
+
+# Cycle-driven flows besides the selectors: their windows end within a cycle (engine/waits.py).
+CYCLE_FLOWS = ("CSS", "Batch-slicer", "BSF")
+
+
+def explain_late(env: Environment, schedule: Schedule, job_id: str, strategy: str) -> Wait:
+    """Why so late? for ``job_id`` under ``schedule``, the result of ``strategy`` (waits.py): read
+    from the schedule, with whether the strategy places within cycles taken from the registry."""
+    check_job(env, job_id)
+    info = registry.get(strategy)
+    cyclic = info.family == "selector" or info.name in CYCLE_FLOWS
+    return explain_wait(env, schedule, job_id, info.name, cyclic)

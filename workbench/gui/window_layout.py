@@ -204,6 +204,11 @@ class WindowLayout(QMainWindow):
         QTimer.singleShot(0, self._remember_opening)
 
     def _remember_opening(self) -> None:
+        """Once the balanced docks have settled: the form's height as Qt made it (the height asked
+        for can differ by a tab bar's height), and the shares of the opening layout."""
+        strategy = self.findChild(QDockWidget, "strategy")
+        if strategy is not None and strategy.isVisible() and not strategy.isFloating():
+            self._strategy_height = strategy.height()
         self._remember_shares()
         if self._opening_shares is None:
             self._opening_shares = self._shares

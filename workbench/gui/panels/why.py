@@ -10,7 +10,9 @@ dock's tab in front: ``set_on_screen``), and its outlines are on the chart only 
 
 from __future__ import annotations
 
+import html
 import math
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -25,8 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.engine.explain import Candidate, Explanation, explain_job
+from workbench.engine.explain import Candidate, Explanation, explain_job, explain_late
 from workbench.engine.model import EPS, Environment, Window
+from workbench.engine.waits import CAUSES, Wait
 from workbench.gui.numbers import in_unit, number, time, unit_suffix
 from workbench.gui.panels import scrolling
 from workbench.gui.workers import BackgroundCall
@@ -70,6 +73,9 @@ def node_names(env: Environment, ids: tuple[str, ...]) -> str:
     return ", ".join(env.nodes[env.node_index[n]].name if n in env.node_index else n for n in ids)
 
 
+LATE_SHOWN = 8  # stretches of a wait listed in the panel
+
+
 class WhyPanel(QWidget):
     """Explains the placement (or failure) of one job under the document's strategy."""
 
@@ -92,6 +98,12 @@ class WhyPanel(QWidget):
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Why so late? What held the job from its arrival to its start (engine/waits.py).
+        self.late = QLabel("")
+        self.late.setWordWrap(True)
+        self.late.setTextFormat(Qt.TextFormat.RichText)
+        self.late.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.wait: Wait | None = None
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -108,6 +120,7 @@ class WhyPanel(QWidget):
         inner = QVBoxLayout()
         inner.addWidget(self.title)
         inner.addWidget(self.summary)
+        inner.addWidget(self.late)
         inner.addWidget(self.table, 1)
         inner.addWidget(self.show_ghosts)
         inner.addWidget(self.notes)
@@ -136,16 +149,22 @@ class WhyPanel(QWidget):
             self._asked = None
             self._show(None)
             return
-        if self._asked == (env, self.job_id):
+        result = self.document.result
+        if self._asked == (env, self.job_id, result):
             return
         if not self.on_screen:
             self.call.stop()  # an answer about an earlier job or environment is not wanted any more
             self._asked = None
             return
-        self._asked = (env, self.job_id)
+        self._asked = (env, self.job_id, result)
         job, name, params = self.job_id, env.strategy.name, env.strategy.params_dict()
         self.title.setText(f"<b>{env.job(job).name}</b> under {name}: working it out…")
-        self.call.start(lambda stop: explain_job(env, name, params, job, stop))
+
+        def work(stop: Any) -> tuple[Explanation, Wait | None]:
+            late = explain_late(env, result, job, name) if result is not None else None
+            return explain_job(env, name, params, job, stop), late
+
+        self.call.start(work)
 
     def _on_finished(self, ticket: int, result: object, error: object) -> None:
         if ticket != self.call.ticket:
@@ -158,8 +177,9 @@ class WhyPanel(QWidget):
             self._offer_outlines(False)
             self._emit_ghosts()
             return
-        assert isinstance(result, Explanation)
-        self._show(result)
+        assert isinstance(result, tuple)
+        self.wait = result[1]
+        self._show(result[0])
 
     def _rows(self, count: int) -> None:
         """The candidates' table holds ``count`` rows, and is hidden without any (EASY's placements
@@ -175,6 +195,7 @@ class WhyPanel(QWidget):
             self.notes.setText("")
             self._rows(0)
             self._offer_outlines(False)
+            self._show_late(None)
             self._emit_ghosts()
             return
         env = self.document.env
@@ -190,6 +211,7 @@ class WhyPanel(QWidget):
         # The engine's sentence counts the document's own unit; name it when the window shows another.
         seconds = " (times in seconds)" if self.time_unit not in ("model", "seconds") and ex.summary else ""
         self.summary.setText(ex.summary + seconds)
+        self._show_late(self.wait if self.wait is not None and self.wait.job == ex.job else None)
         failed = ex.chosen is None
         rows: list[tuple[str, list[Candidate]]] = [("", g) for g in merge_near(list(ex.candidates), ex.chosen)]
         if ex.over_budget:
@@ -260,6 +282,37 @@ class WhyPanel(QWidget):
         flow such as EASY keeps none per job)."""
         self.table.setHidden(not rows)
         self.show_ghosts.setHidden(not rows)
+
+    def _show_late(self, wait: Wait | None) -> None:
+        """Why so late?, in View ▸ Time unit: each stretch of the wait with its cause, what let the
+        job start, and under EASY whether it started as the head or was backfilled."""
+        self.late.setVisible(wait is not None)
+        if wait is None:
+            self.late.setText("")
+            return
+        t = lambda x: html.escape(time(x, self.time_unit))  # noqa: E731
+        if wait.start is None:
+            lines = [f"<b>Why so late?</b> {html.escape(wait.stretches[0].text)}"]
+        elif not wait.stretches:
+            lines = [f"<b>Why so late?</b> It did not wait: it started when it arrived, at {t(wait.start)}."]
+        else:
+            lines = [
+                f"<b>Why so late?</b> It waited {t(wait.waited)}, from its arrival at {t(wait.arrival)} "
+                f"to its start at {t(wait.start)}:"
+            ]
+            for stretch in wait.stretches[:LATE_SHOWN]:
+                lines.append(
+                    f"• {t(stretch.start)} – {t(stretch.end)}: <i>{html.escape(CAUSES[stretch.cause])}</i>. "
+                    f"{html.escape(stretch.text)}"
+                )
+            if len(wait.stretches) > LATE_SHOWN:
+                lines.append(f"… and {len(wait.stretches) - LATE_SHOWN} more stretches (workbench explain lists them)")
+            lines.append(f"It started on {html.escape(wait.released)}.")
+        if wait.role:
+            lines.append(f"Under EASY it {html.escape(wait.role)}.")
+        if self.time_unit not in ("model", "seconds"):
+            lines.append("<small>(times inside the sentences in seconds)</small>")
+        self.late.setText("<br>".join(lines))
 
     def set_time_unit(self, unit: str) -> None:
         """View ▸ Time unit: the columns' times and the placement's start."""
