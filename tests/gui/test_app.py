@@ -238,9 +238,9 @@ def test_a_step_early_in_a_run_without_a_horizon_keeps_the_results_frame(qtbot, 
 def test_job_names_go_on_the_widest_parts_in_view_and_never_past_the_charts_edge(qtbot, window, monkeypatch):
     """A schedule with more parts than names drawn at once still shows names where the user zooms in
     (it showed none at all); each name sits in the middle of the part of its window in view."""
-    from workbench.gui.gantt import chart as chart_module
+    from workbench.gui.gantt import labels as labels_module
 
-    monkeypatch.setattr(chart_module, "MAX_LABELS", 3)
+    monkeypatch.setattr(labels_module, "MAX_LABELS", 3)
     win = window(DEFAULT)
     chart = win.chart
     parts = chart._parts
@@ -268,7 +268,7 @@ def test_job_names_go_on_the_widest_parts_in_view_and_never_past_the_charts_edge
     labelled = {k for _, k in shown}
     assert len(fits) > 3 and min(room[k] for k in labelled) >= max(room[k] for k in fits if k not in labelled)
     # With room for every name, the widest part, cut by the left edge, has its name in its part in view.
-    monkeypatch.setattr(chart_module, "MAX_LABELS", 400)
+    monkeypatch.setattr(labels_module, "MAX_LABELS", 400)
     chart._update_label_visibility()
     at = {k: label for label, k in zip(chart._labels, chart._label_part, strict=True) if label.isVisible()}
     assert parts.x[first] < x0 and first in at

@@ -10,34 +10,33 @@ The chart never edits anything itself: it emits what the user asked for.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import html
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QLabel
 
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
-from workbench.engine.slots import Distances, SlotTable, window_distances
+from workbench.engine.slots import Distances, SlotTable
 from workbench.gui import palette, prepared
-from workbench.gui.gantt import geometry, tooltips
+from workbench.gui.gantt import geometry
+from workbench.gui.gantt.editing import ChartEditing
+from workbench.gui.gantt.focus import ChartFocus
 from workbench.gui.gantt.geometry import ROW_HEIGHT
+from workbench.gui.gantt.hits import ChartHits
+from workbench.gui.gantt.labels import ChartLabels
 from workbench.gui.gantt.layers import RectLayer
 from workbench.gui.gantt.navigation import ChartNavigation
 from workbench.gui.gantt.parts import Drag, EditViewBox, NodeAxis, NumberAxis
-from workbench.gui.numbers import number, time
 from workbench.gui.workers import BackgroundCall
 
-MAX_LABELS = 400  # job names drawn at once (on the widest parts in view)
 FREE_HERE = 2000  # windows of a Cycles step whose free slots are taken out on the GUI thread; more: a worker
-LABEL_PX, LABEL_PAD = 6.5, 4  # a name's width in pixels: per character, and the margin
-EDGE_PIXELS = 6
 KEY_POINTS = 8.0  # the key's font size
 KEY_MARGIN = 40  # pixels the key leaves free across the chart's width
 KEY_ROW = 30  # the title row's height at one line (pyqtgraph's)
@@ -48,7 +47,7 @@ STAGGER_RECTS = 150_000
 STAGGER_MS = 500
 
 
-class GanttChart(ChartNavigation, pg.PlotWidget):
+class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditing, pg.PlotWidget):
     """Draws an environment with a schedule or a snapshot; emits the user's gestures."""
 
     job_clicked = Signal(str)  # a window's job; "" for a click beside every window
@@ -487,70 +486,6 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
             self._draw_windows(self.env, self._window_list, self.snapshot)
             self._draw_focus()
 
-    def _draw_labels(self, env: Environment, windows: list[Window]) -> None:
-        """Forget which names were where: the parts changed (``_update_label_visibility`` places them)."""
-        self._label_part = [-1] * len(self._labels)
-        self._name_of = {}  # the names are made again when needed (``_name``)
-        self._update_label_visibility()
-
-    def _update_label_visibility(self, *_: object) -> None:
-        """Job names on the parts in view: each in the middle of the part of its window in view, only
-        where that part is wide enough for it (a name is never cut at the chart's edge) and the rows
-        are tall enough to read, at most ``MAX_LABELS`` of them (the widest), reusing the text items
-        (creating them is the slow part). A collapsed machine's lane stacks its nodes' parts, so names
-        there would overprint: it gets none."""
-        parts = getattr(self, "_parts", None)
-        (x0, x1), (y0, y1) = self.view.viewRange()
-        readable = self.view.height() / max(y1 - y0, 1e-9) * ROW_HEIGHT >= 11
-        chosen = np.empty(0, dtype=np.int64)
-        if parts is not None and readable and parts.window.size:
-            per_unit = self.view.width() / max(x1 - x0, 1e-9)
-            lo, hi = np.maximum(parts.x, x0), np.minimum(parts.x + parts.width, x1)
-            room = (hi - lo) * per_unit
-            rows = (parts.y + ROW_HEIGHT > y0) & (parts.y < y1)
-            chosen = np.flatnonzero(rows & (room >= LABEL_PX * 3 + LABEL_PAD))  # a name of three characters
-            if chosen.size > 4 * MAX_LABELS:
-                chosen = chosen[np.argpartition(-room[chosen], 4 * MAX_LABELS)[: 4 * MAX_LABELS]]
-            fits = [
-                int(k) for k in chosen
-                if room[k] >= LABEL_PX * len(self._name(int(parts.window[k]))) + LABEL_PAD
-                and self.rows.node(int(parts.y[k])) is not None
-            ]  # fmt: skip
-            if len(fits) > MAX_LABELS:
-                fits = sorted(fits, key=lambda k: -room[k])[:MAX_LABELS]
-            chosen = np.array(sorted(fits), dtype=np.int64)
-        while len(self._labels) < chosen.size:
-            label = pg.TextItem("", anchor=(0.5, 0.5))
-            font = QFont()
-            font.setPointSize(8)
-            label.setFont(font)
-            label.setZValue(4)
-            self.addItem(label)
-            self._labels.append(label)
-            self._label_part.append(-1)
-        if chosen.size:
-            colours = self._colouring.colours
-            group = self._colouring.group
-        for i, label in enumerate(self._labels):
-            if i >= chosen.size:
-                label.setVisible(False)
-                continue
-            k = int(chosen[i])
-            if self._label_part[i] != k:  # a name on another part: its text and colour
-                self._label_part[i] = k
-                w = int(parts.window[k])
-                label.setText(self._name(w), color=palette.text_colour_on(colours[int(group[w])]))
-            label.setPos((max(parts.x[k], x0) + min(parts.x[k] + parts.width[k], x1)) / 2, parts.y[k] + ROW_HEIGHT / 2)
-            label.setVisible(True)
-        self._draw_focus_labels()
-
-    def _name(self, w: int) -> str:
-        """The name of the job of window w drawn."""
-        name = self._name_of.get(w)
-        if name is None:
-            name = self._name_of[w] = self.env.job(self._window_list[w].job).name if self.env is not None else ""
-        return name
-
     def _draw_lines(self, env: Environment, snapshot: Snapshot | None) -> None:
         now = snapshot.time if snapshot is not None else env.time.start
         key = (env.time, now, self._end if env.time.horizon is None else None)
@@ -572,248 +507,9 @@ class GanttChart(ChartNavigation, pg.PlotWidget):
         self.addItem(line)
         self._lines.append(line)
 
-    def set_selected(self, job_id: str | None) -> None:
-        """Outline every part of the job's window (or clear the outline), and bring it forward."""
-        self.selected = job_id
-        index = self.env.node_index if self.env is not None else {}
-        window = next((w for w in self._window_list if w.job == job_id), None) if job_id is not None else None
-        parts = [(window.start, index[n], window.length) for n in window.nodes] if window is not None else []
-        if not parts:
-            self.selection.clear()
-        else:
-            x, at, w = (np.array(v, float) for v in zip(*parts, strict=True))
-            y, height = self.rows.y[at.astype(np.int64)], self.rows.h[at.astype(np.int64)]
-            self.selection.set_rects(
-                x,
-                y - 0.06,
-                w,
-                height + 0.12,
-                np.zeros(x.size, dtype=np.int64),
-                [QColor(0, 0, 0, 0)],
-                [QColor(palette.HIGHLIGHT)],
-                width=2.5,
-            )
-        self._draw_focus()
-
-    # ------------------------------------------------------------ keyboard navigation
-
-    def set_ghosts(self, windows: list[tuple[float, float, tuple[str, ...]]]) -> None:
-        """Dashed outlines of candidate windows (start, length, node ids); [] clears them."""
-        if self.env is None or not windows:
-            self.ghosts.clear()
-            return
-        index = self.env.node_index
-        parts = [(s, index[n], length) for s, length, nodes in windows for n in nodes if n in index]
-        if not parts:
-            self.ghosts.clear()
-            return
-        x, at, w = (np.array(v, float) for v in zip(*parts, strict=True))
-        y, height = self.rows.y[at.astype(np.int64)], self.rows.h[at.astype(np.int64)]
-        self.ghosts.set_outlines(x, y + 0.1 * height / ROW_HEIGHT, w, height * 0.75, QColor(palette.GHOST), 1.6)
-
-    def leaveEvent(self, event: QEvent) -> None:
-        """The mouse has left the chart: the time cursor and the hover highlight go with it."""
-        self.cursor.setVisible(False)
-        self.set_hovered(None)
-        super().leaveEvent(event)
-
-    def set_hovered(self, job_id: str | None) -> None:
-        if job_id != self.hovered:
-            self.hovered = job_id
-            self._draw_focus()
-
-    @property
-    def focused(self) -> str | None:
-        """The job drawn in full colour over the dimmed rest: the hovered one, else the selected one."""
-        return self.hovered or self.selected
-
-    def _draw_focus(self) -> None:
-        job = self.focused
-        parts = getattr(self, "_parts", None)
-        # The job's window, then its parts by one comparison: hovering runs this on every job change.
-        k = next((i for i, w in enumerate(self._window_list) if w.job == job), None) if job is not None else None
-        mine = np.flatnonzero(parts.window == k) if parts is not None and k is not None else np.empty(0, np.int64)
-        self._focused_parts = set(mine.tolist())
-        self._draw_focus_labels()
-        if self.env is None or mine.size == 0:
-            self.veil.clear()
-            self.focus.clear()
-            return
-        end = self._end
-        left = min(self.env.time.start, float(parts.x.min()))
-        self.veil.set_rects(
-            np.array([left]),
-            np.array([-1.0]),
-            np.array([end - left]),
-            np.array([self.rows.count + 2.0]),
-            np.zeros(1, np.int64),
-            [palette.VEIL],
-        )
-        colours = self._colouring.colours
-        group = self._colouring.group[parts.window[mine]]
-        self.focus.set_rects(
-            parts.x[mine],
-            parts.y[mine],
-            parts.width[mine],
-            self.rows.h[parts.node[mine]],
-            np.arange(mine.size),
-            [colours[int(g)] for g in group],
-            [QColor(palette.HIGHLIGHT)] * mine.size,
-        )
-
-    def _draw_focus_labels(self) -> None:
-        """Names on the focused job's parts in full, the others dimmed with their parts."""
-        focused = getattr(self, "_focused_parts", set())
-        for label, k in zip(self._labels, self._label_part, strict=True):
-            label.setOpacity(1.0 if not focused or k in focused else 0.35)
-
-    # ------------------------------------------------------------ hit-testing and tooltips
-
-    def window_at(self, point: QPointF) -> Window | None:
-        hit = self.windows.index_at(point)
-        return None if hit is None else self._window_list[int(self._window_rect_job[hit])]
-
-    def row_at(self, point: QPointF) -> int | None:
-        row = math.floor(point.y())
-        if self.env is None or self.rows.node(row) is None or point.y() - row > ROW_HEIGHT:
-            return None
-        return row
-
-    def tooltip_at(self, point: QPointF) -> str:
-        """What is under a point: a window, a local task, or a free slot (``gantt/tooltips.py``)."""
-        env = self.env
-        if env is None:
-            return ""
-        window = self.window_at(point)
-        if window is not None:
-            return self._window_tip(env, window)
-        hit = self.tasks.index_at(point)
-        if hit is not None:
-            return tooltips.task_tip(env.local_tasks[hit], self.time_unit, self.editable)
-        hit = self.slots.index_at(point)
-        if hit is not None:
-            return tooltips.slot_tip(float(self.slots.x[hit]), float(self.slots.w[hit]), self.time_unit, self.editable)
-        return ""
-
-    def _window_tip(self, env: Environment, window: Window) -> str:
-        seen = self._distances.get(window.job)
-        measured = seen is None
-        if measured:  # the strategy kept none: measure them on the picture, among the other windows
-            others = [w for w in self._window_list if w.job != window.job]
-            with contextlib.suppress(ValueError):
-                seen = window_distances(SlotTable.from_environment(env, others), window)
-        actual = self._actual_ends.get(window.job)
-        now = self.snapshot.time if self.snapshot is not None else None
-        return tooltips.window_tip(env, window, self.time_unit, actual, seen, measured, now)
-
-    def _t(self, t: float) -> str:
-        """A time or a duration as the user reads it: in View ▸ Time unit, with the unit's name."""
-        return time(t, self.time_unit)
-
     def set_time_unit(self, unit: str) -> None:
         """Show time in ``unit`` (a key of geometry.TIME_UNITS): the axis, its label and the cursor."""
         self.time_unit = unit
         axis = self.getPlotItem().getAxis("bottom")
         axis.setScale(1.0 / geometry.TIME_UNITS[unit][1])
         self.getPlotItem().setLabel("bottom", geometry.time_label(unit))
-
-    def cursor_text(self, t: float, per_pixel: float | None = None) -> str:
-        """The cursor's time; with ``per_pixel`` (the time a pixel spans), to as many decimals as a
-        pixel resolves, every one kept, so that the label neither jitters in width nor shows
-        digits the pointer cannot choose."""
-
-        def shown(value: float, step: float | None) -> str:
-            if step is None or not step > 0:
-                return number(value)
-            return f"{value:.{min(max(math.ceil(-math.log10(step)), 0), 4)}f}"
-
-        _, scale, short = geometry.TIME_UNITS[self.time_unit]
-        step = per_pixel / scale if per_pixel is not None else None
-        return f"t = {shown(geometry.in_unit(t, self.time_unit), step)}" + (f" {short}" if short else "")
-
-    def _move_cursor(self, point: QPointF) -> None:
-        inside = self.view.sceneBoundingRect().contains(self.view.mapViewToScene(point))
-        self.cursor.setVisible(self.show_cursor and inside)
-        if self.cursor.isVisible():
-            self.cursor.setValue(point.x())
-            (x0, x1), _ = self.view.viewRange()
-            self.cursor.label.setFormat(self.cursor_text(point.x(), (x1 - x0) / max(self.view.width(), 1.0)))
-            # The time reads at the end of the line away from the pointer: over the rows the user
-            # is looking at it would cover their names. (Along the line 0 is the lowest y, the top
-            # row in this chart's inverted y.)
-            top = 0.02 if self.view.yInverted() else 0.98
-            in_top_half = self.view.mapViewToScene(point).y() < self.view.sceneBoundingRect().center().y()
-            self.cursor.label.setPosition(1.0 - top if in_top_half else top)
-
-    def _on_mouse_moved(self, pos: QPointF) -> None:
-        point = self.view.mapSceneToView(pos)
-        self._move_cursor(point)
-        window = self.window_at(point)
-        self.set_hovered(window.job if window is not None else None)
-        self.setToolTip(self.tooltip_at(point))
-
-    def clicked(self, point: QPointF) -> None:
-        """A click on a window selects its job; anywhere else it clears the selection ("")."""
-        window = self.window_at(point)
-        self.job_clicked.emit(window.job if window is not None else "")
-
-    def double_clicked(self, point: QPointF) -> None:
-        row = self.row_at(point)
-        if not self.editable or row is None or self.env is None:
-            return
-        if self.tasks.index_at(point) is None and self.window_at(point) is None:
-            self.task_add_requested.emit(self.env.nodes[self.rows.node_at[row]].id, float(round(point.x())))
-
-    # ------------------------------------------------------------ dragging local tasks
-
-    @property
-    def dragging(self) -> bool:
-        return self._drag is not None
-
-    def begin_drag(self, point: QPointF) -> bool:
-        hit = self.tasks.index_at(point)
-        if hit is None or self.env is None:
-            return False
-        task = self.env.local_tasks[hit]
-        if self.rows.node(int(self._row_of[self.env.node_index[task.node]])) is None:
-            return False  # on a collapsed machine's lane: open the machine to edit its tasks
-        edge = EDGE_PIXELS * self.view.viewPixelSize()[0]
-        mode = "left" if point.x() - task.start < edge else "right" if task.end - point.x() < edge else "move"
-        self._drag = Drag(hit, mode, point, task.start, task.end, int(self._row_of[self.env.node_index[task.node]]))
-        self.update_drag(point)
-        return True
-
-    def _dragged(self, point: QPointF) -> tuple[float, float, int]:
-        d = self._drag
-        assert d is not None and self.env is not None
-        dx = point.x() - d.origin.x()
-        if d.mode == "move":
-            start = float(round(d.start + dx))
-            row = self.rows.nearest_node_row(math.floor(point.y()))
-            return start, start + (d.end - d.start), d.row if row is None else row
-        if d.mode == "left":
-            return float(min(round(d.start + dx), d.end - 1)), d.end, d.row
-        return d.start, float(max(round(d.end + dx), d.start + 1)), d.row
-
-    def update_drag(self, point: QPointF) -> None:
-        start, end, row = self._dragged(point)
-        self.preview.set_rects(
-            np.array([start]),
-            np.array([float(row)]),
-            np.array([end - start]),
-            np.array([ROW_HEIGHT]),
-            np.zeros(1, dtype=np.int64),
-            [QColor(0, 0, 0, 40)],
-            [QColor("#d62728")],
-            width=2.0,
-        )
-
-    def finish_drag(self, point: QPointF) -> None:
-        start, end, row = self._dragged(point)
-        drag, self._drag = self._drag, None
-        self.preview.clear()
-        assert drag is not None and self.env is not None
-        task = self.env.local_tasks[drag.task]
-        node = self.env.nodes[self.rows.node_at[row]].id
-        if (start, end, node) != (task.start, task.end, task.node):
-            self.task_changed.emit(task.id, start, end, node)
