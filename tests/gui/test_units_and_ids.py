@@ -262,7 +262,7 @@ def test_the_colour_key_says_job_colours_repeat_by_id():
     assert palette.job_colour_index(ids[0]) == palette.job_colour_index(ids[16])  # j1 and j17
     first = registry.run(env, "FirstFit")
     colouring = palette.colour_windows(env, list(first.windows), "job", {}, None)
-    (label, _), = colouring.legend
+    ((label, _),) = colouring.legend
     assert "each" not in label and "by id" in label and "repeating" in label
     other = registry.run(env, "MinCost")
     again = palette.colour_windows(env, list(other.windows), "job", {}, None)
@@ -460,3 +460,33 @@ def test_the_previous_result_badge_only_over_a_picture_and_the_bar_counts_a_comp
     assert status.bar.text() == "kernel 2 of 7"
     status._on_progress_changed(50, 100)
     assert status.bar.text() == "50%"
+
+
+def test_under_a_dark_palette_the_plots_are_dark_too(qtbot, qapp):
+    """Issue 43 cosmetics: under a dark palette the chart stayed a white block."""
+    from PySide6.QtGui import QColor, QPalette
+
+    from workbench.gui.main_window import MainWindow
+
+    light = qapp.palette()
+    dark = QPalette(light)
+    for role, colour in (
+        (QPalette.ColorRole.Window, "#2b2b2b"),
+        (QPalette.ColorRole.Base, "#1f1f1f"),
+        (QPalette.ColorRole.Text, "#e0e0e0"),
+        (QPalette.ColorRole.WindowText, "#e0e0e0"),
+    ):
+        dark.setColor(role, QColor(colour))
+    qapp.setPalette(dark)
+    try:
+        win = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
+        qtbot.addWidget(win)
+        for plot in (win.chart, win.overview, win.cycles.plot):
+            assert plot.backgroundBrush().color().lightnessF() < 0.3, plot
+        axis = win.chart.getPlotItem().getAxis("bottom")
+        assert axis.textPen().color().lightnessF() > 0.6
+    finally:
+        qapp.setPalette(light)
+    win2 = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
+    qtbot.addWidget(win2)
+    assert win2.chart.backgroundBrush().color().lightnessF() > 0.9

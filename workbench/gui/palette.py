@@ -15,6 +15,7 @@ import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
@@ -181,6 +182,34 @@ def dark_theme() -> bool:
     return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5
 
 
+DARK_BACKGROUND = "#1e2226"  # plots under a dark theme (a white block in a dark window glared)
+DARK_FOREGROUND = "#c8ccd0"
+DARK_FREE_SLOT = "#2c3946"
+
+
+def plot_background() -> str:
+    return DARK_BACKGROUND if dark_theme() else "w"
+
+
+def free_slot() -> str:
+    """The free slots' faint colour, on the theme's plot background."""
+    return DARK_FREE_SLOT if dark_theme() else FREE_SLOT
+
+
+def style_plot(plot: Any) -> None:
+    """A pyqtgraph PlotWidget in the theme: its background, and under a dark one light axes and
+    labels (the exported figure stays on white: ``figure.py``)."""
+    import pyqtgraph as pg
+
+    plot.setBackground(plot_background())
+    if not dark_theme():
+        return
+    for name in ("left", "bottom", "right", "top"):
+        axis = plot.getPlotItem().getAxis(name)
+        axis.setPen(pg.mkPen(DARK_FOREGROUND))
+        axis.setTextPen(pg.mkPen(DARK_FOREGROUND))
+
+
 def error_style() -> str:
     """A style sheet for error text that reads on light and on dark themes."""
     return "color: #ff8a80" if dark_theme() else "color: #b00020"
@@ -264,4 +293,5 @@ def legend_html(
             used = 0.0
         lines[-1].append(part)
         used += wide
-    return "<span style='color:#333'>" + "<br>".join("  ".join(line) for line in lines) + "</span>"
+    ink = DARK_FOREGROUND if dark_theme() else "#333"  # the key is drawn on the chart's background
+    return f"<span style='color:{ink}'>" + "<br>".join("  ".join(line) for line in lines) + "</span>"

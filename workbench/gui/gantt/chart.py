@@ -63,7 +63,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         super().__init__(parent=parent, viewBox=self.view, axisItems={"left": self.node_axis, "bottom": self.time_axis})
         self.editable = editable
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # keyboard navigation (keyPressEvent)
-        self.setBackground("w")
+        palette.style_plot(self)
         plot = self.getPlotItem()
         plot.invertY(True)
         plot.showGrid(x=False, y=False)
@@ -369,7 +369,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
             slot_end - table.start,
             height * 0.5,
             np.zeros(table.size, dtype=np.int64),
-            [QColor(palette.FREE_SLOT)],
+            [QColor(palette.free_slot())],
         )
 
     def _free_taken(self, ticket: int, answer: object, error: str | None) -> None:

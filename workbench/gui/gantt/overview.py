@@ -13,6 +13,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QLabel
 
 from workbench.engine.timeline import Overview
+from workbench.gui import palette
 from workbench.gui.gantt.parts import NumberAxis
 from workbench.gui.numbers import TIME_UNITS
 
@@ -29,6 +30,7 @@ class OverviewStrip(pg.PlotWidget):
     def __init__(self) -> None:
         super().__init__(background="w", axisItems={"bottom": NumberAxis("bottom")})
         self.setFixedHeight(HEIGHT)
+        palette.style_plot(self)
         item = self.getPlotItem()
         left = item.getAxis("left")
         left.setStyle(showValues=False, tickLength=0)
@@ -39,7 +41,7 @@ class OverviewStrip(pg.PlotWidget):
             f"<span style='color:{QUEUE_COLOUR}'>— queue</span>; drag the band",
             self,
         )
-        self.key.setStyleSheet("color: #555555; background: transparent;")
+        self.key.setStyleSheet(f"color: {palette.muted_text().name()}; background: transparent;")
         self.key.move(4, 4)
         item.setMenuEnabled(False)
         item.hideButtons()

@@ -36,6 +36,7 @@ from workbench.engine import registry
 from workbench.engine.metrics import FlowMetrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
+from workbench.gui import palette
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.gantt.parts import JobAxis, NumberAxis
 from workbench.gui.numbers import TIME_UNITS, time
@@ -186,6 +187,7 @@ class CompareDialog(QDialog):
             combo.currentIndexChanged.connect(lambda _: self._draw_diff())
         self.diff_axis = JobAxis("bottom")
         self.diff_plot = pg.PlotWidget(background="w", axisItems={"bottom": self.diff_axis, "left": NumberAxis("left")})
+        palette.style_plot(self.diff_plot)
         self.diff_plot.setLabel("bottom", "job (in queue order)")
         self.diff_plot.scene().sigMouseMoved.connect(self._diff_hover)
         self.diff_plot.setLabel("left", "start under B − start under A")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from workbench.engine import registry, timeline
 from workbench.engine.errors import Cancelled, WorkbenchError
 from workbench.engine.simulate import Simulator, Snapshot
+from workbench.gui import palette
 from workbench.gui.gantt.parts import CountAxis, NumberAxis
 from workbench.gui.numbers import TIME_UNITS, number, step_label, time, time_label
 from workbench.gui.panels.cycles_parts import PRESS_STEP, CyclesPlot, StepInfo, first_ids, last_finite
@@ -84,6 +85,7 @@ class CyclesPanel(QWidget):
         self.selected_job: Callable[[], str | None] = lambda: None  # the window's selection (set by it)
         self.plot = CyclesPlot(background="w", axisItems={"bottom": NumberAxis("bottom"), "left": CountAxis("left")})
         self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        palette.style_plot(self.plot)
         self.time_unit = "model"  # View ▸ Time unit
         self.plot.setLabel("bottom", time_label(self.time_unit))
         # Each value holds from its event to the next (steps, not ramps); the queue on the left axis,
