@@ -490,3 +490,15 @@ def test_under_a_dark_palette_the_plots_are_dark_too(qtbot, qapp):
     win2 = MainWindow(load_environment(DEFAULT), DEFAULT, quiet=True)
     qtbot.addWidget(win2)
     assert win2.chart.backgroundBrush().color().lightnessF() > 0.9
+
+
+def test_the_cycles_plot_takes_the_new_documents_time_frame(qtbot, window, trace):
+    """Issue 43 cosmetics: after a trace, the Cycles plot of a model-unit file kept the trace's axes."""
+    win = window(trace)
+    assert win.cycles.step() and win.cycles.step()
+    assert win.open_path(DEFAULT)
+    wait_result(qtbot, win)
+    (x0, x1), _ = win.cycles.plot.getPlotItem().vb.viewRange()
+    env = win.document.env
+    assert x0 <= env.time.start + 1 and abs(x1 - env.time.horizon) < 0.05 * env.time.horizon
+    assert win.cycles.plot.getPlotItem().getAxis("bottom").labelText == "time (model units)"

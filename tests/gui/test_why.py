@@ -82,3 +82,16 @@ def test_under_easy_no_candidates_are_offered_to_outline(qtbot):
     why.show_job("j11")
     qtbot.waitUntil(lambda: why.explanation is not None and len(why.explanation.candidates) > 0, timeout=30_000)
     assert not why.show_ghosts.isHidden() and not why.table.isHidden()
+
+
+def test_a_failed_jobs_cost_column_stays_in_the_panel(qtbot):
+    """Issue 43 cosmetics: the tag "over budget (free then)" widened the first column until the cost
+    column was clipped at the dock's edge; it wraps now, and the cost reads whole."""
+    env = load_environment(DEFAULT)
+    why = _explain(qtbot, env, "j6")
+    why.resize(500, 600)
+    qtbot.wait(50)
+    table = why.table
+    cost = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())].index("cost")
+    assert table.columnViewportPosition(cost) + table.columnWidth(cost) <= table.viewport().width()
+    assert why.late.isHidden()  # never placed: the summary says why, once

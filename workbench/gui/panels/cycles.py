@@ -159,7 +159,7 @@ class CyclesPanel(QWidget):
         self.queue_curve.setData([], [])
         self.util_curve.setData([], [])
         self.now_line.setVisible(False)
-        self.plot.getPlotItem().vb.enableAutoRange()  # not the axes of the run before
+        self._blank_axes()
         self._update_controls()
         self.live_requested.emit()
 
@@ -548,3 +548,17 @@ class CyclesPanel(QWidget):
         """An edit makes the history stale: start again on the next Step."""
         if self.sim is not None:
             self.reset()
+        elif not self._steps[0]:
+            self._blank_axes()  # another document: its own time frame, not the last one's
+
+    def _blank_axes(self) -> None:
+        """The empty plot's axes over the document's own time (the last document's frame stayed, and
+        read "0.000002 d" on a model-unit file)."""
+        env = self.document.env
+        start = env.time.start
+        end = env.time.horizon if env.time.horizon is not None else max((j.arrival for j in env.jobs), default=start)
+        if end <= start:
+            end = start + max((j.volume / j.min_performance for j in env.jobs), default=1.0)
+        view = self.plot.getPlotItem().vb
+        view.disableAutoRange()
+        view.setRange(xRange=(start, end), yRange=(0, 1), padding=0.02)

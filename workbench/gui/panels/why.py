@@ -74,6 +74,8 @@ def node_names(env: Environment, ids: tuple[str, ...]) -> str:
 
 
 LATE_SHOWN = 8  # stretches of a wait listed in the panel
+TAG_WIDTH = 84  # pixels of the candidates' first column (their rank, or a tag that wraps)
+START_WIDTH = 96  # pixels of the start column (a merged row's "(2 starts, to 329)" wraps)
 
 
 class WhyPanel(QWidget):
@@ -110,6 +112,15 @@ class WhyPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # The row's tag ("over budget (free then)") wraps in a narrow first column: as wide as it, it
+        # pushed the cost column past the dock's edge.
+        for column, width in ((0, TAG_WIDTH), (1, START_WIDTH)):  # "328 (2 starts, to 329)" wraps too
+            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            self.table.horizontalHeader().resizeSection(column, width)
+        self.table.setWordWrap(True)
+        # Rows of two lines: a wrapped tag fits, and a long list of nodes is cut, not a tall row.
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(2 * self.table.fontMetrics().lineSpacing() + 8)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setMinimumHeight(150)  # room for the chosen window and the next three
         self.show_ghosts = QCheckBox("Outline these candidates on the chart")
@@ -286,14 +297,13 @@ class WhyPanel(QWidget):
     def _show_late(self, wait: Wait | None) -> None:
         """Why so late?, in View ▸ Time unit: each stretch of the wait with its cause, what let the
         job start, and under EASY whether it started as the head or was backfilled."""
-        self.late.setVisible(wait is not None)
-        if wait is None:
+        # A job never placed has its reason in the summary already.
+        self.late.setVisible(wait is not None and wait.start is not None)
+        if wait is None or wait.start is None:
             self.late.setText("")
             return
         t = lambda x: html.escape(time(x, self.time_unit))  # noqa: E731
-        if wait.start is None:
-            lines = [f"<b>Why so late?</b> {html.escape(wait.stretches[0].text)}"]
-        elif not wait.stretches:
+        if not wait.stretches:
             lines = [f"<b>Why so late?</b> It did not wait: it started when it arrived, at {t(wait.start)}."]
         else:
             lines = [
