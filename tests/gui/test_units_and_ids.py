@@ -117,6 +117,8 @@ def _days(t: float) -> str:
 def test_per_job_differences_name_the_jobs_by_id(qtbot):
     """Compare ▸ Per-job differences: the axis reads the jobs' ids (not positions from 0) and each
     bar's tooltip names its job, both starts and the change."""
+    from PySide6.QtGui import QFontMetrics
+
     from workbench.engine import registry
     from workbench.gui.main_window import MainWindow
     from workbench.gui.panels.compare import CompareDialog
@@ -144,6 +146,19 @@ def test_per_job_differences_name_the_jobs_by_id(qtbot):
     assert (f"{number(abs(d))} {'later' if d > 0 else 'earlier'} under MinCost" in tip) or abs(d) < 1e-9
     assert f"start under FirstFit: {number(a.window_of(job.id).start)}" in tip
     assert dialog.diff_tip(13.5) == "" and dialog.diff_tip(-3.0) == ""
+    # Starred cells of the table are on one line and whole ("★ 129.086" wrapped).
+    table = dialog.table
+    assert not table.wordWrap()
+    starred = [
+        (r, c)
+        for r in range(table.rowCount())
+        for c in range(table.columnCount())
+        if table.item(r, c) is not None and table.item(r, c).text().startswith("★")
+    ]
+    assert starred
+    bold = QFontMetrics(table.item(*starred[0]).font())
+    for r, c in starred:
+        assert table.columnWidth(c) >= bold.horizontalAdvance(table.item(r, c).text()), (r, c)
     # Ticks never crowd: at 20 jobs in 600 px every id fits; at 2,000 they are thinned evenly.
     assert axis.tickValues(-0.5, 19.5, 600)[0][0] == 1.0
     axis.set_ids([str(10_000 + k) for k in range(2000)])
