@@ -224,9 +224,10 @@ def test_metrics_on_a_hand_made_schedule():
     assert m.makespan == 30.0 and m.total_cost == 50.0 and m.mean_start == 5.0
     assert m.utilisation == pytest.approx((2 * 5.0 + 20.0) / 80.0)
     assert m.owners_profit == {"a": 20.0, "b": 30.0}
-    # Seed 000 Table 2 per node: L_c, the time reserved, and U, that over the free time offered (40 each).
+    # Seed 000 Table 2 per node: L_c, the time reserved, and U, the time really used (x ends at 5)
+    # over the free time offered (40 each).
     assert m.node_busy == {"a": 10.0, "b": 30.0}
-    assert m.node_utilisation == {"a": 10.0 / 40.0, "b": 30.0 / 40.0}
+    assert m.node_utilisation == {"a": 5.0 / 40.0, "b": 25.0 / 40.0}
     # AWRT = sum(n * actual runtime * (finish - arrival)) / sum(n * actual runtime)
     assert m.awrt == pytest.approx((2 * 5 * (5 - 0) + 1 * 20 * (30 - 5)) / (2 * 5 + 1 * 20))
     assert np.isnan(m.mean_alternatives)

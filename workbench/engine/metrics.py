@@ -23,7 +23,7 @@ from workbench.engine.slots import SlotTable
 BOUNDED_SLOWDOWN_THRESHOLD = 10.0
 # Names the set of definitions below; bump it when a definition changes, so that results recorded
 # under the old one are never mixed with new ones (the lab's database compares it).
-DEFINITIONS_VERSION = "workbench-metrics/1"
+DEFINITIONS_VERSION = "workbench-metrics/2"
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,8 @@ DEFINITIONS: tuple[Definition, ...] = (
     Definition(
         "node_utilisation",
         "utilisation per node (U)",
-        "L_c / free time node i offered in [t0, t_end]",
-        "seed 000 Table 2",
+        "time node i really ran jobs in [t0, t_end] (to each job's actual end) / free time node i offered there",
+        "seed 000 Table 2's U, counted as used rather than reserved",
     ),
     Definition("multi_site_jobs", "multi-site jobs", "windows on nodes of more than one site", "seed 004 Table 3"),
     Definition("awwt", "average weighted wait", "Σ n_j·p_j·(S_j − r_j) / Σ n_j·p_j (weights as AWRT)", "seed 004 §3.3"),
@@ -161,7 +161,7 @@ class FlowMetrics:
     mean_alternatives: float  # N_A: alternatives found per job (CSS family; NaN otherwise)
     owners_profit: dict[str, float]  # node id -> income from job windows (P of seed 000 Table 2)
     node_busy: dict[str, float]  # node id -> time reserved by job windows (L_c of seed 000 Table 2)
-    node_utilisation: dict[str, float]  # node id -> node_busy / the free time the node offered (U)
+    node_utilisation: dict[str, float]  # node id -> time really used / the free time the node offered (U)
     multi_site_jobs: int  # windows whose nodes span more than one site (seed 004 Table 3); 0 without sites
 
     def as_dict(self) -> dict[str, object]:
@@ -222,13 +222,19 @@ def flow_metrics(
     used = sum(len(w.nodes) * (schedule.actual_end(env, w) - w.start) for w in schedule.windows)
     profit: dict[str, float] = {node.id: 0.0 for node in env.nodes}
     busy: dict[str, float] = {node.id: 0.0 for node in env.nodes}
+    really: dict[str, float] = {node.id: 0.0 for node in env.nodes}  # time used, in [t0, end]
     prices = {node.id: node.price for node in env.nodes}
     for w in schedule.windows:
+        actual = schedule.actual_end(env, w)
         for node_id, length in zip(w.nodes, w.part_lengths, strict=True):
             profit[node_id] += prices[node_id] * length
             busy[node_id] += length
+            # A job that ends early gives the rest of its reservation back: the node may run the next
+            # job in it, so the reserved lengths (L_c) can sum past the time the node offered.
+            really[node_id] += max(0.0, min(w.start + length, actual, end) - max(w.start, t0))
     node_share = {
-        node.id: busy[node.id] / float(offered_on[i]) if offered_on[i] > 0 else 0.0 for i, node in enumerate(env.nodes)
+        node.id: really[node.id] / float(offered_on[i]) if offered_on[i] > 0 else 0.0
+        for i, node in enumerate(env.nodes)
     }
     return FlowMetrics(
         jobs=len(env.jobs),
