@@ -485,9 +485,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "--only",
         action="append",
         default=[],
-        help="window, backfill, easy, css, grid, lab, studies, scale, saturation or coldstart (the last six take "
-        "minutes; "
-        "studies: every study's default run, up to an hour)",
+        help="window, backfill, easy, css (the default); why, grid, lab, studies, scale, saturation or coldstart "
+        "read the traces or take minutes (studies: every study's default run, up to an hour)",
     )
     p.add_argument(
         "--traces", help="folder of the SWF traces for --only scale and saturation (default: ../shared/traces)"
@@ -513,6 +512,9 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     q = lab_sub.add_parser("report", parents=[common], help="write report.md/.html and figures of a run folder")
     q.add_argument("dir")
     q.add_argument("--out", help="folder for the report (default: the run folder)")
+    q.add_argument(
+        "--dpi", type=int, default=300, help="resolution of the PNG figures (default 300; SVG and PDF are vector)"
+    )
     q.set_defaults(func=cli_lab.cmd_lab_report)
     q = lab_sub.add_parser("export", parents=[common], help="tidy rows of a run folder as CSV or Parquet")
     q.add_argument("dir")

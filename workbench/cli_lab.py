@@ -55,13 +55,20 @@ def cmd_lab_run(args: argparse.Namespace) -> int:
     print(
         f"{result.recorded} of {result.planned} runs in {result.folder}{failed}; `workbench lab report {result.folder}`"
     )
+    if result.failed:  # earlier, resumed runs too: a study with a failed run is not a result to publish
+        print(
+            f"workbench: {result.failed} of {result.planned} runs failed; `workbench lab report {result.folder}` "
+            "lists why, and the same command runs them again",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
 def cmd_lab_report(args: argparse.Namespace) -> int:
     from workbench.lab.report import write_report
 
-    print(write_report(Path(args.dir), Path(args.out) if args.out else None))
+    print(write_report(Path(args.dir), Path(args.out) if args.out else None, dpi=args.dpi))
     return 0
 
 

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import re
 
 import pytest
 
+from tests.lab.conftest import KTH, SWF
 from workbench.cli import main
 from workbench.engine.io.swf import import_swf
 from workbench.lab.archive import ARCHIVE, CACHE_VARIABLE, CATALOGUE, URL_VARIABLE, cache_folder
-
-SWF = """; MaxNodes: 4
-1 0 0 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1
-2 5 0 30 4 -1 -1 4 30 -1 1 2 2 -1 -1 -1 -1 -1
-"""
-KTH = "KTH-SP2-1996-2.1-cln.swf"
-
-
-@pytest.fixture
-def archive(tmp_path, monkeypatch):
-    """A local archive holding KTH-SP2's file name (a tiny log), and an empty cache; returns the gzip's sum."""
-    folder = tmp_path / "archive"
-    folder.mkdir()
-    data = gzip.compress(SWF.encode())
-    (folder / f"{KTH}.gz").write_bytes(data)
-    monkeypatch.setenv(URL_VARIABLE, folder.as_uri())
-    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "cache"))
-    return hashlib.sha256(data).hexdigest()
 
 
 def test_list_shows_every_log_with_its_size_citation_and_checksum_state(capsys, tmp_path, monkeypatch):

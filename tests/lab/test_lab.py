@@ -267,7 +267,7 @@ def test_gui_runs_a_study_in_the_background_and_shows_its_figures(qtbot, tmp_pat
 
     quick = Study(
         "quick", "A quick study", "test", "nothing left open", (("A", "FirstFit", {}), ("B", "EASY", {})),
-        (Factor("k", (1, 2, 3)),), 4, {"x": "seed times k"}, _quick, figures=(("x", "k"),),
+        (Factor("k", (1, 2, 3)),), 4, {"x": "seed times k"}, _quick, figures=(("x", "k"),), units={"x": "time units"},
     )  # fmt: skip
     with added(quick):
         dialog = StudyDialog(folder=tmp_path)

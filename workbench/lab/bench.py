@@ -203,10 +203,11 @@ def run_bench(
     limit_s: float = 300.0,
     studies: list[str] | None = None,
 ) -> None:
-    """The benchmarks named in ``only`` (default: all but ``grid``, ``lab``, ``studies``, ``scale``,
-    ``saturation`` and ``coldstart``, which take minutes)."""
-    known = ("window", "backfill", "easy", "css", "grid", "lab", "studies", "scale", "saturation", "coldstart")
-    wanted = set(only or known[:-6])
+    """The benchmarks named in ``only`` (default: window, backfill, easy and css; the others read the
+    traces or take minutes)."""
+    known = ("window", "backfill", "easy", "css", "why", "grid", "lab", "studies", "scale", "saturation")
+    known += ("coldstart",)
+    wanted = set(only or known[:4])  # the others read the traces or take minutes: asked for by name
     unknown = wanted - set(known)
     if unknown:
         raise ParameterError("--only", f"unknown benchmark {sorted(unknown)[0]!r}; expected one of {', '.join(known)}")
@@ -241,6 +242,10 @@ def run_bench(
         bench_easy_general(out)
     if "css" in wanted:
         bench_css(min(runs, 20), out)
+    if "why" in wanted:
+        from workbench.lab.why_bench import run_why
+
+        run_why(out, traces)
     if "grid" in wanted:
         from workbench.lab.grid_bench import run_grid_bench
 

@@ -36,13 +36,11 @@ def _workbench(args: list[str], cache: Path) -> tuple[float, subprocess.Complete
 def run_coldstart(out: Out, traces: Path | None = None) -> None:
     from workbench.engine import kernels
     from workbench.engine.io.envfile import save_environment
-    from workbench.engine.io.swf import import_swf
-    from workbench.lab.scale import KTH, default_traces
+    from workbench.lab.sources import KTH, trace_environment
 
-    traces = traces or default_traces()
     with tempfile.TemporaryDirectory(prefix="workbench-coldstart-") as tmp:
         folder = Path(tmp)
-        env = import_swf(traces / KTH, 100).env
+        env = trace_environment(KTH, 100, traces)
         env = dataclasses.replace(env, jobs=env.jobs[:1000])
         path = folder / "kth1000.json"
         save_environment(env, path)

@@ -106,8 +106,9 @@ class Database:
         return json.loads(row[0]) if row else {}
 
     def done(self) -> set[str]:
-        """Keys of the runs already recorded (failed ones included: they are results too)."""
-        return {key for (key,) in self.conn.execute("SELECT key FROM runs")}
+        """Keys of the runs recorded as done. A failed run is kept (its error is in the report) but
+        not done: the same command runs it again, once what failed it is fixed (a trace fetched)."""
+        return {key for (key,) in self.conn.execute("SELECT key FROM runs WHERE status = 'ok'")}
 
     def add(self, rows: Iterable[Row]) -> None:
         """Record finished runs in one transaction (all or none of them)."""

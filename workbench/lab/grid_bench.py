@@ -13,10 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.engine.errors import ParameterError
-
 Out = Callable[[str], None]
-KTH = "KTH-SP2-1996-2.1-cln.swf"
 
 
 @dataclass(frozen=True)
@@ -63,14 +60,14 @@ def offered_load(env: Any, nodes: int) -> float:
     return work / (nodes * ((max(arrivals) - min(arrivals)) or 1.0))
 
 
-def workload(key: str, config: str, local: bool, traces: Path) -> Any:
+def workload(key: str, config: str, local: bool, traces: Path | None) -> Any:
     from workbench.engine.grid.configs import grid_environment
     from workbench.engine.grid.lublin import generate_workload, workload_environment
-    from workbench.engine.io.swf import import_swf
+    from workbench.lab.sources import KTH, trace_environment
     from workbench.lab.studies.grid import grid_workload
 
     if key == "kth_all":
-        env = import_swf(traces / KTH, 512).env
+        env = trace_environment(KTH, 512, traces)
         return grid_environment(env, config, 2, compress=0.9 / offered_load(env, 512))[0]
     if key == "lublin10k":  # the grid study's set-up: its seed-1 workload at load 0.6
         return grid_workload(config, 2, local, 10_000, 1, 0.6)
@@ -81,7 +78,7 @@ def _child(run: GridRun, traces: str, answer: Any) -> None:
     from workbench.engine import registry
     from workbench.engine.grid.metrics import grid_metrics
 
-    env = workload(run.workload, run.config, run.strategy == "Local", Path(traces))
+    env = workload(run.workload, run.config, run.strategy == "Local", Path(traces) if traces else None)
     schedule = registry.run(env, run.strategy, dict(run.params))
     m = grid_metrics(env, schedule)
     answer.put(
@@ -97,17 +94,15 @@ def _child(run: GridRun, traces: str, answer: Any) -> None:
 
 
 def run_grid_bench(out: Out = print, traces: Path | None = None) -> None:
-    from workbench.lab.scale import default_traces
+    from workbench.lab.sources import KTH, trace_file
 
-    traces = traces or default_traces()
-    if not (traces / KTH).is_file():
-        raise ParameterError("--traces", f"{traces / KTH} not found; give the folder of the SWF traces")
+    trace_file(KTH, traces)  # one line naming `traces get` when it is missing, before any run
     out("Grid strategies (seed 004), each run in its own process; compute time of the strategy, peak RSS")
     out(f"{'run':44s} {'seconds':>8s} {'target':>7s} {'peak MB':>8s}  result")
     ctx = mp.get_context("spawn")
     for run in RUNS:
         answer = ctx.Queue()
-        child = ctx.Process(target=_child, args=(run, str(traces), answer))
+        child = ctx.Process(target=_child, args=(run, str(traces or ""), answer))
         child.start()
         got = answer.get()
         child.join()

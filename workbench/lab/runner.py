@@ -111,6 +111,8 @@ def run_study(
     """
     study = get_study(name)
     plan = study.plan(reps, overrides)
+    if study.needs is not None:
+        study.needs(plan)
     if workers is not None and workers < 1:
         raise ParameterError("--workers", f"must be at least 1, got {workers}")
     workers = workers or os.cpu_count() or 1

@@ -30,11 +30,11 @@ import numpy as np
 
 from workbench.engine.errors import ParameterError
 from workbench.engine.model import Environment
-from workbench.lab.scale import KTH, default_traces, in_child, timed_run
+from workbench.lab.scale import in_child, timed_run
+from workbench.lab.sources import KTH, NASA, trace_environment, trace_file, where
 
 Out = Callable[[str], None]
 
-NASA = "NASA-iPSC-1993-3.1-cln.swf"
 OFFERED_LOAD = 1.3
 
 
@@ -75,16 +75,15 @@ def compressed(env: Environment, jobs: int, factor: float) -> Environment:
     return dataclasses.replace(env, jobs=moved, name=name, time=dataclasses.replace(env.time, start=0.0))
 
 
-def saturated_environment(key: str, jobs: int, traces: Path) -> Environment:
+def saturated_environment(key: str, jobs: int, traces: Path | None) -> Environment:
     """The flow ``key`` with ``jobs`` jobs (see the module's docstring)."""
     from workbench.engine.generate import generate
     from workbench.engine.grid.lublin import generate_workload, workload_environment
-    from workbench.engine.io.swf import import_swf
 
     if key == "kth":
-        return compressed(import_swf(traces / KTH, 100).env, jobs, 3.0)
+        return compressed(trace_environment(KTH, 100, traces), jobs, 3.0)
     if key == "nasa":
-        return compressed(import_swf(traces / NASA, 128).env, jobs, 2.0)
+        return compressed(trace_environment(NASA, 128, traces), jobs, 2.0)
     if key == "lublin":
         work = generate_workload(jobs, 256, seed=1)
         env = workload_environment(work, 256, seed=1)
@@ -103,12 +102,13 @@ def saturated_environment(key: str, jobs: int, traces: Path) -> Environment:
 
 
 def _child(flow: Flow, strategy: str, traces: str, limit_s: float, answer: Any) -> None:
-    answer.put(timed_run(saturated_environment(flow.key, flow.jobs, Path(traces)), strategy, {}, limit_s)[0])
+    env = saturated_environment(flow.key, flow.jobs, Path(traces) if traces else None)
+    answer.put(timed_run(env, strategy, {}, limit_s)[0])
 
 
-def measure(flow: Flow, strategy: str, traces: Path, limit_s: float) -> dict[str, Any]:
+def measure(flow: Flow, strategy: str, traces: Path | None, limit_s: float) -> dict[str, Any]:
     """One run in a fresh process: seconds, counts and peak memory."""
-    return in_child(_child, flow, strategy, str(traces), limit_s)
+    return in_child(_child, flow, strategy, str(traces or ""), limit_s)
 
 
 def _counts(counts: dict[str, float]) -> str:
@@ -123,11 +123,9 @@ def _counts(counts: dict[str, float]) -> str:
 
 
 def run_saturation(out: Out = print, traces: Path | None = None, limit_s: float = 300.0) -> None:
-    traces = traces or default_traces()
     for name in (KTH, NASA):
-        if not (traces / name).is_file():
-            raise ParameterError("--traces", f"{traces / name} not found; give the folder of the SWF traces")
-    out(f"Saturated flows, traces from {traces}; each run in its own process, stopped after {limit_s:g} s")
+        trace_file(name, traces)  # one line naming `traces get` when one is missing, before any run
+    out(f"Saturated flows, traces from {where(traces)}; each run in its own process, stopped after {limit_s:g} s")
     out("early: early completions; checks: waiting jobs searched again; moves: reservations moved earlier;")
     out("µs/search: mean time of one window search; growth: time at 5,000 jobs over time at 2,500")
     head = f"{'flow':40s} {'strategy':9s} {'seconds':>8s} {'target':>6s} {'peak MB':>7s}"

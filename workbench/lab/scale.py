@@ -25,12 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.engine.errors import ParameterError
-
 Out = Callable[[str], None]
-
-KTH = "KTH-SP2-1996-2.1-cln.swf"
-LUBLIN = "synthetic_lublin_256.swf"
 
 
 @dataclass(frozen=True)
@@ -58,21 +53,17 @@ RUNS = [
 ]
 
 
-def default_traces() -> Path:
-    """``shared/traces`` beside the project folder (the layout this project is developed in)."""
-    return Path(__file__).resolve().parents[3] / "shared" / "traces"
-
-
-def environment(key: str, traces: Path) -> Any:
+def environment(key: str, traces: Path | None) -> Any:
+    """The workload ``key``: the logs from ``traces`` (None: the ``traces get`` cache), lab/sources.py."""
     from workbench.engine.generate import generate
-    from workbench.engine.io.swf import import_swf
+    from workbench.lab.sources import KTH, lublin_environment, trace_environment
 
     if key == "cop1000":
         return generate("backfill32", 1, nodes=1000, jobs=2000)
     if key == "lublin":
-        return import_swf(traces / LUBLIN, 256).env
+        return lublin_environment(traces)
     mixed = key in ("kth10k_mixed", "kth_all_mixed")
-    env = import_swf(traces / KTH, 100, performance=(1, 4) if mixed else None, seed=1).env
+    env = trace_environment(KTH, 100, traces, performance=(1, 4) if mixed else None, seed=1)
     return env if key.startswith("kth_all") else dataclasses.replace(env, jobs=env.jobs[:10_000])
 
 
@@ -127,7 +118,7 @@ def in_child(target: Callable[..., None], *args: Any) -> dict[str, Any]:
 
 
 def _child(run: ScaleRun, traces: str, limit_s: float, answer: Any) -> None:
-    env = environment(run.env, Path(traces))
+    env = environment(run.env, Path(traces) if traces else None)
     out, schedule = timed_run(env, run.strategy, run.params, limit_s)
     if run.baseline and schedule is not None:
         from workbench.lab.baseline import textbook_easy
@@ -141,15 +132,14 @@ def _child(run: ScaleRun, traces: str, limit_s: float, answer: Any) -> None:
 
 
 def run_scale(out: Out = print, traces: Path | None = None, limit_s: float = 300.0) -> None:
-    traces = traces or default_traces()
-    for name in (KTH, LUBLIN):
-        if not (traces / name).is_file():
-            raise ParameterError("--traces", f"{traces / name} not found; give the folder of the SWF traces")
-    out(f"Scale, traces from {traces}; each run in its own process, stopped after {limit_s:g} s")
+    from workbench.lab.sources import KTH, trace_file, where
+
+    trace_file(KTH, traces)  # one line naming `traces get` when it is missing, before any run
+    out(f"Scale, traces from {where(traces)}; each run in its own process, stopped after {limit_s:g} s")
     out(f"{'run':44s} {'seconds':>9s} {'target':>7s} {'peak MB':>8s}  result")
     easy: dict[str, float] = {}
     for run in RUNS:
-        got = in_child(_child, run, str(traces), limit_s)
+        got = in_child(_child, run, str(traces or ""), limit_s)
         if got["stopped"]:
             done, total = got["reached"]
             verdict = f"✘ stopped at the limit, {done}/{total} of its work done"

@@ -30,6 +30,20 @@ class Factor:
     values: tuple[Any, ...]
     help: str = ""
     extra: tuple[Any, ...] = ()  # values ``--set`` may choose that the default sweep leaves out
+    label: str = ""  # the factor in words, for a figure's axis and titles (default: its name, spaced)
+    unit: str = ""  # of its values, on a figure's axis ("" when they have none)
+    words: Mapping[Any, str] = field(default_factory=dict)  # a value in words, where a number says little
+
+    def text(self) -> str:
+        """The factor in words, with its unit: "scheduling interval (time units)"."""
+        label = self.label or self.name.replace("_", " ")
+        return f"{label} ({self.unit})" if self.unit else label
+
+    def says(self, value: Any) -> str:
+        """``value`` of this factor as a figure's title says it: "jobs in the queue N_Q = 50", or its words."""
+        if value in self.words:
+            return self.words[value]
+        return f"{self.label or self.name.replace('_', ' ')} = {value}{' ' + self.unit if self.unit else ''}"
 
     def parse(self, text: str) -> tuple[Any, ...]:
         """``--set name=a,b,c``: a subset of this factor's values (typed like them)."""
@@ -144,6 +158,12 @@ class Study:
     # (docs/metrics.md); a measure not named here is the study's own, as ``measures`` describes it
     # (a paper's definition, which the description states).
     definitions: Mapping[str, str] = field(default_factory=dict)
+    # Called with the plan before any run: raises a WorkbenchError that says what is missing (a
+    # trace not yet fetched), so a study does not fail every run one by one.
+    needs: Callable[[Sequence[RunSpec]], None] | None = None
+    # measure -> its unit, on the axis of every figure that draws it ("time units", "ms", "share");
+    # ``checked`` refuses a study whose figures draw a measure without one
+    units: Mapping[str, str] = field(default_factory=dict)
 
     def measure_definitions(self) -> dict[str, str]:
         """Every measure's definition on one line, as the study's database records it."""
@@ -217,6 +237,10 @@ def checked(study: Study) -> Study:
         unknown += [label for label in sweep.strategies or () if label not in study.labels]
         if unknown:
             raise ValueError(f"study {study.name}: a sweep names what the study does not have: {unknown}")
+    drawn = {spec[0] for spec in study.figures} | {spec[1] for spec in study.figures if spec[1] in study.measures}
+    unitless = sorted(m for m in drawn if m not in study.units)
+    if unitless:
+        raise ValueError(f"study {study.name}: figures draw measures without a unit: {unitless}")
     known = {d.name for d in DEFINITIONS}
     wrong = [f"{m}={d}" for m, d in study.definitions.items() if m not in study.measures or d not in known]
     if wrong:

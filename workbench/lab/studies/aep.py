@@ -106,8 +106,14 @@ AEP = checked(
             ("AMP (first found)", "AMP", {"shape": "rough", "pick": "first"}),
         ),
         factors=(
-            Factor("nodes", (100, 50, 200, 300, 400), "nodes in the environment (Fig. 6a)"),
-            Factor("interval", (600, 1200, 1800, 2400, 3000, 3600), "scheduling interval length (Fig. 6b)"),
+            Factor("nodes", (100, 50, 200, 300, 400), "nodes in the environment (Fig. 6a)", label="nodes"),
+            Factor(
+                "interval",
+                (600, 1200, 1800, 2400, 3000, 3600),
+                "scheduling interval length (Fig. 6b)",
+                label="scheduling interval",
+                unit="time units",
+            ),
         ),
         reps=20,
         measures={
@@ -123,6 +129,14 @@ AEP = checked(
         run=_aep_run,
         published=_paper_aep(),
         orderings=_aep_orderings(),
+        units={
+            "start": "time units",
+            "runtime": "time units",
+            "finish": "time units",
+            "cpu_time": "time units",
+            "cost": "cost units",
+            "ms": "ms",
+        },
         figures=(
             *((measure, "strategy", AEP_AT) for measure in ("start", "runtime", "finish", "cpu_time", "cost")),
             ("ms", "nodes", {"interval": 600}),

@@ -168,11 +168,31 @@ BACKFILLING = checked(
             ("MinLMinSum", "MinLMinSum", {}),
         ),
         factors=(
-            Factor("n_q", (50, 100, 150, 200), "jobs in the queue (N_Q)"),
-            Factor("scenario", ("static", "arrivals"), "all at time 0 (Table 2), or arrivals (Table 3)"),
-            Factor("quantum", QUANTA, "window lengths: 0 V / P exactly, 1 rounded up to whole units of time"),
-            Factor("local_load", (0.0, PRESET_LOAD), "local load per node up to: 0 (the paper's set-up), 0.1 (preset)"),
-            Factor("job_perf_max", (P_MAX, 0.0), "jobs' performance requirement p ~ U[2, job_perf_max]; 0: none"),
+            Factor("n_q", (50, 100, 150, 200), "jobs in the queue (N_Q)", label="jobs in the queue N_Q"),
+            Factor(
+                "scenario",
+                ("static", "arrivals"),
+                "all at time 0 (Table 2), or arrivals (Table 3)",
+                words={"static": "all jobs queued at time 0 (Table 2)", "arrivals": "jobs arrive over time (Table 3)"},
+            ),
+            Factor(
+                "quantum",
+                QUANTA,
+                "window lengths: 0 V / P exactly, 1 rounded up to whole units of time",
+                words={0.0: "lengths V / P exactly", 1.0: "lengths rounded up to whole time units"},
+            ),
+            Factor(
+                "local_load",
+                (0.0, PRESET_LOAD),
+                "local load per node up to: 0 (the paper's set-up), 0.1 (preset)",
+                words={0.0: "no local tasks", PRESET_LOAD: f"local load up to {PRESET_LOAD:g} per node"},
+            ),
+            Factor(
+                "job_perf_max",
+                (P_MAX, 0.0),
+                "jobs' performance requirement p ~ U[2, job_perf_max]; 0: none",
+                words={P_MAX: f"jobs need performance p ~ U[2, {P_MAX:g}]", 0.0: "no performance requirement"},
+            ),
         ),
         sweeps=BACKFILL_SWEEPS,
         reps=10,
@@ -195,6 +215,14 @@ BACKFILLING = checked(
         published=_paper_backfill(),
         orderings=_backfill_orderings(),
         claims=_backfill_claims(),
+        units={
+            "mean_finish": "time units",
+            "makespan": "time units",
+            "mean_start": "time units",
+            "utilisation": "share, 0–1",
+            "placed": "jobs",
+            "ms": "ms",
+        },
         figures=(("mean_finish", "n_q"),),
     )
 )

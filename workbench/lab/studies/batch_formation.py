@@ -238,9 +238,14 @@ BATCH_STUDY = checked(
         ),
         strategies=tuple((label, "CSS", {"batching": method}) for label, method in SCHEMES.items()),
         factors=(
-            Factor("series", tuple(SERIES), "the paper's series: Random size and limitCoefficient"),
-            Factor("mdq_limit", ("soft", "hard"), "MDq's limit: the paper's soft one, or the knapsack's cap"),
-            Factor("jobs", (JOBS,), "jobs in the flow", extra=(20, 50, 200)),
+            Factor("series", tuple(SERIES), "the paper's series: Random size and limitCoefficient", label="series"),
+            Factor(
+                "mdq_limit",
+                ("soft", "hard"),
+                "MDq's limit: the paper's soft one, or the knapsack's cap",
+                words={"soft": "MDq's soft limit (the paper's)", "hard": "MDq capped by the knapsack"},
+            ),
+            Factor("jobs", (JOBS,), "jobs in the flow", extra=(20, 50, 200), label="jobs in the flow"),
         ),
         # Random and Knapsack have no MDq limit: they run once, under "soft".
         sweeps=(
@@ -264,6 +269,18 @@ BATCH_STUDY = checked(
         },
         run=_run,
         claims=_claims(),
+        units={
+            "runtime": "time units",
+            "t_cpu": "time units",
+            "finish": "time units",
+            "cost": "cost units",
+            "n_a": "alternatives",
+            "cycles": "cycles",
+            "utilisation": "share, 0–1",
+            "batch": "jobs",
+            "returns": "jobs per cycle",
+            "failed_share": "share, 0–1",
+        },
         figures=(
             (EXECUTION, "utilisation", {"mdq_limit": "soft"}),  # Fig. 1a-c, over the node load
             ("n_a", "utilisation", {"mdq_limit": "soft"}),

@@ -41,7 +41,9 @@ OWNER_LABELS = tuple(OWNER_STRATEGIES)
 # The css levels, and the preset's own budgets (x 1) at the medium local load: tight enough for price to matter.
 ALL_LEVELS = {**LEVELS, "preset": (1.0, LEVELS["medium"][1])}
 
-LEVEL = Factor("level", ("medium",), "load level (budget scale, local load)", extra=("high", "low", "preset"))
+LEVEL = Factor(
+    "level", ("medium",), "load level (budget scale, local load)", extra=("high", "low", "preset"), label="load level"
+)
 
 
 def vo24(level: str, seed: int, price_scale: float = 1.0) -> Environment:
@@ -175,7 +177,7 @@ CSS_OWNER_STUDY = checked(
         strategies=tuple((label, "Batch-slicer", params) for label, params in OWNER_STRATEGIES.items()),
         factors=(
             LEVEL,
-            Factor("price", PRICES, "the owner's unit price c"),
+            Factor("price", PRICES, "the owner's unit price c", label="the owner's unit price c"),
         ),
         reps=100,
         measures={
@@ -198,6 +200,12 @@ CSS_OWNER_STUDY = checked(
             for c, row in TABLE_2.items()
         ),
         claims=_owner_claims(),
+        units={
+            "l_c": "time units",
+            "u": "share, 0–1",
+            "p": "cost units",
+            "y": "cycles",
+        },
         figures=(("p", "price"), ("u", "price"), ("y", "price")),
     )
 )

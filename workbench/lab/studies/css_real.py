@@ -151,6 +151,13 @@ CSS_REAL_STUDY = checked(
             for m in ("start", "start_real")
         ),
         claims=_real_claims(),
+        units={
+            "t_cpu": "time units",
+            "t_cpu_real": "time units",
+            "start": "time units",
+            "start_real": "time units",
+            "y": "cycles",
+        },
         figures=(("t_cpu", "strategy"), ("t_cpu_real", "strategy"), ("start", "strategy"), ("start_real", "strategy")),
     )
 )

@@ -133,6 +133,7 @@ WINDOW_SEARCH = checked(
                 "tasks_per_node",
                 LOAD_MODELS,
                 "local tasks per node: 0 a hypergeometric number (several), 1 one block at the same utilisation",
+                words={0: "several local tasks per node (hypergeometric)", 1: "one block of local tasks per node"},
             ),
         ),
         reps=200,
@@ -148,6 +149,14 @@ WINDOW_SEARCH = checked(
         run=_window_run,
         published=_paper_window(),
         orderings=_window_orderings(),
+        units={
+            "ms": "ms",
+            "q": "attribute units",
+            "l_min": "time units",
+            "l_max": "time units",
+            "start": "time units",
+            "cost": "cost units",
+        },
         figures=tuple(
             (measure, "strategy", {"tasks_per_node": load})
             for load in LOAD_MODELS
