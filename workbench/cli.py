@@ -13,6 +13,7 @@ import faulthandler
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,17 +43,34 @@ SCHEDULE_FORMATS = (".csv", ".json", ".swf")
 EXPORT_FORMATS = (".png", ".svg", ".pdf", *SCHEDULE_FORMATS)
 
 
+SHARED_AT = 2  # strategies sharing a parameter before `strategies -v` explains it once
+
+
 def _cmd_strategies(args: argparse.Namespace) -> int:
     from workbench.engine import registry
 
     infos = registry.strategies()
     width = max(14, *(len(info.name) for info in infos))  # a plug-in's long name keeps the columns
+    # A parameter many strategies share with the same meaning is explained once, at the end.
+    uses = Counter((p.name, p.help, p.choices) for info in infos for p in info.params)
+    shared = {key for key, count in uses.items() if count >= SHARED_AT}
     for info in infos:
         print(f"{info.name:{width}s} {info.family:8s} {info.description}")
         if args.verbose:
+            common = []
             for p in info.params:
+                if (p.name, p.help, p.choices) in shared:
+                    common.append(f"{p.name}={p.default!r}")
+                    continue
                 extra = f" (one of {', '.join(p.choices)})" if p.choices else ""
                 print(f"{'':24s}{p.name}={p.default!r}: {p.help}{extra}")
+            if common:
+                print(f"{'':24s}and {', '.join(common)} (below)")
+    if args.verbose and shared:
+        print("\nParameters many strategies share:")
+        for name, help_, choices in sorted(shared):
+            extra = f" (one of {', '.join(choices)})" if choices else ""
+            print(f"  {name}: {help_}{extra}")
     return 0
 
 
@@ -117,9 +135,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
         doc = schedule_to_dict(env, schedule, args.slowdown_threshold)
         write_json_atomic({key: doc[key] for key in ("strategy", "metrics", "metric_definitions")}, out)
         return 0
-    text = metrics_to_csv(env, schedule, args.slowdown_threshold)
-    if args.no_nodes:  # a per-node row's measure is "name[node]"
-        text = "".join(line for line in text.splitlines(keepends=True) if "[" not in line.split(",", 1)[0])
+    text = metrics_to_csv(env, schedule, args.slowdown_threshold, per_node=args.nodes)
     if out is not None:
         write_text_atomic(text, out)
     else:
@@ -401,10 +417,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     p.add_argument("-o", "--output", help="FILE.csv (measure, value, definition) or FILE.json (default: CSV on stdout)")
     _threshold_option(p)
     p.add_argument(
-        "--no-nodes",
+        "--nodes",
         action="store_true",
-        help="leave out the per-node rows (profit, busy time, utilisation of each node)",
+        help="add the per-node rows (profit, busy time, utilisation of each node) after the flow's measures",
     )
+    p.add_argument("--no-nodes", action="store_false", dest="nodes", help=argparse.SUPPRESS)  # the default now
     p.set_defaults(func=_cmd_metrics)
     p = sub.add_parser("simulate", parents=[common], help="step a strategy, one summary line per snapshot")
     p.add_argument("env")

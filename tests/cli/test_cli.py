@@ -112,6 +112,20 @@ def test_generate_presets_match_the_papers(tmp_path):
     assert all(2 <= n.performance <= 16 for n in env.nodes)
 
 
+def test_strategies_verbose_explains_each_shared_parameter_once(capsys):
+    """Issue 44 defect 6: `strategies -v` repeated the same help for every selector. A parameter
+    many strategies share is explained once; each strategy still names it with its default."""
+    from workbench.engine import registry
+
+    assert main(["strategies", "-v"]) == 0
+    out = capsys.readouterr().out
+    helps = {p.help for info in registry.strategies() for p in info.params}
+    assert helps and all(out.count(text) <= 1 for text in helps), [t for t in helps if out.count(t) > 1][:2]
+    assert all(out.count(f"{p.name}=") >= 1 for info in registry.strategies() for p in info.params)
+    first_fit = out.split("\nAMP")[0]
+    assert "dynamic=True" in first_fit and "max_cycles=200" in first_fit
+
+
 def test_strategies_lists_the_registry(capsys):
     assert main(["strategies"]) == 0
     out = capsys.readouterr().out
@@ -386,15 +400,19 @@ def test_export_writes_swf_and_batsim_formats(tmp_path, capsys):
         assert words in err and err.count("\n") == 1
 
 
-def test_metrics_without_the_per_node_rows(capsys):
-    """`workbench metrics --no-nodes`: the flow's measures only, the same as with the per-node rows."""
+def test_metrics_prints_the_summary_and_the_per_node_rows_only_on_request(capsys):
+    """Issue 44 defect 6: `workbench metrics` printed 323 lines on KTH. It prints the flow's
+    measures; `--nodes` adds the per-node rows after them, the flow's rows unchanged."""
     assert main(["metrics", str(TINY), "--strategy", "EASY"]) == 0
-    every = capsys.readouterr().out.splitlines()
-    assert main(["metrics", str(TINY), "--strategy", "EASY", "--no-nodes"]) == 0
     flow = capsys.readouterr().out.splitlines()
-    assert flow == [line for line in every if "[" not in line.split(",", 1)[0]]
-    assert flow[0] == "measure,value,definition" and len(flow) < len(every)
-    assert any(line.startswith("utilisation,") for line in flow)
+    assert main(["metrics", str(TINY), "--strategy", "EASY", "--nodes"]) == 0
+    every = capsys.readouterr().out.splitlines()
+    assert every[: len(flow)] == flow and len(every) > len(flow)
+    assert all("[" in line.split(",", 1)[0] for line in every[len(flow) :])
+    assert not any("[" in line.split(",", 1)[0] for line in flow)
+    assert flow[0] == "measure,value,definition" and any(line.startswith("utilisation,") for line in flow)
+    assert main(["metrics", str(TINY), "--strategy", "EASY", "--no-nodes"]) == 0  # the old flag still works
+    assert capsys.readouterr().out.splitlines() == flow
 
 
 def test_explain_says_why_a_job_was_late_and_why_it_went_where_it_did(capsys):

@@ -75,6 +75,25 @@ def test_a_refused_plugin_is_the_commands_one_line_error(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["windows"]
 
 
+def test_an_unknown_name_suggests_the_nearest_or_says_plugin(tmp_path, capsys):
+    """Issue 44 defect 6: a near miss names the strategy meant; a name known nowhere says how a
+    plug-in's strategy becomes known; one name declared twice in a file says so, not "another"."""
+    assert main(["schedule", str(DEFAULT), "--strategy", "MinCots"]) == 2
+    assert "unknown strategy 'MinCots'; did you mean 'MinCost'?" in capsys.readouterr().err
+    assert main(["schedule", str(DEFAULT), "--strategy", "Snug End"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "did you mean" not in err and "--plugin FILE" in err
+    twice = tmp_path / "twice.py"
+    twice.write_text(
+        "from workbench.api import criterion\n"
+        "@criterion('Twice')\ndef a(c):\n    return c.end - c.start\n"
+        "@criterion('Twice')\ndef b(c):\n    return c.end - c.start\n"
+    )
+    assert main(["strategies", "--plugin", str(twice)]) == 2
+    err = capsys.readouterr().err
+    assert "declared twice in this file" in err and "another plug-in" not in err
+
+
 def test_the_spare_time_example_finds_what_brute_force_finds():
     plugins.load_file(SPARE)
     env = load_environment(DEFAULT)

@@ -429,6 +429,8 @@ def _register(source: _Source, name: str, add: Callable[[], Any]) -> None:
     except ParameterError:
         taken = None
     if taken is not None:
+        if taken.name in _ADDED.get(source.key, []):
+            raise PluginError(source.label, name, f"the name is declared twice in this file ({taken.name})")
         owner = "a built-in strategy" if taken.name in st.BUILT_IN else "a strategy another plug-in loaded"
         raise PluginError(source.label, name, f"the name is taken by {owner} ({taken.name})")
     add()

@@ -26,8 +26,22 @@ def get(name: str) -> StrategyInfo:
     key = name_key(name)
     info = next((info for info in CATALOGUE if name_key(info.name) == key), None)
     if info is None:
-        raise ParameterError("strategy", f"unknown strategy {show(name)}; `workbench strategies` lists them")
+        raise ParameterError("strategy", f"unknown strategy {show(name)}; {_hint(name)}")
     return info
+
+
+def _hint(name: str) -> str:
+    """The nearest known name, or where a strategy that is nowhere may come from (a plug-in file)."""
+    import difflib
+
+    by_key = {name_key(info.name): info.name for info in CATALOGUE}
+    near = difflib.get_close_matches(name_key(str(name)), list(by_key), n=1, cutoff=0.75)
+    if near:
+        return f"did you mean {by_key[near[0]]!r}? `workbench strategies` lists them"
+    return (
+        "`workbench strategies` lists them; a plug-in's strategy is known once its file is loaded "
+        "(`workbench --plugin FILE ...`, or Strategy ▸ Load plug-in in the window)"
+    )
 
 
 def strategies() -> list[StrategyInfo]:

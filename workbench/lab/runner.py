@@ -195,7 +195,16 @@ def _execute_dask(
         # The statistical profiler samples every worker's stack every 10 ms and takes the
         # GIL from the run each time (about 4 % of a sweep); nobody reads it here.
         with dask.config.set({"distributed.worker.profile.enabled": False}):
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+            # No dashboard; the scheduler's own HTTP server (health, metrics) still starts, on 8787
+            # unless told otherwise, and warned "Port 8787 is already in use" beside another
+            # cluster or a second study: any free port does here.
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": ":0"},
+            )
         client = Client(cluster)
     else:
         try:

@@ -110,16 +110,27 @@ def schedule_to_csv(env: Environment, schedule: Schedule, waiting: Sequence[str]
 METRICS_COLUMNS = ("measure", "value", "definition")
 
 
-def metrics_to_csv(env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD) -> str:
-    """The flow's measures, one row each with the definition it follows (docs/metrics.md); a per-node
-    measure has one row per node, named ``measure[node]``; a measure with no value has an empty cell."""
+def _cell(value: object) -> object:
+    """A CSV cell: empty for a measure with no value (NaN)."""
+    return "" if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def metrics_to_csv(
+    env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD, per_node: bool = True
+) -> str:
+    """The flow's measures, one row each with the definition it follows (docs/metrics.md), then,
+    with ``per_node``, the per-node measures, one row per node named ``measure[node]``; a measure
+    with no value has an empty cell."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(METRICS_COLUMNS)
     definitions = flow_definitions()
-    for name, value in flow_metrics(env, schedule, threshold).as_dict().items():
-        values = value.items() if isinstance(value, dict) else [("", value)]
-        for node, v in values:
-            cell = "" if isinstance(v, float) and not math.isfinite(v) else v
-            writer.writerow([f"{name}[{node}]" if node else name, cell, definitions[name]])
+    measures = flow_metrics(env, schedule, threshold).as_dict()
+    summary = [(name, value) for name, value in measures.items() if not isinstance(value, dict)]
+    nodes = [(name, value) for name, value in measures.items() if isinstance(value, dict)] if per_node else []
+    for name, value in summary:
+        writer.writerow([name, _cell(value), definitions[name]])
+    for name, value in nodes:
+        for node, v in value.items():
+            writer.writerow([f"{name}[{node}]", _cell(v), definitions[name]])
     return buffer.getvalue()
