@@ -19,7 +19,9 @@ from workbench.engine.search import SearchSpec, find_window, search_profile
 from workbench.engine.simulate import Recorder
 from workbench.engine.slots import SlotTable
 
-SELECTORS = ["FirstFit", "CoP", "PAST", "BFstart", "BFshort", "MinCost", "DEP", "COORD Lite", "MaxQ", "MultipleBest"]
+SELECTORS = [
+    "FirstFit", "CoP", "PAST", "BFstart", "BFshort", "MinCost", "DEP", "COORD Lite", "MaxQ", "MultipleBest", "MinLSum"
+]  # fmt: skip
 
 
 def _run(env, placer, history=True):
@@ -424,6 +426,35 @@ def test_the_compiled_placement_search_is_the_general_search(
     _assert_compiled_is_general(profile, job, spec, earliest, without)
 
 
+GAP_CRITERIA = ("GapSum", "NearestGap", "Dependable", "Coordinated")  # MinLSum, MinLMinSum, DEP, COORD
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=5),
+    name=st.sampled_from(GAP_CRITERIA),
+    earliest=st.sampled_from([0.0, 3.0, 10.0, 30.0]),
+    without=st.integers(-1, 3),
+    gone=st.integers(-1, 3),
+    quantum=st.sampled_from([0.0, 0.0, 4.0]),
+)
+def test_the_compiled_gap_criteria_search_is_the_general_search(env, name, earliest, without, gone, quantum):
+    """MinLSum's, MinLMinSum's, DEP's and COORD's exact search with no budget (no bound that falls
+    with t: every candidate is read) in compiled code gives the general exact search's window and
+    value, on rows where windows were added and one taken out, with an owner's intervals given back
+    (issue 44: these searches took most of a dynamic run on a trace)."""
+    import dataclasses
+
+    from workbench.engine import criteria as cr
+
+    profile, placed = _profile_with_reservations(env)
+    if 0 <= gone < len(placed):
+        profile.remove(placed[gone])
+    job = dataclasses.replace(env.jobs[0], budget=math.inf)
+    spec = SearchSpec(getattr(cr, name)(), exact=True, quantum=quantum)
+    _assert_compiled_is_general(profile, job, spec, earliest, without)
+
+
 def _wide_profiles(seed):
     """(job, profile) for jobs of 9 to 257 nodes on 300 nodes of three speeds, each with three local
     tasks in [0, 440): windows of hundreds of slots, summed past numpy's blocks of eight and 128."""
@@ -451,11 +482,14 @@ def test_the_compiled_placement_search_sums_wide_windows_as_numpy_does():
     """Windows of hundreds of slots on a machine of many levels: the compiled search sums z in numpy's
     pairwise order (blocks of eight, halves past 128), so its values and choices are the general
     search's to the bit."""
+    from workbench.engine import criteria as cr
     from workbench.engine.search.placement import placement_in
 
     for job, profile in _wide_profiles(7):
-        for kind in ("cop", "past"):
+        for kind in ("cop", "past", *GAP_CRITERIA):
             spec = _placement_spec(kind, 0.1, 0.0001, 1.0, 0.1)
+            if kind in GAP_CRITERIA:
+                spec = SearchSpec(getattr(cr, kind)(), exact=True)
             want = find_window(profile.search_table(2.5), job, spec, 2.5)
             got = placement_in(profile, job, spec, 2.5)
             assert got is not None and want is not None

@@ -68,7 +68,10 @@ def lublin_flows(draw):
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(env=lublin_flows(), name=st.sampled_from(["FirstFit", "CoP", "PAST", "BFfinish", "MinCost"]))
+@given(
+    env=lublin_flows(),
+    name=st.sampled_from(["FirstFit", "CoP", "PAST", "BFfinish", "MinCost", "MinLSum", "MinLMinSum", "DEP", "COORD"]),
+)
 def test_compiled_backfilling_equals_the_reference_on_lublin_flows(env, name):
     """Dynamic backfilling's compiled pass makes the reference's every move on trace-like saturated
     flows: the same windows, ends and failures."""

@@ -27,7 +27,16 @@ from workbench.engine.kernels import calls
 from workbench.engine.kernels.boundary import Entry, Preparing, listen, prepare, prepared_seconds, quiesce
 from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ
 from workbench.engine.kernels.jit import KERNELS, signature_counts
-from workbench.engine.kernels.placement import PLACE_COP, PLACE_FINISH, PLACE_NONE, PLACE_PAST
+from workbench.engine.kernels.placement import (
+    PLACE_COORD,
+    PLACE_COP,
+    PLACE_DEP,
+    PLACE_FINISH,
+    PLACE_LMIN,
+    PLACE_LSUM,
+    PLACE_NONE,
+    PLACE_PAST,
+)
 from workbench.engine.kernels.replan import PASS_DONE, PASS_PYTHON, PASS_SELECTOR, PASS_WIDEN
 from workbench.engine.kernels.types import (
     B1,
@@ -172,8 +181,12 @@ __all__ = [
     "PASS_PYTHON",
     "PASS_SELECTOR",
     "PASS_WIDEN",
+    "PLACE_COORD",
     "PLACE_COP",
+    "PLACE_DEP",
     "PLACE_FINISH",
+    "PLACE_LMIN",
+    "PLACE_LSUM",
     "PLACE_NONE",
     "PLACE_PAST",
     "QLEN",

@@ -16,6 +16,9 @@ from workbench.engine.model import EPS
 from workbench.engine.units import cost_units
 
 PLACE_NONE, PLACE_COP, PLACE_PAST, PLACE_FINISH = 0, 1, 2, 3  # PLACE_FINISH: ``earliest_in_rows`` with ``finish``
+# The gap criteria of seeds 001 and 002, scored from each slot's L_left and L_right alone; none has a
+# bound that falls with t, so their search reads every candidate (MinLSum, MinLMinSum, DEP, COORD).
+PLACE_LSUM, PLACE_LMIN, PLACE_DEP, PLACE_COORD = 4, 5, 6, 7
 
 
 @compiled
@@ -23,11 +26,19 @@ def _placement_z(kind: int, k: np.ndarray, t: float, T: float, p: float, gs: flo
     """z of one slot [gs, ge) for the window [t, t + T) on a node of performance p, as
     ``criteria.CoordinatedPlacement.z`` (kind PLACE_COP) or ``criteria.Past.z`` compute it, operation
     for operation. ``k``: alpha1, alpha2, delta1, delta2, eps1, eps2, eps3."""
-    base = -(t + T) - k[0] * p
     left = t - gs
     right = ge - (t + T)
     if right == math.inf:
         right = 0.0
+    if kind >= PLACE_LSUM:  # ``criteria.GapSum``, ``NearestGap``, ``Dependable`` and ``Coordinated``
+        if kind == PLACE_LSUM:
+            return -(left + right)
+        if kind == PLACE_LMIN:
+            return -min(left, right)
+        if kind == PLACE_DEP:
+            return min(left, right)
+        return -max(left, right)
+    base = -(t + T) - k[0] * p
     if kind == PLACE_COP:
         snug = int(right < k[4] * T) + int(left < k[4] * T)
         awkward = int(right > k[5] * T and right < k[6] * T) + int(left > k[5] * T and left < k[6] * T)
@@ -39,7 +50,10 @@ def _placement_z(kind: int, k: np.ndarray, t: float, T: float, p: float, gs: flo
 
 @compiled
 def _placement_bound(kind: int, k: np.ndarray, n: int, t: float, T: float, P: float, max_perf: float) -> float:
-    """n times the criterion's per-slot upper bound at (t, T, P) (``slot_bound``)."""
+    """n times the criterion's per-slot upper bound at (t, T, P) (``slot_bound``); inf where it has
+    none that falls with t (the gap criteria)."""
+    if kind >= PLACE_LSUM:
+        return math.inf
     perf_term = -k[0] * P if k[0] >= 0 else -k[0] * max_perf
     if kind == PLACE_COP:
         per_side = abs(k[2]) + max(k[3], 0.0)

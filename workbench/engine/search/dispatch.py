@@ -1,9 +1,9 @@
 """Which search answers: the general one, or a fast one that gives the same window.
 
 FirstFit (z = -t, Lite) on few levels is ``firstfit.first_fit``; on a profile's rows in place,
-``firstfit.first_fit_in``; PAST and CoP exact with no budget on a profile,
-``placement.placement_in``. Every other search is the general one (``general``). The tests
-hold each fast search to the general one.
+``firstfit.first_fit_in``; PAST, CoP and the gap criteria (MinLSum, MinLMinSum, DEP, COORD) exact
+with no budget on a profile, and the finish time exact, ``placement.placement_in``. Every other
+search is the general one (``general``). The tests hold each fast search to the general one.
 """
 
 from __future__ import annotations
@@ -60,12 +60,12 @@ def search_profile(
     caller only asks whether a window starts earlier. ``without``: a profile owner
     whose intervals count as free (the job's own reservation, when it is planned again).
     """
+    if math.isinf(before) and compiled_for(spec, job, profile):
+        return placement_in(profile, job, spec, earliest, without)
     if not spec.criterion.monotone_in_t:
         return find_window(profile.search_table(earliest, without=without), job, spec, earliest, should_stop)
     if _is_first_fit(spec):
         return first_fit_in(profile, job, earliest, spec.length_factor, spec.resolution, before, spec.quantum, without)
-    if math.isinf(before) and compiled_for(spec, job, profile):
-        return placement_in(profile, job, spec, earliest, without)
     count, slowest, _levels = profile.capable(job.min_performance)
     if count < job.node_count:
         return None

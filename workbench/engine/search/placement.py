@@ -25,7 +25,16 @@ import numpy as np
 
 from workbench.engine import criteria as cr
 from workbench.engine import kernels
-from workbench.engine.kernels import PLACE_COP, PLACE_FINISH, PLACE_NONE, PLACE_PAST
+from workbench.engine.kernels import (
+    PLACE_COORD,
+    PLACE_COP,
+    PLACE_DEP,
+    PLACE_FINISH,
+    PLACE_LMIN,
+    PLACE_LSUM,
+    PLACE_NONE,
+    PLACE_PAST,
+)
 from workbench.engine.kernels.types import empty_lists
 from workbench.engine.model import Job, Window
 from workbench.engine.profile import NO_OWNER, Profile
@@ -33,7 +42,15 @@ from workbench.engine.search.facts import node_facts
 from workbench.engine.search.firstfit import first_fit_in
 from workbench.engine.search.spec import Found, SearchSpec
 
-_KINDS: dict[type, int] = {cr.CoordinatedPlacement: PLACE_COP, cr.Past: PLACE_PAST, cr.FinishTime: PLACE_FINISH}
+_KINDS: dict[type, int] = {
+    cr.CoordinatedPlacement: PLACE_COP,
+    cr.Past: PLACE_PAST,
+    cr.FinishTime: PLACE_FINISH,
+    cr.GapSum: PLACE_LSUM,
+    cr.NearestGap: PLACE_LMIN,
+    cr.Dependable: PLACE_DEP,
+    cr.Coordinated: PLACE_COORD,
+}
 
 
 def _kind(spec: SearchSpec) -> int:
@@ -41,10 +58,11 @@ def _kind(spec: SearchSpec) -> int:
 
 
 def placement_kind(spec: SearchSpec) -> tuple[int, np.ndarray]:
-    """The kernel's kind of ``spec`` (PLACE_NONE unless it is PAST's, CoP's or the finish time's
-    exact search) and the criterion's constants in the kernel's order (none for the finish time)."""
+    """The kernel's kind of ``spec`` (PLACE_NONE unless it is the exact search of PAST, CoP, the
+    finish time or a gap criterion) and the criterion's constants in the kernel's order (PAST's and
+    CoP's; zeros for the others)."""
     kind = _kind(spec)
-    if kind in (PLACE_NONE, PLACE_FINISH):
+    if not isinstance(spec.criterion, cr.Placement):  # none, the finish time, a gap criterion: no constants
         return kind, np.zeros(7)
     crit = spec.criterion
     assert isinstance(crit, cr.Placement)
@@ -58,9 +76,10 @@ MAX_LEVELS = 64
 
 
 def compiled_for(spec: SearchSpec, job: Job, profile: Profile) -> bool:
-    """Does ``placement_in`` answer this search (the finish time, exact; or PAST or CoP, exact, no
-    budget, at most ``MAX_LEVELS`` performance levels to choose from)? The cheap tests come first:
-    every other search of a flow asks too."""
+    """Does ``placement_in`` answer this search (the finish time, exact; or PAST, CoP or a gap
+    criterion (MinLSum, MinLMinSum, DEP, COORD), exact, no budget, at most ``MAX_LEVELS``
+    performance levels to choose from)? The cheap tests come first: every other search of a flow
+    asks too."""
     kind = _kind(spec)
     if kind == PLACE_FINISH:
         return True
