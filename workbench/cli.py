@@ -502,8 +502,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         "--only",
         action="append",
         default=[],
-        help="window, backfill, easy, css (the default); why, grid, lab, studies, scale, saturation or coldstart "
-        "read the traces or take minutes (studies: every study's default run, up to an hour)",
+        help="window, backfill, easy, css (the default); why, plugins, grid, lab, studies, scale, saturation or "
+        "coldstart read the traces or take minutes (studies: every study's default run, up to an hour)",
     )
     p.add_argument(
         "--traces", help="folder of the SWF traces for --only scale and saturation (default: ../shared/traces)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -453,6 +454,51 @@ def test_the_compiled_gap_criteria_search_is_the_general_search(env, name, earli
     job = dataclasses.replace(env.jobs[0], budget=math.inf)
     spec = SearchSpec(getattr(cr, name)(), exact=True, quantum=quantum)
     _assert_compiled_is_general(profile, job, spec, earliest, without)
+
+
+def _plugin_lsum():
+    """MinLSum's criterion as a per-slot plug-in would write it (declared, not registered)."""
+    from workbench.engine.plugins import CriterionPlugin, PluginCriterion, _Source
+
+    def lsum(c):
+        right = np.where(np.isinf(c.end), 0.0, c.end - (c.t + c.length))
+        return (c.t - c.start) + right
+
+    plugin = CriterionPlugin("LSum", lsum, "min", "exact", None, (), "", True, _Source("test", "test"))
+    return PluginCriterion(plugin, {})
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    env=environments(max_jobs=5),
+    name=st.sampled_from(["Attribute", "ProcTime", "plug-in"]),
+    earliest=st.sampled_from([0.0, 3.0, 10.0, 30.0]),
+    without=st.integers(-1, 3),
+    gone=st.integers(-1, 3),
+    quantum=st.sampled_from([0.0, 0.0, 4.0]),
+)
+def test_the_members_search_is_the_general_search(env, name, earliest, without, gone, quantum):
+    """A per-slot criterion with no bound and no compiled kind of its own (MaxQ's, MinProcTime's,
+    a plug-in's), exact with no budget: the compiled lists of candidates and members, scored in one
+    call (``search.members``), give the general exact search's window and value."""
+    import dataclasses
+
+    from workbench.engine import criteria as cr
+    from workbench.engine.search.members import members_for, members_in
+
+    profile, placed = _profile_with_reservations(env)
+    if 0 <= gone < len(placed):
+        profile.remove(placed[gone])
+    job = dataclasses.replace(env.jobs[0], budget=math.inf)
+    criterion = _plugin_lsum() if name == "plug-in" else getattr(cr, name)()
+    spec = SearchSpec(criterion, exact=True, quantum=quantum)
+    assert members_for(spec, job, profile)
+    want = find_window(profile.search_table(earliest, without=without), job, spec, earliest)
+    got = members_in(profile, job, spec, earliest, without)
+    assert (got is None) == (want is None)
+    if got is not None:
+        assert got.window == want.window
+        assert got.value == want.value
 
 
 def _wide_profiles(seed):

@@ -114,12 +114,12 @@ def test_a_new_criterion_finds_the_window_brute_force_finds(env, exact, earliest
 def test_a_bound_lets_the_search_stop_early_without_changing_the_answer():
     calls = {"with": 0, "without": 0}
 
-    @criterion("finish, unbounded", direction="min")
+    @criterion("finish, unbounded", direction="min", per_slot=False)  # one call per start: counted
     def plain(c):
         calls["without"] += 1
         return np.full(len(c), c.t + c.length)
 
-    @criterion("finish, bounded", direction="min", bound=lambda t, length, perf, params: t + length)
+    @criterion("finish, bounded", direction="min", bound=lambda t, length, perf, params: t + length, per_slot=False)
     def bounded(c):
         calls["with"] += 1
         return np.full(len(c), c.t + c.length)
@@ -139,7 +139,7 @@ def test_plugin_parameters_are_declared_checked_and_passed():
         seen.append(c.params["weight"])
         return -c.params["weight"] * c.price
 
-    assert seen == [1.0]  # the check when it was declared, with the default
+    assert set(seen) == {1.0}  # the checks when it was declared, with the default
     seen.clear()
     info = registry.get("weighted")
     assert [p.name for p in info.params][:1] == ["weight"]
@@ -178,7 +178,7 @@ def test_a_plugin_criterion_runs_in_multiplebest_bsf_and_why_here():
 def test_the_slots_a_criterion_sees_are_the_candidates_of_one_window_start():
     seen = []
 
-    @criterion("spy")
+    @criterion("spy", per_slot=False)  # one call per window start: the candidates of each
     def spy(c):
         seen.append(c)
         return np.zeros(len(c))
@@ -216,7 +216,7 @@ def test_the_slots_a_criterion_sees_are_the_candidates_of_one_window_start():
         ),
         (
             "from workbench.api import criterion\n@criterion('S')\ndef f(c):\n    return c.start[:1]\n",
-            r"plug-in bad\.py, strategy 'S': returned shape \(1,\); expected \(3,\)",
+            r"plug-in bad\.py, strategy 'S': returned shape \(1, 3\); expected \(2, 3\).*declare per_slot=False",
         ),
         (
             "from workbench.api import criterion\n@criterion('S')\ndef f(c):\n    return c.start * float('nan')\n",

@@ -108,7 +108,10 @@ def test_a_broken_plugin_is_refused_in_one_line_and_nothing_is_lost(qtbot, windo
         "bad.py",
     )
     error = win.plugin_menu.load(bad)
-    assert error == "plug-in bad.py, strategy 'Bad': returned shape (1,); expected (3,), one value per slot"
+    assert error == (
+        "plug-in bad.py, strategy 'Bad': returned shape (1, 3); expected (2, 3), one value per slot"
+        " (per slot, the default, its fields are 2-D and c.t a column: write it elementwise or declare per_slot=False)"
+    )
     assert win.last_error == error and win.statusBar().currentMessage() == error
     assert remembered(win.settings) == []
     assert win.document.env.strategy.name == "MinCost"

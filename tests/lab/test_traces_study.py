@@ -82,3 +82,23 @@ def test_a_study_with_a_failed_run_exits_non_zero_and_a_resume_runs_it_again(tmp
         assert main(argv) == 0
         assert "3 of 3 runs" in capsys.readouterr().out
         assert run_study("half", 3, 1, None, tmp_path / "runs").failed == 0
+
+
+def test_bench_plugins_reports_each_criterion_against_firstfit(monkeypatch):
+    """`workbench bench --only plugins` times FirstFit, MinLSum and plug-ins on one flow and reports
+    each one's ratio to FirstFit (here on a small generated stand-in for the KTH log)."""
+    from workbench.engine.generate import generate
+    from workbench.lab import plugins_bench
+
+    small = generate("backfill32", 1, jobs=40)
+    monkeypatch.setattr(plugins_bench, "trace_environment", lambda *args: small)
+    lines: list[str] = []
+    plugins_bench.run_plugins(lines.append, None, limit_s=60.0)
+    rows = {line[:28].strip(): line[28:].split() for line in lines[2:]}  # label, then the figures
+    assert set(rows) == {label for label, _ in plugins_bench.RUNS}
+    ratios = {label: float(cells[1]) for label, cells in rows.items()}
+    assert ratios["FirstFit"] == 1.0 and all(r > 0 for r in ratios.values())
+    assert all(cells[-1] in ("✔", "✘") for label, cells in rows.items() if label != "FirstFit")
+    from workbench.engine import registry
+
+    assert not [s for s in registry.strategies() if s.name.startswith("bench:")]  # forgotten after

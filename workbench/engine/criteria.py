@@ -107,6 +107,9 @@ class Criterion:
     time_invariant = False
     # slot_bound never grows with t: later times can be skipped once beaten.
     monotone_in_t = False
+    # z of a slot depends on that slot alone (with t and T), not on the other slots it is scored
+    # with: every slot of every candidate may then be scored in one call (``search.members``).
+    per_slot = True
 
     def z(self, ctx: SlotContext) -> np.ndarray:
         raise NotImplementedError

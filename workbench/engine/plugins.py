@@ -140,7 +140,7 @@ class CriterionPlugin:
     bound: Callable[..., Any] | None
     params: tuple[Param, ...]
     description: str
-    vectorized: bool
+    vectorized: bool  # per slot: called with 2-D fields, many window starts at once
     source: _Source
 
     def fail(self, problem: str) -> PluginError:
@@ -158,20 +158,27 @@ class PluginCriterion(cr.Criterion):
         self.rule = f"the {most} sum of {plugin.name}'s values (plug-in {plugin.source.label})"
         # With a bound (valid for every window starting at t or later) the search may stop early.
         self.monotone_in_t = plugin.bound is not None
+        self.per_slot = plugin.vectorized
 
     def z(self, ctx: cr.SlotContext) -> np.ndarray:
         shape = ctx.shape
         member = ctx.member
-        arrays = [np.broadcast_to(a, shape) for a in (ctx.sstart, ctx.send, ctx.node, ctx.perf, ctx.price)]
+        # (The search of members scores tens of thousands of small sets a run: no call here is spared.)
+        arrays = [
+            a if a.shape == shape else np.broadcast_to(a, shape)
+            for a in (ctx.sstart, ctx.send, ctx.node, ctx.perf, ctx.price)
+        ]
         # An open-ended slot (unbounded horizon) leaves no gap behind the window (L_right = 0).
-        arrays[1] = np.where(np.isinf(arrays[1]), (ctx.t + ctx.T)[:, None], arrays[1])
+        if np.isinf(arrays[1]).any():
+            arrays[1] = np.where(np.isinf(arrays[1]), (ctx.t + ctx.T)[:, None], arrays[1])
         attrs = {key: np.broadcast_to(value, shape) for key, value in ctx.attributes.items()}
-        out = np.zeros(shape)
         if self.plugin.vectorized:
             c = Candidates.of(arrays, attrs, ctx.t[:, None], ctx.T[:, None], ctx.volume, self.params, member)
-            mask = np.ones(shape, dtype=bool) if member is None else member
-            out[mask] = self._checked(c, shape)[mask]
-            return self.sign * out
+            values = self._checked(c, shape)
+            if member is not None:
+                values = np.where(member, values, 0.0)
+            return values if self.sign > 0 else -values
+        out = np.zeros(shape)
         for i in range(shape[0]):
             cols = slice(None) if member is None else np.flatnonzero(member[i])
             row = [a[i, cols] for a in arrays]
@@ -242,13 +249,19 @@ def criterion(
     bound: Callable[..., Any] | None = None,
     params: Sequence[Param] = (),
     description: str = "",
-    vectorized: bool = False,
+    per_slot: bool = True,
+    vectorized: bool | None = None,
 ) -> Callable[[Callable[[Candidates], Any]], Callable[[Candidates], Any]]:
-    """Make the decorated function a selector strategy called ``name`` (``workbench.api.criterion``)."""
+    """Make the decorated function a selector strategy called ``name`` (``workbench.api.criterion``).
+    ``per_slot`` (the default): a slot's value depends on that slot alone, so the engine may score
+    many window starts in one call, with 2-D fields; False: one call per start, with 1-D fields and
+    scalar ``t`` and ``length``, for a function that reduces over the slots. ``vectorized`` is its
+    older name."""
 
     def decorate(func: Callable[[Candidates], Any]) -> Callable[[Candidates], Any]:
         source = _source_of(func)
-        plugin = CriterionPlugin(name, func, direction, choice, bound, tuple(params), description, vectorized, source)
+        batched = per_slot if vectorized is None else vectorized
+        plugin = CriterionPlugin(name, func, direction, choice, bound, tuple(params), description, batched, source)
         _check_declaration(plugin, {"direction": ("max", "min"), "choice": ("exact", "lite")})
         _probe(plugin)
         defaults = {p.name: p.default for p in plugin.params}
@@ -288,10 +301,29 @@ def _probe(plugin: CriterionPlugin) -> None:
     attrs = _Zeros(3)
     defaults = {p.name: p.default for p in plugin.params}
     if plugin.vectorized:
-        rows = [a[None, :] for a in arrays]
-        member = np.ones((1, 3), dtype=bool)
-        c = Candidates.of(rows, _Zeros(3, 2), np.array([[10.0]]), np.array([[20.0]]), 60.0, defaults, member)
-        _finite_array(plugin, _call(plugin, plugin.func, c), (1, 3), "slot", c, probe=True)
+        # Two window starts over the three slots, then each (start, slot) alone: a per-slot function
+        # gives each slot the same value both ways; one that reduces over its arrays does not.
+        rows = [np.vstack([a, a]) for a in arrays]
+        member = np.ones((2, 3), dtype=bool)
+        t, length = np.array([[10.0], [12.0]]), np.array([[20.0], [15.0]])
+        c = Candidates.of(rows, _Zeros(3, 2, 2), t, length, 60.0, defaults, member)
+        try:
+            together = _finite_array(plugin, _call(plugin, plugin.func, c), (2, 3), "slot", c, probe=True)
+        except PluginError as exc:
+            raise plugin.fail(
+                f"{exc.problem} (per slot, the default, its fields are 2-D and c.t a column: "
+                "write it elementwise or declare per_slot=False)"
+            ) from None
+        cells = [a.reshape(6, 1) for a in rows]
+        alone = Candidates.of(
+            cells, _Zeros(1, 2, 6), np.repeat(t, 3, axis=0), np.repeat(length, 3, axis=0), 60.0, defaults
+        )
+        apart = _finite_array(plugin, _call(plugin, plugin.func, alone), (6, 1), "slot", alone, probe=True)
+        if not np.allclose(together.reshape(6), apart.reshape(6), rtol=1e-12, atol=0.0):
+            raise plugin.fail(
+                "a slot's value depends on the other slots it is scored with (it reduces over its arrays); "
+                "declare per_slot=False to be called once per window start"
+            )
     else:
         c = Candidates.of(arrays, attrs, 10.0, 20.0, 60.0, defaults)
         _finite_array(plugin, _call(plugin, plugin.func, c), (3,), "slot", c, probe=True)
@@ -300,8 +332,8 @@ def _probe(plugin: CriterionPlugin) -> None:
 class _Zeros(Mapping[str, np.ndarray]):
     """The probe's attributes: zeros under any name."""
 
-    def __init__(self, size: int, ndim: int = 1) -> None:
-        self.shape = (size,) if ndim == 1 else (1, size)
+    def __init__(self, size: int, ndim: int = 1, rows: int = 1) -> None:
+        self.shape = (size,) if ndim == 1 else (rows, size)
 
     def __getitem__(self, key: str) -> np.ndarray:
         return np.zeros(self.shape)

@@ -205,7 +205,7 @@ def run_bench(
 ) -> None:
     """The benchmarks named in ``only`` (default: window, backfill, easy and css; the others read the
     traces or take minutes)."""
-    known = ("window", "backfill", "easy", "css", "why", "grid", "lab", "studies", "scale", "saturation")
+    known = ("window", "backfill", "easy", "css", "why", "plugins", "grid", "lab", "studies", "scale", "saturation")
     known += ("coldstart",)
     wanted = set(only or known[:4])  # the others read the traces or take minutes: asked for by name
     unknown = wanted - set(known)
@@ -246,6 +246,10 @@ def run_bench(
         from workbench.lab.why_bench import run_why
 
         run_why(out, traces)
+    if "plugins" in wanted:
+        from workbench.lab.plugins_bench import run_plugins
+
+        run_plugins(out, traces, limit_s)
     if "grid" in wanted:
         from workbench.lab.grid_bench import run_grid_bench
 

@@ -110,6 +110,31 @@ placement_in_rows = Entry(
         ("at", F8),
     ),
 )
+members_in_rows = Entry(
+    calls.members_in_rows,
+    (
+        *as_tuple("rows", Rows, ROWS),
+        *as_tuple("nodes", Nodes, NODES),
+        *as_tuple("shape", Shape, SHAPE),
+        ("earliest", F8),
+        ("first", F8),
+        ("without", I8),
+        *as_tuple("gaps", Scratch, SCRATCH),
+    ),
+)
+choose_members = Entry(
+    calls.choose_members,
+    (
+        ("count", I8),
+        ("ct", F1),
+        ("ck", I1),
+        ("off", I1),
+        ("mx", I1),
+        ("z", F1),
+        *as_tuple("nodes", Nodes, NODES),
+        *as_tuple("shape", Shape, SHAPE),
+    ),
+)
 unverify = Entry(
     calls.unverify,
     (
@@ -163,10 +188,12 @@ easy_nodes = Entry(
 
 # Which entries a kind of run uses (``prepare`` makes them ready before the run's clock starts).
 SEARCH = (insert_rows, delete_rows, earliest_in_rows, placement_in_rows)  # any search on a profile
+# A per-slot criterion's search outside the compiled kinds (a plug-in's): prepared when first asked.
+MEMBERS = (members_in_rows, choose_members)
 # Dynamic conservative backfilling: the pass first, whose compile compiles most of the others' code.
 BACKFILL = (replan_pass, *SEARCH, fastest_level, unverify)
 EASY = (easy_hosts, easy_nodes)
-ENTRIES = (*BACKFILL, *EASY)
+ENTRIES = (*BACKFILL, *MEMBERS, *EASY)
 
 __all__ = [
     "BACKFILL",
@@ -175,6 +202,7 @@ __all__ = [
     "EVENTS",
     "HEAP",
     "KERNELS",
+    "MEMBERS",
     "NFREE",
     "NXT",
     "PASS_DONE",
@@ -194,6 +222,7 @@ __all__ = [
     "SEQ",
     "Entry",
     "Preparing",
+    "choose_members",
     "delete_rows",
     "earliest_in_rows",
     "easy_hosts",
@@ -201,6 +230,7 @@ __all__ = [
     "fastest_level",
     "insert_rows",
     "listen",
+    "members_in_rows",
     "placement_in_rows",
     "prepare",
     "prepared_seconds",

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.engine.kernels import certificates, earliest, easy, edits, placement, replan
+from workbench.engine.kernels import certificates, earliest, easy, edits, members, placement, replan
 from workbench.engine.kernels.jit import compiled
 from workbench.engine.kernels.types import (
     EasyArrivals,
@@ -134,6 +134,30 @@ def placement_in_rows(
         Rows(*rows), Nodes(*nodes), Shape(*shape), kind, consts, earliest_, first, without, Scratch(*gaps),
         Lists(*lists), listed, own, at,
     )  # fmt: skip
+    return found.level, found.start, found.nodes, found.value
+
+
+@compiled
+def members_in_rows(
+    rows: Tuple, nodes: Tuple, shape: Tuple, earliest_: float, first: float, without: int, gaps: Tuple
+) -> Tuple:
+    return members.members_in_rows(
+        Rows(*rows), Nodes(*nodes), Shape(*shape), earliest_, first, without, Scratch(*gaps)
+    )
+
+
+@compiled
+def choose_members(
+    count: int,
+    ct: np.ndarray,
+    ck: np.ndarray,
+    off: np.ndarray,
+    mx: np.ndarray,
+    z: np.ndarray,
+    nodes: Tuple,
+    shape: Tuple,
+) -> Tuple:
+    found = members.choose_members(count, ct, ck, off, mx, z, Nodes(*nodes), Shape(*shape))
     return found.level, found.start, found.nodes, found.value
 
 

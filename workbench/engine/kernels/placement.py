@@ -166,29 +166,7 @@ def placement_in_rows(
                     m += 1
                 if m < n or not started or not exact:
                     continue
-                # (larger z, fewer units, lower position): members come by position; two stable sorts.
-                by_units = np.argsort(mu[:m], kind="mergesort")
-                ranked = by_units[np.argsort(mz[:m][by_units], kind="mergesort")]
-                top_n = ranked[:n]
-                swap = -1
-                if not (lvl[mx[top_n]] == k).any():
-                    for q in ranked[n:]:
-                        if lvl[mx[q]] == k:
-                            swap = q
-                            break
-                # numpy sums the choice in column (price, position) order, the level's item in
-                # the place of the member it replaced.
-                chosen = top_n[np.argsort(rank[mx[top_n]], kind="mergesort")]
-                if swap >= 0:
-                    for q in range(n):
-                        if chosen[q] == top_n[n - 1]:
-                            chosen[q] = swap
-                for q in range(n):
-                    picked[q] = -mz[chosen[q]]
-                value = pairwise_sum(picked)
-                for q in range(n):
-                    picked[q] = price[mx[chosen[q]]]
-                cost = T * pairwise_sum(picked)
+                value, cost, chosen = choose_n(mz, mu, mx, m, n, k, lvl, rank, price, T, picked)
                 if best_k < 0 or beats(value, (t, T, cost, k), best_v, (best_t, best_T, best_c, best_k)):
                     best_k, best_t, best_v, best_T, best_c = k, t, value, T, cost
                     best_nodes = np.sort(mx[chosen])
@@ -209,3 +187,46 @@ def placement_in_rows(
             break
         reach = beyond
     return Placed(best_k, best_t, best_nodes, best_v)
+
+
+@compiled
+def choose_n(
+    mz: np.ndarray,
+    mu: np.ndarray,
+    mx: np.ndarray,
+    m: int,
+    n: int,
+    k: int,
+    lvl: np.ndarray,
+    rank: np.ndarray,
+    price: np.ndarray,
+    T: float,
+    picked: np.ndarray,
+) -> tuple[float, float, np.ndarray]:
+    """The exact choice with no budget among a candidate's ``m`` members (``mz``: minus their z,
+    ``mu``: their cost units, ``mx``: their nodes, all in position order): the n best by (larger z,
+    fewer units, lower position), the last giving way to the best of level ``k`` when none is. Returns
+    the value and cost as numpy sums them, and the chosen members' indices."""
+    # (larger z, fewer units, lower position): members come by position; two stable sorts.
+    by_units = np.argsort(mu[:m], kind="mergesort")
+    ranked = by_units[np.argsort(mz[:m][by_units], kind="mergesort")]
+    top_n = ranked[:n]
+    swap = -1
+    if not (lvl[mx[top_n]] == k).any():
+        for q in ranked[n:]:
+            if lvl[mx[q]] == k:
+                swap = q
+                break
+    # numpy sums the choice in column (price, position) order, the level's item in
+    # the place of the member it replaced.
+    chosen = top_n[np.argsort(rank[mx[top_n]], kind="mergesort")]
+    if swap >= 0:
+        for q in range(n):
+            if chosen[q] == top_n[n - 1]:
+                chosen[q] = swap
+    for q in range(n):
+        picked[q] = -mz[chosen[q]]
+    value = pairwise_sum(picked)
+    for q in range(n):
+        picked[q] = price[mx[chosen[q]]]
+    return value, T * pairwise_sum(picked), chosen

@@ -2,8 +2,9 @@
 
 FirstFit (z = -t, Lite) on few levels is ``firstfit.first_fit``; on a profile's rows in place,
 ``firstfit.first_fit_in``; PAST, CoP and the gap criteria (MinLSum, MinLMinSum, DEP, COORD) exact
-with no budget on a profile, and the finish time exact, ``placement.placement_in``. Every other
-search is the general one (``general``). The tests hold each fast search to the general one.
+with no budget on a profile, and the finish time exact, ``placement.placement_in``; any other
+per-slot criterion with no bound (a plug-in's), exact with no budget, ``members.members_in``. Every
+other search is the general one (``general``). The tests hold each fast search to the general one.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from workbench.engine.profile import Profile
 from workbench.engine.search.facts import node_facts
 from workbench.engine.search.firstfit import first_fit, first_fit_in
 from workbench.engine.search.general import general_search, run_search
+from workbench.engine.search.members import members_for, members_in
 from workbench.engine.search.placement import compiled_for, placement_in
 from workbench.engine.search.spec import Found, SearchSpec
 from workbench.engine.slots import SlotTable
@@ -62,6 +64,8 @@ def search_profile(
     """
     if math.isinf(before) and compiled_for(spec, job, profile):
         return placement_in(profile, job, spec, earliest, without)
+    if math.isinf(before) and members_for(spec, job, profile):
+        return members_in(profile, job, spec, earliest, without)
     if not spec.criterion.monotone_in_t:
         return find_window(profile.search_table(earliest, without=without), job, spec, earliest, should_stop)
     if _is_first_fit(spec):
