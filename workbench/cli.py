@@ -107,13 +107,17 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     """Why so late? (what held the job from arrival to start) and Why here? (its window against the
     others its strategy compared)."""
     from workbench.engine.explain import check_job, explain_job, explain_late, explanation_text
+    from workbench.engine.numbers import number
     from workbench.engine.waits import wait_text
 
     env, schedule = _run(args)
     check_job(env, args.job)
     name = args.strategy or env.strategy.name
     print("Why so late?")
-    print(wait_text(explain_late(env, schedule, args.job, name)))
+    def show(t: float) -> str:  # in the document's own unit, named where it has one
+        return f"{number(t)} s" if env.time.unit == "seconds" else number(t)
+
+    print(wait_text(explain_late(env, schedule, args.job, name, show), show))
     print()
     print("Why here?")
     params = dict(env.strategy.params_dict()) if name == env.strategy.name else {}

@@ -134,3 +134,19 @@ def test_user_comes_from_swf_and_round_trips(tmp_path):
     assert load_environment(tmp_path / "e.json") == env
     plain = load_environment(root / "sample_envs" / "tiny.json")
     assert all("user" not in j for j in environment_to_dict(plain)["jobs"])
+
+
+def test_why_here_without_a_budget_needs_no_knapsack_on_a_wide_job():
+    """Issue 43's trial: CoP's Why here? on the KTH trace stopped with "the exact choice at
+    resolution 1 needs a table of 103.1 GiB". With no budget the exact choice is the n best (as
+    the search takes them), so a 98-node job of a four-hour window on 100 nodes is explained, and
+    the chosen window is the one the run placed."""
+    from workbench.engine.explain import explain_job
+    from workbench.engine.model import Environment, Job, Node, TimeSettings
+
+    nodes = tuple(Node(f"n{i}", f"n{i}", 1.0, 1.0) for i in range(100))
+    jobs = (Job("a", "a", 60, 1.0, 3600.0), Job("b", "b", 98, 1.0, 14400.0, arrival=10.0))
+    env = Environment(nodes, (), jobs, TimeSettings(0.0, None, None), "wide")
+    ex = explain_job(env, "CoP", {}, "b")
+    placed = registry.run(env, "CoP").window_of("b")
+    assert ex.chosen == placed and ex.candidates and ex.candidates[0].same_window(placed)

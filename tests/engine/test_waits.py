@@ -45,7 +45,7 @@ def test_too_few_free_nodes_names_the_job_holding_them_and_its_completion():
     ]
     assert "held by job a until 10" in wait.stretches[0].text
     assert wait.released == "the completion of job a"
-    assert wait.role.startswith("started as the head")
+    assert wait.role.startswith("was the head of the queue when it started")
 
 
 def test_local_tasks_and_an_early_end():
@@ -68,7 +68,7 @@ def test_easy_keeps_a_short_job_back_for_the_blocked_heads_reservation():
     assert wait.stretches[0].cause == "reservation" and wait.stretches[0].holders == ("b",)
     assert "the blocked head's reservation (job b from 10)" in wait.stretches[0].text
     assert [s.cause for s in wait.stretches][-1] == "nodes"  # then b holds both nodes until 15
-    assert wait.role.startswith("started as the head")
+    assert wait.role.startswith("was the head of the queue when it started")
     # A short job that fits before the reservation is backfilled past the head.
     env = _env([(1, 1), (1, 1)], [_job("a", 1, 10), _job("b", 2, 5), _job("d", 1, 4, arrival=1)])
     wait, _ = _why(env, "d")
@@ -164,3 +164,22 @@ def test_cyclic_and_batch_strategies_and_grids_explain_too():
             if wait.stretches:
                 assert wait.stretches[0].start == pytest.approx(wait.arrival)
                 assert wait.stretches[-1].end == pytest.approx(wait.start)
+
+
+def test_a_stretch_short_of_nodes_names_the_jobs_ahead_that_waited_too():
+    """Issue 43's trial: job 4034 (98 nodes) waited behind 4031-4033 (98 nodes each) and the panel
+    said only "too few free nodes". A stretch short of nodes now names the jobs ahead of it in the
+    queue that were waiting then too; EASY's role says the head was reached when it started."""
+    nodes = tuple(Node(f"n{i}", f"n{i}", 1.0, 1.0) for i in range(2))
+    jobs = (
+        Job("a", "a", 2, 1.0, 10.0),
+        Job("b", "b", 2, 1.0, 10.0, arrival=1.0),
+        Job("c", "c", 2, 1.0, 10.0, arrival=2.0),
+    )
+    env = Environment(nodes, (), jobs, TimeSettings(0.0, None, None), "queue")
+    schedule = registry.run(env, "EASY")
+    wait = explain_wait(env, schedule, "c", "EASY")
+    first = wait.stretches[0]
+    assert first.cause == "nodes" and "1 job ahead of it in the queue was waiting too: job b." in first.text
+    assert wait.role.startswith("was the head of the queue when it started")
+    assert "ahead of it" not in explain_wait(env, schedule, "b", "EASY").stretches[0].text

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
 from tests.gui.helpers import answer_file_dialogs, wait_result
+from workbench.gui.numbers import time
 from workbench.gui.panels.import_swf import ImportSwfDialog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,10 +151,18 @@ def _explain_a_late_job(qtbot, win, strategy):
     assert late.start > env.job(late.job).arrival
     win.why.set_on_screen(True)
     win.state.select(late.job)
-    asked = (env, late.job, result)  # the answer for this result, not one still on screen from the last
+    # the answer for this result, in this unit, not one still on screen from the last
+    asked = (env, late.job, result, win.why.time_unit)
     qtbot.waitUntil(lambda: win.why._asked == asked and not win.why.call.busy, timeout=30_000)
     assert win.why.wait is not None and win.why.wait.job == late.job
     text = win.why.late.text()
     assert "It waited" in text and "It started on" in text
+    # Every time in the sentences is in the window's unit (issue 43's trial: "held by job 10275 until
+    # 11688605" beside "135.2848 d"): the arrival and the start as the table writes them.
+    unit = win.why.time_unit
+    wait = win.why.wait
+    assert f"from its arrival at {time(wait.arrival, unit)}" in text
+    assert f"to its start at {time(wait.start, unit)}" in text
+    assert "in seconds" not in text
     assert win.why.wait.stretches[0].start == env.job(late.job).arrival
     assert ("Under EASY it" in text) == (strategy == "EASY")

@@ -9,6 +9,7 @@ from pathlib import Path
 from workbench.engine.files import load_environment
 from workbench.engine.model import Environment
 from workbench.gui.panels.why import NEAR, WhyPanel
+from workbench.session import edits
 from workbench.session.document import Document
 
 DEFAULT = Path(__file__).resolve().parents[2] / "sample_envs" / "default.json"
@@ -95,3 +96,37 @@ def test_a_failed_jobs_cost_column_stays_in_the_panel(qtbot):
     cost = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())].index("cost")
     assert table.columnViewportPosition(cost) + table.columnWidth(cost) <= table.viewport().width()
     assert why.late.isHidden()  # never placed: the summary says why, once
+
+
+def test_a_job_whose_placement_cannot_be_explained_keeps_its_own_wait_and_nothing_stale(qtbot, window, monkeypatch):
+    """Issue 43's trial: when Why here? failed (CoP's exact choice on a trace), the panel kept the
+    last job's "Why so late?" under the new job's heading. Now a new question clears the panel at
+    once, a failed Why here? says so, and the job's own Why so late? still shows."""
+    from tests.gui.helpers import wait_result
+    from workbench.engine.errors import ParameterError
+    from workbench.gui.panels import why as why_module
+
+    win = window()
+    win.document.apply(edits.set_strategy("EASY", {}))
+    wait_result(qtbot, win)
+    env, result = win.document.env, win.document.result
+    waited = sorted(
+        (w for w in result.windows if w.start > env.job(w.job).arrival + 1e-9),
+        key=lambda w: w.start - env.job(w.job).arrival,
+    )
+    first, second = waited[-1].job, waited[-2].job
+    win.why.set_on_screen(True)
+    win.state.select(first)
+    qtbot.waitUntil(lambda: win.why.wait is not None and win.why.wait.job == first and not win.why.call.busy)
+
+    def refuse(*args, **kwargs):
+        raise ParameterError("resolution", "the exact choice needs a table of 103 GiB")
+
+    monkeypatch.setattr(why_module, "explain_job", refuse)
+    win.state.select(second)
+    assert win.why.late.text() == "" and win.why.summary.text() == ""  # nothing of the first job's
+    qtbot.waitUntil(lambda: not win.why.call.busy and win.why._asked[1] == second)
+    assert win.why.title.text() == "Cannot explain where this job went"
+    assert "103 GiB" in win.why.summary.text()
+    assert win.why.wait is not None and win.why.wait.job == second
+    assert "It waited" in win.why.late.text() and win.why.late.isVisibleTo(win.why)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.numbers import number, signed
 from workbench.engine.schedule import Schedule
 from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
+from workbench.engine.search.choice import n_best, with_level_item
 from workbench.engine.selectors import BestOfAlternatives, SearchSelector
 from workbench.engine.simulate import Watch
 from workbench.engine.slots import SlotTable, window_lengths
@@ -130,11 +131,15 @@ def candidates(
             t = float(starts[r])
             members = np.flatnonzero(cover[r])
             z = _z(table, spec.criterion, job, t, T, elig[members])
-            if spec.exact:
-                limit = np.iinfo(np.int64).max // 4 if bu is None else bu
-                pick = knapsack_count(
-                    z, units_all[members], n, int(limit), pos_all[members], level[members], spec.resolution
-                )
+            if spec.exact and bu is None:
+                # No budget: the n best (ties: fewer units, lower position), one of level P, as the
+                # search takes them; a knapsack over a trace's cost units would need gigabytes.
+                zm, units, pos = z[None, :], units_all[members][None, :], pos_all[members]
+                top = n_best(zm, units, pos, n)
+                chosen = members[with_level_item(top, zm, units, pos, level[members][None, :])[0]]
+            elif spec.exact:
+                assert bu is not None
+                pick = knapsack_count(z, units_all[members], n, bu, pos_all[members], level[members], spec.resolution)
                 if pick is None:
                     continue
                 chosen = members[pick]
@@ -214,7 +219,13 @@ def _terms(table: SlotTable, criterion: cr.Criterion, t: float, T: float, slots:
 
 
 def explain_choice(
-    strategy: str, table: SlotTable, job: Job, spec: SearchSpec, earliest: float, chosen: Window | None
+    strategy: str,
+    table: SlotTable,
+    job: Job,
+    spec: SearchSpec,
+    earliest: float,
+    chosen: Window | None,
+    show: Callable[[float], str] = number,
 ) -> Explanation:
     """The explanation of one search on ``table`` (the slots the strategy saw)."""
     found, compared, cut = candidates(table, job, spec, earliest)
@@ -235,10 +246,11 @@ def explain_choice(
     mine = next((c for c in found if c.same_window(chosen)), None)
     if mine is not None and mine not in shown:
         shown = [*shown[: SHOWN - 1], mine]
-    return Explanation(job.id, strategy, rule, chosen, tuple(shown), compared, _why(mine, found, rule), (), notes)
+    why = _why(mine, found, rule, show)
+    return Explanation(job.id, strategy, rule, chosen, tuple(shown), compared, why, (), notes)
 
 
-def _why(mine: Candidate | None, found: list[Candidate], rule: str) -> str:
+def _why(mine: Candidate | None, found: list[Candidate], rule: str, show: Callable[[float], str] = number) -> str:
     if mine is None:
         return "The chosen window is not among the candidates of this search (the strategy chose it another way)."
     others = [c for c in found if c is not mine]
@@ -246,14 +258,15 @@ def _why(mine: Candidate | None, found: list[Candidate], rule: str) -> str:
         return f"It was the only feasible window: no other start or level had {len(mine.nodes)} nodes free long enough."
     runner = others[0]
     versus = (
-        f"the next best starts at {number(runner.start)} ({_signed(runner.start - mine.start)}), "
-        f"ends at {number(runner.end)} ({_signed(runner.end - mine.end)}) and costs {number(runner.cost)} "
+        f"the next best starts at {show(runner.start)} ({_later(runner.start - mine.start, show)}), "
+        f"ends at {show(runner.end)} ({_later(runner.end - mine.end, show)}) and costs {number(runner.cost)} "
         f"({_signed(runner.cost - mine.cost)})"
     )
     if mine.value > runner.value + 1e-9:
         return (
-            f"Best of {len(found)} candidates by {rule.split(';')[0]}: value {number(mine.value)}, "
-            f"{number(mine.value - runner.value)} better than the next best; {versus}."
+            f"Best of {len(found)} candidates by {rule.split(';')[0]}: value {number(mine.value)} (the sum "
+            f"of its slots' scores by that rule; larger is better), {number(mine.value - runner.value)} better "
+            f"than the next best; {versus}."
         )
     return (
         f"Tied with the next best at value {number(mine.value)} ({len(found)} candidates); ties go to the earlier "
@@ -265,10 +278,23 @@ def _signed(x: float) -> str:
     return signed(x)
 
 
+def _later(dt: float, show: Callable[[float], str]) -> str:
+    """A difference of times as ``show`` writes it, with its sign: +1.5 h, −20 s, same."""
+    if abs(dt) <= 1e-9:
+        return "same"
+    return ("+" if dt > 0 else "−") + show(abs(dt))
+
+
 def explain_job(
-    env: Environment, strategy: str, params: Mapping[str, Any] | None, job_id: str, should_stop: Any = None
+    env: Environment,
+    strategy: str,
+    params: Mapping[str, Any] | None,
+    job_id: str,
+    should_stop: Any = None,
+    show: Callable[[float], str] = number,
 ) -> Explanation:
-    """Run ``strategy`` on ``env`` with ``job_id`` watched, and explain where it went."""
+    """Run ``strategy`` on ``env`` with ``job_id`` watched, and explain where it went (``show``
+    writes the summary's times)."""
     job = env.job(job_id)
     sim = registry.simulator(env, strategy, params, should_stop, history=False)
     watch = Watch(job_id)
@@ -284,10 +310,10 @@ def explain_job(
         if isinstance(selector, BestOfAlternatives):
             return _explain_alternatives_kept(name, table, job, selector, earliest, chosen)
         if isinstance(selector, SearchSelector):
-            return explain_choice(name, table, job, selector.spec, earliest, chosen)
+            return explain_choice(name, table, job, selector.spec, earliest, chosen, show)
     reason = schedule.reasons.get(job_id, "")
     text = reason or (
-        f"{name} started it at {number(chosen.start)}" if chosen is not None else f"{name} did not place it"
+        f"{name} started it at {show(chosen.start)}" if chosen is not None else f"{name} did not place it"
     )
     return Explanation(job_id, name, "", chosen, (), 0, text, (), ("this strategy keeps no per-job candidates",))
 
@@ -355,10 +381,13 @@ def check_job(env: Environment, job_id: str) -> None:
 CYCLE_FLOWS = ("CSS", "Batch-slicer", "BSF")
 
 
-def explain_late(env: Environment, schedule: Schedule, job_id: str, strategy: str) -> Wait:
+def explain_late(
+    env: Environment, schedule: Schedule, job_id: str, strategy: str, show: Callable[[float], str] = number
+) -> Wait:
     """Why so late? for ``job_id`` under ``schedule``, the result of ``strategy`` (waits.py): read
-    from the schedule, with whether the strategy places within cycles taken from the registry."""
+    from the schedule, with whether the strategy places within cycles taken from the registry;
+    ``show`` writes its times and lengths."""
     check_job(env, job_id)
     info = registry.get(strategy)
     cyclic = info.family == "selector" or info.name in CYCLE_FLOWS
-    return explain_wait(env, schedule, job_id, info.name, cyclic)
+    return explain_wait(env, schedule, job_id, info.name, cyclic, show)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from workbench.engine.model import EPS, Environment, Job
@@ -53,6 +54,7 @@ CAUSES = {
 EVENT_DRIVEN = ("EASY", "Local", "Job sharing", "Multi-site", "Adaptive multi-site", "Economic")
 MAX_CYCLE_CUTS = 10_000  # cycle starts a wait is cut at, at most
 SHOWN = 4  # holders named in a sentence; the rest are counted
+Show = Callable[[float], str]  # how a time or a length reads: the document's number, or in a display unit
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ class Wait:
     start: float | None  # None: never placed
     stretches: tuple[Stretch, ...]
     released: str  # what let it start ("" when it did not wait)
-    role: str = ""  # EASY: "started as the head of the queue" or "backfilled past job X"
+    role: str = ""  # EASY: "was the head of the queue when it started" or "backfilled past job X"
 
     @property
     def waited(self) -> float:
@@ -100,11 +102,16 @@ class _Busy:
 
 
 def explain_wait(
-    env: Environment, schedule: Schedule, job_id: str, strategy: str = "", cyclic: bool | None = None
+    env: Environment,
+    schedule: Schedule,
+    job_id: str,
+    strategy: str = "",
+    cyclic: bool | None = None,
+    show: Show = number,
 ) -> Wait:
     """Why ``job_id`` started when it did under ``schedule`` (made by ``strategy``). ``cyclic``: the
     strategy places within cycles (the cycle driver's); None: any but EVENT_DRIVEN, under a cycle
-    length."""
+    length. ``show``: how the sentences write a time or a length (the GUI's, in its display unit)."""
     if cyclic is None:
         cyclic = strategy not in EVENT_DRIVEN
     cycle = env.time.cycle_length if cyclic else None
@@ -125,7 +132,7 @@ def explain_wait(
     # it let go, or the earliest its reservation began), its free count as a range.
     runs: list[list] = []  # [start, end, cause, text, holders, least free, most free]
     for t0, t1 in itertools.pairwise(cuts):
-        cause, text, holders, free = _held(env, schedule, job, busy, level, t0, length, n, strategy, cycle)
+        cause, text, holders, free = _held(env, schedule, job, busy, level, t0, length, n, strategy, cycle, show)
         last = runs[-1] if runs else None
         if last is not None and last[2] == cause:
             last[1] = t1
@@ -135,15 +142,30 @@ def explain_wait(
             last[5], last[6] = min(last[5], free), max(last[6], free)
         else:
             runs.append([t0, t1, cause, text, dict(holders), free, free])
-    stretches = tuple(_stretch(job, length, strategy, *run) for run in runs)
+    stretches = tuple(_with_ahead(env, schedule, job, _stretch(job, length, strategy, show, *run)) for run in runs)
     return Wait(
         job_id,
         arrival,
         start,
         stretches,
-        _released(env, schedule, busy, level, start, cycle),
+        _released(env, schedule, busy, level, start, cycle, show),
         _role(env, schedule, job, strategy),
     )
+
+
+def _with_ahead(env: Environment, schedule: Schedule, job: Job, stretch: Stretch) -> Stretch:
+    """A stretch the job spent short of nodes, with the jobs ahead of it in the queue that were
+    waiting too then: they would have come first had the nodes been free."""
+    if stretch.cause not in ("nodes", "local"):
+        return stretch
+    waiting = _waiting_ahead(env, schedule, job, stretch.start)
+    if not waiting:
+        return stretch
+    shown = ", ".join(f"job {w}" for w in waiting[:SHOWN])
+    more = f" and {len(waiting) - SHOWN} more" if len(waiting) > SHOWN else ""
+    some = "1 job ahead of it in the queue was" if len(waiting) == 1 else f"{len(waiting)} jobs ahead of it were"
+    text = f"{stretch.text} {some} waiting too: {shown}{more}."
+    return Stretch(stretch.start, stretch.end, stretch.cause, text, stretch.holders)
 
 
 def _busy_of(env: Environment, schedule: Schedule, job_id: str, level: set[str]) -> dict[str, _Busy]:
@@ -205,6 +227,7 @@ def _held(
     n: int,
     strategy: str,
     cycle: float | None,
+    show: Show,
 ) -> tuple[str, str, dict[str, float], int]:
     """The cause that held the job over the stretch from ``t``: (cause, its sentence when it does not
     depend on the holders, the holders with the time each let go or began, the free nodes)."""
@@ -221,8 +244,8 @@ def _held(
     cycle_end = env.time.start + (_cycle_of(env, t, cycle) + 1) * cycle if cycle else math.inf
     if len(free) >= n and t + length > cycle_end + EPS:
         text = (
-            f"Its window (length {number(length)}) would not have ended within this cycle, which ends at "
-            f"{number(cycle_end)}: held over to the next."
+            f"Its window (length {show(length)}) would not have ended within this cycle, which ends at "
+            f"{show(cycle_end)}: held over to the next."
         )
         return "cycle", text, {}, len(free)
     if len(free) < n:
@@ -273,6 +296,7 @@ def _stretch(
     job: Job,
     length: float,
     strategy: str,
+    show: Show,
     start: float,
     end: float,
     cause: str,
@@ -289,7 +313,7 @@ def _stretch(
         order = tuple(sorted(holders, key=lambda o: (holders[o] > end + EPS, -holders[o], o)))
         text = (
             f"{free} of the {job.node_count} nodes it needs (performance ≥ {number(job.min_performance)}) "
-            f"were free; the others were held by {_named(order, holders, 'until')}."
+            f"were free; the others were held by {_named(order, holders, 'until', show)}."
         )
         return Stretch(start, end, cause, text, order)
     if cause == "local ahead" or (cause == "reservation" and text in ("ahead", "later")):
@@ -300,9 +324,11 @@ def _stretch(
             whose = "the blocked head's reservation" if strategy == "EASY" else "the reservations of jobs ahead"
         else:
             whose = "taken later by other jobs"
+        if cause != "local ahead" and any(o.startswith("local task ") for o in order):
+            whose += ", and local tasks"  # a local task is no job's reservation: named apart
         text = (
-            f"{free} nodes were free, but not for its length {number(length)}: {whose} "
-            f"({_named(order, holders, 'from')})."
+            f"{free} nodes were free, but not for its length {show(length)}: {whose} "
+            f"({_named(order, holders, 'from', show)})."
         )
         return Stretch(start, end, "local" if cause == "local ahead" else cause, text, order)
     order = tuple(sorted(holders, key=lambda o: (holders[o], o)))
@@ -322,7 +348,13 @@ def _waiting_ahead(env: Environment, schedule: Schedule, job: Job, t: float) -> 
 
 
 def _released(
-    env: Environment, schedule: Schedule, busy: dict[str, _Busy], level: list[int], start: float, cycle: float | None
+    env: Environment,
+    schedule: Schedule,
+    busy: dict[str, _Busy],
+    level: list[int],
+    start: float,
+    cycle: float | None,
+    show: Show,
 ) -> str:
     """What happened at the job's start that let it go."""
     ended: dict[str, None] = {}
@@ -339,7 +371,7 @@ def _released(
         planned = w.end if w is not None else start
         early = planned > start + EPS
         parts.append(
-            f"an early end of job {j} (planned to end at {number(planned)})" if early else f"the completion of job {j}"
+            f"an early end of job {j} (planned to end at {show(planned)})" if early else f"the completion of job {j}"
         )
     if len(jobs) > SHOWN:
         parts.append(f"{len(jobs) - SHOWN} more completions")
@@ -347,9 +379,9 @@ def _released(
     if cycle:
         k = round((start - env.time.start) / cycle)
         if abs(env.time.start + k * cycle - start) <= EPS * (1 + abs(start)):
-            parts.append(f"the start of cycle {k} at {number(start)}")
+            parts.append(f"the start of cycle {k} at {show(start)}")
     if not parts:
-        return f"its planned start came at {number(start)} (no completion then: the plan had put it there)"
+        return f"its planned start came at {show(start)} (no completion then: the plan had put it there)"
     return ", ".join(parts)
 
 
@@ -367,14 +399,14 @@ def _role(env: Environment, schedule: Schedule, job: Job, strategy: str) -> str:
         and ((w := schedule.window_of(other.id)) is None or w.start > window.start + EPS)
     ]
     if not passed:
-        return "started as the head of the queue (no job before it was waiting)"
+        return "was the head of the queue when it started: every job queued before it had started by then"
     return f"backfilled past the blocked head, job {passed[0]}" + (
         f" ({len(passed)} jobs before it were waiting)" if len(passed) > 1 else ""
     )
 
 
-def _named(holders: tuple[str, ...], at: dict[str, float], word: str) -> str:
-    named = [f"{_who(o)} {word} {number(at[o])}" for o in holders[:SHOWN]]
+def _named(holders: tuple[str, ...], at: dict[str, float], word: str, show: Show) -> str:
+    named = [f"{_who(o)} {word} {show(at[o])}" for o in holders[:SHOWN]]
     more = f" and {len(holders) - SHOWN} more" if len(holders) > SHOWN else ""
     return ", ".join(named) + more
 
@@ -383,16 +415,16 @@ def _who(owner: str) -> str:
     return owner if owner.startswith("local task ") else f"job {owner}"
 
 
-def wait_text(wait: Wait) -> str:
-    """The explanation as lines of text (the CLI's ``explain`` prints it)."""
+def wait_text(wait: Wait, show: Show = number) -> str:
+    """The explanation as lines of text (the CLI's ``explain`` prints it), times as ``show`` writes them."""
     if wait.start is None:
         return wait.stretches[0].text if wait.stretches else "not placed"
     if not wait.stretches:
-        lines = [f"Job {wait.job} did not wait: it started at {number(wait.start)}, when it arrived."]
+        lines = [f"Job {wait.job} did not wait: it started at {show(wait.start)}, when it arrived."]
     else:
-        lines = [f"Job {wait.job} waited {number(wait.waited)} (from {number(wait.arrival)} to {number(wait.start)}):"]
+        lines = [f"Job {wait.job} waited {show(wait.waited)} (from {show(wait.arrival)} to {show(wait.start)}):"]
         for s in wait.stretches:
-            lines.append(f"  {number(s.start)} to {number(s.end)}: {CAUSES[s.cause]}. {s.text}")
+            lines.append(f"  {show(s.start)} to {show(s.end)}: {CAUSES[s.cause]}. {s.text}")
         lines.append(f"It started on {wait.released}.")
     if wait.role:
         lines.append(f"Under EASY it {wait.role}.")

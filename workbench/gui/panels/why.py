@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.engine.errors import Cancelled, WorkbenchError
 from workbench.engine.explain import Candidate, Explanation, explain_job, explain_late
 from workbench.engine.model import EPS, Environment, Window
 from workbench.engine.waits import CAUSES, Wait
@@ -90,7 +91,7 @@ class WhyPanel(QWidget):
         self.time_unit = "model"  # View ▸ Time unit
         self.explanation: Explanation | None = None
         self.shown_groups: list[list[Candidate]] = []  # the table's rows: near-identical candidates merged
-        self._asked: tuple[object, str] | None = None  # (environment, job) of the last request
+        self._asked: tuple[object, ...] | None = None  # (environment, job, result, unit) of the last request
         self.on_screen = False  # a docked tab behind another is "visible" to Qt, so its dock tells
         self.call = BackgroundCall()
         self.call.finished.connect(self._on_finished)
@@ -161,19 +162,30 @@ class WhyPanel(QWidget):
             self._show(None)
             return
         result = self.document.result
-        if self._asked == (env, self.job_id, result):
+        unit = self.time_unit
+        if self._asked == (env, self.job_id, result, unit):
             return
         if not self.on_screen:
             self.call.stop()  # an answer about an earlier job or environment is not wanted any more
             self._asked = None
             return
-        self._asked = (env, self.job_id, result)
+        self._asked = (env, self.job_id, result, unit)
         job, name, params = self.job_id, env.strategy.name, env.strategy.params_dict()
+        # Nothing of the last answer stays beside the new question (it was another job's).
+        self._show(None)
         self.title.setText(f"<b>{env.job(job).name}</b> under {name}: working it out…")
 
-        def work(stop: Any) -> tuple[Explanation, Wait | None]:
-            late = explain_late(env, result, job, name) if result is not None else None
-            return explain_job(env, name, params, job, stop), late
+        def show(t: float) -> str:
+            return time(t, unit)
+
+        def work(stop: Any) -> tuple[Explanation | None, Wait | None, str]:
+            late = explain_late(env, result, job, name, show) if result is not None else None
+            try:
+                return explain_job(env, name, params, job, stop, show), late, ""
+            except Cancelled:
+                raise
+            except WorkbenchError as exc:  # Why here? cannot answer; Why so late? still can
+                return None, late, str(exc)
 
         self.call.start(work)
 
@@ -181,16 +193,25 @@ class WhyPanel(QWidget):
         if ticket != self.call.ticket:
             return
         if error is not None:
-            self.explanation = None
-            self.title.setText("Cannot explain this job")
-            self.summary.setText(str(error))
-            self._rows(0)
-            self._offer_outlines(False)
-            self._emit_ghosts()
+            self._cannot(str(error), None)
             return
         assert isinstance(result, tuple)
-        self.wait = result[1]
-        self._show(result[0])
+        explanation, self.wait, problem = result
+        if explanation is None:
+            self._cannot(problem, self.wait)
+            return
+        self._show(explanation)
+
+    def _cannot(self, problem: str, wait: Wait | None) -> None:
+        """Why here? has no answer (``problem`` says why); Why so late? is shown if there is one."""
+        self.explanation = None
+        self.title.setText("Cannot explain where this job went")
+        self.summary.setText(problem)
+        self.notes.setText("")
+        self._rows(0)
+        self._offer_outlines(False)
+        self._show_late(wait)
+        self._emit_ghosts()
 
     def _rows(self, count: int) -> None:
         """The candidates' table holds ``count`` rows, and is hidden without any (EASY's placements
@@ -219,9 +240,7 @@ class WhyPanel(QWidget):
         self.title.setText(
             f"<b>{job.name}</b> under {ex.strategy}: {where}" + (f"<br>Rule: {ex.rule}" if ex.rule else "")
         )
-        # The engine's sentence counts the document's own unit; name it when the window shows another.
-        seconds = " (times in seconds)" if self.time_unit not in ("model", "seconds") and ex.summary else ""
-        self.summary.setText(ex.summary + seconds)
+        self.summary.setText(ex.summary)  # its times in the unit it was asked in (``refresh``)
         self._show_late(self.wait if self.wait is not None and self.wait.job == ex.job else None)
         failed = ex.chosen is None
         rows: list[tuple[str, list[Candidate]]] = [("", g) for g in merge_near(list(ex.candidates), ex.chosen)]
@@ -320,8 +339,6 @@ class WhyPanel(QWidget):
             lines.append(f"It started on {html.escape(wait.released)}.")
         if wait.role:
             lines.append(f"Under EASY it {html.escape(wait.role)}.")
-        if self.time_unit not in ("model", "seconds"):
-            lines.append("<small>(times inside the sentences in seconds)</small>")
         self.late.setText("<br>".join(lines))
 
     def set_time_unit(self, unit: str) -> None:
@@ -329,8 +346,8 @@ class WhyPanel(QWidget):
         self.time_unit = unit
         suffix = unit_suffix(unit)
         self.table.setHorizontalHeaderLabels([c + suffix if c in TIME_COLUMNS else c for c in COLUMNS])
-        if self.explanation is not None:
-            self._show(self.explanation)
+        # The sentences were written in the unit they were asked in: ask again (in the background).
+        self.refresh()
 
     def _emit_ghosts(self) -> None:
         ex = self.explanation
