@@ -133,7 +133,8 @@ def test_a_large_step_is_measured_and_its_free_slots_drawn_off_the_gui_thread(qt
     expected = flow_metrics(win.document.env, snap.schedule)
     qtbot.waitUntil(lambda: win.metrics.current == expected, timeout=30_000)
     qtbot.waitUntil(
-        lambda: win.chart._free_for is not None and win.chart._free_for[0][3] == list(snap.windows), timeout=30_000
+        lambda: win.chart._free_for is not None and win.chart._free_for[0][3] == win.chart._window_list,
+        timeout=30_000,
     )
     headers = [c.header for c in win.jobs.model.columns]
     status = headers.index("status")
@@ -143,3 +144,70 @@ def test_a_large_step_is_measured_and_its_free_slots_drawn_off_the_gui_thread(qt
         == placed,
         timeout=30_000,
     )
+
+
+def test_a_large_step_draws_the_windows_near_the_view_and_follows_a_pan(qtbot, win):
+    """Issue 43's trial: a step at #20,000 of KTH redrew every window (300 ms) and Play could not
+    keep its speed. A step of thousands of windows draws those that meet the view (a view's width
+    either side, and around "now"); a pan beyond them draws the windows there."""
+    from workbench.gui.gantt.chart import STEP_ALL
+
+    cycles, chart = win.cycles, win.chart
+    snap = _go(qtbot, cycles, "#9000")
+    assert len(snap.windows) > STEP_ALL
+    qtbot.waitUntil(lambda: not chart._span_timer.isActive(), timeout=5_000)
+    (x0, x1), _ = chart.view.viewRange()
+    drawn = {w.job for w in chart._window_list}
+    meeting = {w.job for w in snap.windows if w.start <= x1 and w.end >= x0}
+    assert meeting <= drawn and len(drawn) < len(snap.windows)
+    width = x1 - x0
+    far = min(snap.windows, key=lambda w: w.start)  # the first window of the run, far left of "now"
+    assert far.job not in drawn
+    chart.view.setXRange(far.start - width / 2, far.start + width / 2, padding=0)
+    qtbot.waitUntil(lambda: far.job in {w.job for w in chart._window_list}, timeout=5_000)
+
+
+class _Drag:
+    """A mouse drag on the strip, as pyqtgraph hands one to a view box."""
+
+    def __init__(self, strip, x, start):
+        from PySide6.QtCore import QPointF
+
+        self._pos = strip.view.mapViewToScene(QPointF(x, 0.5))
+        self._start = start
+
+    def button(self):
+        from PySide6.QtCore import Qt
+
+        return Qt.MouseButton.LeftButton
+
+    def scenePos(self):
+        return self._pos
+
+    def isStart(self):
+        return self._start
+
+    def accept(self):
+        pass
+
+    def ignore(self):
+        pass
+
+
+def test_a_drag_on_the_strip_pans_a_narrow_band_and_never_zooms(qtbot, win):
+    """Issue 43's trial: with the chart zoomed to a sliver (the band a pixel wide), a drag on the
+    strip from near the band towards day 250 zoomed the chart out to 135-245 d. A drag now carries
+    the band, its width kept, whether it starts on it, beside it or far from it."""
+    strip, chart = win.overview, win.chart
+    env = win.document.env
+    a = env.time.start + 10 * 86400.0
+    chart.view.setXRange(a, a + 3600.0, padding=0)
+    (x0, x1), _ = chart.view.viewRange()
+    width = x1 - x0
+    target = env.time.start + 40 * 86400.0
+    strip.view.mouseDragEvent(_Drag(strip, x0, True))  # grabbed at its edge
+    strip.view.mouseDragEvent(_Drag(strip, target, False))
+    (y0, y1), _ = chart.view.viewRange()
+    assert y1 - y0 == pytest.approx(width, rel=1e-6)
+    assert y0 == pytest.approx(target, abs=width)
+    assert not strip.region.movable

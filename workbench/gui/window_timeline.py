@@ -20,6 +20,7 @@ from workbench.gui.gantt.overview import OverviewStrip
 from workbench.gui.numbers import step_label
 
 TABLE_AFTER_MS = 60  # the Jobs table's refresh after a Cycles step (several steps: one refresh)
+TABLE_PLAYING_MS = 1000  # while Play runs, at most this often (a refresh of 28,000 rows takes ~60 ms)
 
 
 class WindowTimeline:
@@ -91,7 +92,11 @@ class WindowTimeline:
         self.metrics.show_schedule(self.document.env, snapshot.schedule)
         # The Jobs table follows in a later turn of the event loop (and once for a burst of steps):
         # the window paints the step first, and a step never waits for the table's reset and fit.
-        self._table_timer.start()
+        # While Play runs it follows once a second, not after every step.
+        if not self.cycles.play_button.isChecked():
+            self._table_timer.start(TABLE_AFTER_MS)
+        elif not self._table_timer.isActive():
+            self._table_timer.start(TABLE_PLAYING_MS)
         label = step_label(snapshot.label, snapshot.time, self.chart.time_unit)
         self.statusBar().showMessage(f"Showing step {snapshot.step}: {label}")
         self.run_status.show_step(

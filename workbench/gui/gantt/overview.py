@@ -8,6 +8,8 @@ It draws ``engine.timeline.overview`` of the live result; nothing is simulated a
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QLabel
@@ -20,6 +22,7 @@ from workbench.gui.numbers import TIME_UNITS
 BUSY_COLOUR = "#D55E00"
 QUEUE_COLOUR = "#0072B2"
 HEIGHT = 64
+GRAB_PIXELS = 6  # a drag this close to the band holds it where grabbed
 
 
 class OverviewStrip(pg.PlotWidget):
@@ -56,6 +59,11 @@ class OverviewStrip(pg.PlotWidget):
         self.addItem(self.busy)
         self.addItem(self.queue)
         self.region = pg.LinearRegionItem(brush=pg.mkBrush(0, 0, 0, 22), pen=pg.mkPen("#333333", width=1))
+        # The band is moved, never resized, from here (a band a pixel wide was grabbed by an edge, and a
+        # drag meant to pan zoomed out): a drag anywhere on the strip carries the band with the mouse.
+        self.region.setMovable(False)
+        self.view.mouseDragEvent = self._drag  # type: ignore[method-assign]
+        self._grab = 0.0
         self.region.setZValue(10)
         self.addItem(self.region, ignoreBounds=True)
         self.now_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#d62728", width=1))
@@ -116,6 +124,22 @@ class OverviewStrip(pg.PlotWidget):
         if not self._setting:
             start, end = self.region.getRegion()
             self.range_moved.emit(float(start), float(end))
+
+    def _drag(self, event: Any, axis: object = None) -> None:
+        """A drag on the strip moves the band, its width kept: held where it was grabbed (on the band
+        or a few pixels beside it), else centred under the mouse."""
+        if event.button() != Qt.MouseButton.LeftButton:
+            event.ignore()
+            return
+        event.accept()
+        x = self.view.mapSceneToView(event.scenePos()).x()
+        start, end = self.region.getRegion()
+        if event.isStart():
+            near = GRAB_PIXELS * self.view.viewPixelSize()[0]
+            self._grab = x - (start + end) / 2 if start - near <= x <= end + near else 0.0
+        centre = x - self._grab
+        half = (end - start) / 2
+        self.region.setRegion((centre - half, centre + half))  # emits range_moved
 
     def _on_click(self, event: object) -> None:
         """A click beside the marked range centres the chart's view there, its width kept."""
