@@ -142,7 +142,7 @@ def test_per_job_differences_name_the_jobs_by_id(qtbot):
     assert axis.tickStrings([13.0], 1.0, 1.0) == [job.id]
     d = b.window_of(job.id).start - a.window_of(job.id).start
     tip = dialog.diff_tip(13.1)
-    assert tip.startswith(f"job {job.id} ({job.name}): ")
+    assert tip.startswith(f"{job.name} ({job.id}): ")  # as the chart's tooltips write a job
     assert (f"{number(abs(d))} {'later' if d > 0 else 'earlier'} under MinCost" in tip) or abs(d) < 1e-9
     assert f"start under FirstFit: {number(a.window_of(job.id).start)}" in tip
     assert dialog.diff_tip(13.5) == "" and dialog.diff_tip(-3.0) == ""
@@ -226,6 +226,7 @@ def test_the_filter_reads_fields_ranges_and_negation_and_counts_its_rows(qtbot, 
     assert _shown_ids(dock) == before
     dock.filter.setText("arrival:>soon")
     assert "expected a number" in dock.message.text()
+    assert "the rows shown are the last filter's" in dock.message.text()  # not taken for its result
     dock.filter.setText("")
     assert dock.count.text() == "" and len(_shown_ids(dock)) == total and dock.message.text() == ""
 
@@ -517,3 +518,30 @@ def test_the_cycles_plot_takes_the_new_documents_time_frame(qtbot, window, trace
     env = win.document.env
     assert x0 <= env.time.start + 1 and abs(x1 - env.time.horizon) < 0.05 * env.time.horizon
     assert win.cycles.plot.getPlotItem().getAxis("bottom").labelText == "time (model units)"
+
+
+def test_id_with_a_number_finds_the_job_the_chart_calls_by_it(qtbot, window):
+    """Issue 43's trial: on default.json "id:5" found nothing (the ids are "j5" while the chart and
+    Why here? say "job 5"). A number after "id:" finds the id ending in that number, never j15."""
+    win = window()
+    dock = win.jobs
+    dock.filter.setText("id:5")
+    assert _shown_ids(dock) == ["j5"]
+    dock.filter.setText("id:j5")
+    assert _shown_ids(dock) == ["j5"]
+    dock.filter.setText("id:15")
+    assert _shown_ids(dock) == ["j15"]
+
+
+def test_the_volume_is_shown_in_the_time_unit_and_cost_says_what_it_counts(qtbot, window, trace):
+    """Issue 43's trial: in days the Jobs table showed V 53940 (seconds) beside arrival 6.94 (d). V
+    is a part's length on a node of performance 1: it follows View ▸ Time unit like the times."""
+    win = window(trace)
+    win.set_time_unit("hours")
+    model = win.jobs.model
+    headers = [model.header(c) for c in range(model.columnCount())]
+    v = headers.index("V (h)")
+    job = win.document.env.jobs[0]
+    assert float(model.text(v, 0).replace(",", "")) == pytest.approx(job.volume / 3600, rel=1e-3)
+    cost = headers.index("cost")
+    assert "time unit" in model.headerData(cost, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)

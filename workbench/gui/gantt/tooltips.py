@@ -37,7 +37,9 @@ def window_tip(
     lines.extend(site_lines(env, window, unit))
     if actual_end is not None and actual_end < window.end - 1e-9 and (now is None or actual_end <= now + 1e-9):
         lines.append(f"Finished early at {time(actual_end, unit)}; its nodes were given back then.")
-    if measured:
+    if seen is None:  # no distances kept or measured: the nodes alone
+        lines.append(f"On {len(window.nodes)} node{'s' if len(window.nodes) != 1 else ''}:")
+    elif measured:
         lines.append("Distances to the neighbours in this picture:")
     else:
         lines.append("Distances to the neighbours when the strategy placed it:")

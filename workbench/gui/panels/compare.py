@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QCursor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
@@ -59,6 +59,7 @@ ROWS: list[tuple[str, str, str]] = [
 DEFAULT_CHOICE = ("FirstFit", "MinCost", "CoP")
 MIN_CHART_HEIGHT = 220  # pixels: rows and job names stay readable with many strategies
 CHART_PACE_MS = 20  # between the steps of drawing a comparison: each step gets painted on its own
+TIP_MS = 30_000  # a per-job bar's tooltip stays this long while the mouse rests on it
 
 
 def best_columns(values: list[float], better: str) -> set[int]:
@@ -259,7 +260,7 @@ class CompareDialog(QDialog):
         later = "later" if d > 0 else "earlier"
         change = "the same start" if abs(d) <= 1e-9 else f"{time(abs(d), self.time_unit)} {later}"
         return (
-            f"job {job.id} ({job.name}): {change} under {b}\n"
+            f"{job.name} ({job.id}): {change} under {b}\n"
             f"start under {a}: {time(start_a, self.time_unit)}; under {b}: {time(start_b, self.time_unit)}"
         )
 
@@ -269,7 +270,8 @@ class CompareDialog(QDialog):
         point = self.diff_plot.getPlotItem().vb.mapSceneToView(pos)
         tip = self.diff_tip(point.x())
         if tip:
-            QToolTip.showText(QCursor.pos(), tip, self.diff_plot)
+            # Kept while the mouse rests on the bar (Qt's default hid it after about a second).
+            QToolTip.showText(QCursor.pos(), tip, self.diff_plot, QRect(), TIP_MS)
         else:
             QToolTip.hideText()
 

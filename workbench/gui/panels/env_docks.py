@@ -182,7 +182,8 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
             "V",
             lambda d, r: job(d, r).volume,
             setter("volume", lambda v: parse_float(v, "volume")),
-            tip="volume of each part: T = V / P",
+            tip="volume of each part: its length on a node of performance 1 (T = V / P), in the time unit shown",
+            time=True,
         ),
         Column(
             "budget",
@@ -215,7 +216,11 @@ def jobs_dock(document: Document, shown: Callable[[], Schedule | None] | None = 
         Column("user", lambda d, r: job(d, r).user, setter("user", str), tip="who submitted it (SWF user number)"),
         Column("start", lambda d, r: window(d, r).start if window(d, r) else "", time=True),
         Column("end", lambda d, r: window(d, r).end if window(d, r) else "", time=True),
-        Column("cost", lambda d, r: window(d, r).cost if window(d, r) else ""),
+        Column(
+            "cost",
+            lambda d, r: window(d, r).cost if window(d, r) else "",
+            tip="the window's cost: Σ price × T over its nodes, in the document's own time unit (not the one shown)",
+        ),
         Column("status", status),
     ]
     model = EnvTableModel(document, lambda env: len(env.jobs), columns)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from typing import Any
@@ -194,6 +195,10 @@ class TableProxy(QAbstractProxyModel):
             )
         return self._nums[column]
 
+    def _is_id(self, column: int) -> bool:
+        header = self.source.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+        return str(header).strip().lower() == "id"
+
     def _matches(self, term: Term, n: int) -> np.ndarray:
         """The rows one filter term keeps (before its negation)."""
         if term.op == "has":
@@ -210,6 +215,10 @@ class TableProxy(QAbstractProxyModel):
                 hit = np.fromiter((fnmatchcase(t, term.text) for t in shown.tolist()), dtype=bool, count=len(shown))
             else:
                 hit = shown == term.text
+            if term.text.isdigit() and self._is_id(term.column):
+                # "id:5" finds job j5 (the chart and Why here? call it "job 5"), never j15.
+                pattern = re.compile(rf"\D*0*{int(term.text)}")
+                hit |= np.fromiter((bool(pattern.fullmatch(t)) for t in shown.tolist()), dtype=bool, count=len(shown))
             return hit[inverse]
         x = self._numbers(term.column)
         above = x > term.low if term.low_open else x >= term.low

@@ -202,7 +202,9 @@ class TableDock(QDockWidget):
         try:
             self.proxy.set_filter(text, only)
         except FilterError as exc:
-            self.message.setText(f"Filter: {exc}")  # the rows stay as the last filter left them
+            # The rows stay as the last filter that could be read left them: say so, and whole.
+            self.message.setText(f"Filter: {exc} (the rows shown are the last filter's)")
+            self.message.setToolTip(f"{exc}\nThe rows shown are those the last filter that could be read kept.")
             return
         if self.message.text().startswith("Filter: "):
             self.message.clear()
