@@ -545,3 +545,13 @@ def test_the_volume_is_shown_in_the_time_unit_and_cost_says_what_it_counts(qtbot
     assert float(model.text(v, 0).replace(",", "")) == pytest.approx(job.volume / 3600, rel=1e-3)
     cost = headers.index("cost")
     assert "time unit" in model.headerData(cost, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_empty_cycles_plot_spans_the_first_documents_own_time(qtbot, window, trace):
+    """Issue 43's trial: opened on a trace, the Cycles plot before any step read "0.000002 …
+    0.00001" days (pyqtgraph's default frame of one second). It spans the document's arrivals."""
+    win = window(trace)
+    env = win.document.env
+    low, high = win.cycles.plot.getPlotItem().vb.viewRange()[0]
+    last = max(j.arrival for j in env.jobs)
+    assert low <= env.time.start + 1e-9 and high >= last - 1e-9 and high - low < 2 * (last - env.time.start) + 10

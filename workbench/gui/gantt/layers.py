@@ -21,7 +21,8 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 from workbench.gui.gantt.geometry import paint_order
 
-OUTLINE_MIN_PIXELS = 4.0
+OUTLINE_MIN_PIXELS = 4.0  # a rectangle this wide, at least, gets its outline ...
+OUTLINE_ROW_PIXELS = 8.0  # ... where rows are this tall: on 5-pixel rows a wide job's parts read as beads
 
 
 class RectLayer(pg.GraphicsObject):
@@ -141,7 +142,7 @@ class RectLayer(pg.GraphicsObject):
         # An outline only where it can be seen around a fill: rows and rectangles a few pixels
         # across. A year of a trace at full view is mostly slivers, and outlining each one drew the
         # picture nearly black (and took most of the paint's time).
-        outlined = (w * abs(transform.m11()) >= OUTLINE_MIN_PIXELS) if row_pixels >= OUTLINE_MIN_PIXELS else None
+        outlined = (w * abs(transform.m11()) >= OUTLINE_MIN_PIXELS) if row_pixels >= OUTLINE_ROW_PIXELS else None
         no_pen = QPen(Qt.PenStyle.NoPen)
         for g in range(len(self._brushes)):
             lo, hi = self._starts[g], self._starts[g + 1]

@@ -144,6 +144,7 @@ class CyclesPanel(QWidget):
         self.navigation.job_event.connect(self.job_event)
         self.navigation.jump.connect(self.jump)
         self.navigation.refused.connect(lambda text: self.info.set_lines([f"⚠ {text}"]))
+        self._blank_axes()  # the first document's frame too (an empty plot read "0.000002 d")
         self._update_controls()
 
     # ------------------------------------------------------------ actions
