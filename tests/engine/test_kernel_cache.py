@@ -222,6 +222,7 @@ def _schedule_hash(path: Path) -> list[tuple[str, float, list[str]]]:
     return sorted((w["job"], w["start"], w["nodes"]) for w in data["windows"])
 
 
+@pytest.mark.slow
 def test_processes_started_together_on_a_cold_cache_all_run_and_leave_it_sound(tmp_path):
     """A lab run with two workers, ``schedule`` (FirstFit and CoP: dynamic backfilling), ``simulate``
     (EASY) and ``warm`` start at once on an empty kernel cache. Each ends well, and every run

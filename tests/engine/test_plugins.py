@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tests.engine.brute import brute_window
 from tests.engine.strategies import environments, examples, flows
+from tests.engine.validity import assert_valid_schedule
 from workbench.api import Param, PluginError, criterion, flow_rule
 from workbench.engine import plugins, registry
 from workbench.engine import strategies as catalogue
@@ -332,11 +333,18 @@ def test_flow_rules_place_every_job_in_its_order_without_overlap(env):
 
     try:
         schedule = registry.run(env, "widest first")
-        table = SlotTable.from_environment(env, schedule.windows)  # raises on an overlap
-        assert table.size >= 0
+        assert_valid_schedule(env, schedule, executed=True)  # free time, no overlap to the actual ends
+        placed = {w.job for w in schedule.windows}
+        assert placed | set(schedule.unscheduled) == {j.id for j in env.jobs}  # every job, once
+        assert not placed & set(schedule.unscheduled)
         assert registry.run(env, "widest first").windows == schedule.windows  # deterministic
+        # List scheduling without reservations starts a job only at an event: an arrival, an
+        # (actual) end, a local task's end or the start of time.
+        events = {env.time.start, *(j.arrival for j in env.jobs), *(t.end for t in env.local_tasks)}
+        events |= {schedule.actual_end(env, w) for w in schedule.windows}
         for w in schedule.windows:
             assert w.start >= env.job(w.job).arrival
+            assert any(abs(w.start - e) <= 1e-9 for e in events), (w, sorted(events))
     finally:
         plugins.forget("module:" + __name__)
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.engine.schedule_hashes import HASHES, all_hashes
 
 
+@pytest.mark.slow
 def test_every_strategy_gives_the_recorded_schedule_on_every_sample():
     """The windows, failures and actual ends of all strategies on all samples hash as recorded in
     schedule_hashes.json; a change names the sample and the strategy (regenerate the file, with a

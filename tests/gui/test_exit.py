@@ -62,6 +62,7 @@ def long_run(tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("when", "delay_ms"), [("warm-up", 300), ("warm-up", 1500), ("run", 800), ("run", 2500)])
 def test_closing_the_window_at_once_ends_cleanly(tmp_path, long_run, when, delay_ms):
     """Closed during the warm-up's compile (an empty kernel cache) or during a long run (the user's

@@ -14,6 +14,8 @@ import pytest
 from workbench.cli import main
 from workbench.engine import plugins
 
+pytestmark = pytest.mark.slow  # a study run and three reports
+
 SNUG = """
 from workbench.api import criterion
 

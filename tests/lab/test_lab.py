@@ -87,6 +87,7 @@ def test_every_label_and_value_can_be_chosen_with_set():
         checked(bad)
 
 
+@pytest.mark.slow
 def test_backends_give_the_same_numbers(tmp_path):
     """In-process, a process pool and a two-worker Dask LocalCluster: identical results, timings aside.
     The Dask run goes on beside something on port 8787 (another cluster, a second study) without
@@ -253,6 +254,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     assert "seed 2 is broken" in report
 
 
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
     run_study("backfilling", 1, 1, None, tmp_path / "bf", SMALL)
     before = (tmp_path / "bf" / FILE).read_bytes()
@@ -347,6 +349,7 @@ def test_aep100_preset_loads_every_node_between_10_and_50_percent():
     assert 0.25 < sum(loads) / len(loads) < 0.35
 
 
+@pytest.mark.slow
 def test_grid_study_sweeps_figs_5_to_7_and_checks_the_papers_claims(tmp_path):
     """The grid study sweeps Fig. 5 (m128-4 and its m512-1 reference under modification 2), Figs. 6-7 (every
     configuration under modification 3), Table 3's counts beside ours, and the paper's claims checked."""
@@ -379,6 +382,7 @@ def test_grid_study_sweeps_figs_5_to_7_and_checks_the_papers_claims(tmp_path):
     assert all(line.rstrip().endswith(("✓ |", "✗ |")) for line in rows_of_claims)  # each one measured
 
 
+@pytest.mark.slow
 def test_economic_study_runs_figs_17_to_19_and_judges_every_claim(tmp_path):
     """The economic study runs every MF–UF pair on m128-4 (Fig. 19 and the user functions), MF1–UF1
     and MF2–UF1 elsewhere (Figs. 17-18); job sharing, which has neither, measured once per setting."""
@@ -413,6 +417,7 @@ def test_economic_study_runs_figs_17_to_19_and_judges_every_claim(tmp_path):
     assert all(line.rstrip().endswith(("✓ |", "✗ |")) for line in rows_of_claims[1:])
 
 
+@pytest.mark.slow
 def test_css_study_runs_table_1_and_figs_7_and_9(tmp_path):
     """The css study runs Table 1 (criteria against the first-fit CSS, square and rough-edged windows),
     Fig. 7 (k at three load levels), Fig. 9 (the BSF share); each strategy runs only where its factors mean
@@ -482,6 +487,7 @@ def test_css_alternatives_hold_the_room_they_take():
     assert held_share(two) == 1.0
 
 
+@pytest.mark.slow
 def test_css_owner_study_measures_the_owner_node_as_table_2(tmp_path):
     """The css owner study (Table 2 / Fig. 8): the first node becomes the owner's (performance 6, price c); L_c is
     its reserved time in the interval (its own part's, on a rough right edge), U = L_c / 600, P = c * L_c, and
@@ -555,6 +561,7 @@ def test_css_real_study_keeps_plans_and_lets_backfilling_move_up(tmp_path):
     assert (tmp_path / "css-real-start_real-by-strategy.png").exists()
 
 
+@pytest.mark.slow
 def test_batch_formation_study_runs_the_five_series_and_fig_2_cycle_by_cycle(tmp_path):
     """The batch-formation study (seed 003) runs five schemes over the five series, MDq under the
     paper's soft limit and the knapsack's hard one; the flow returns what a cycle could not place, and the
