@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.engine.brute import brute_window
+from tests.support.brute import brute_window
 from workbench.cli import main
 from workbench.engine import plugins, registry
 from workbench.engine.files import load_environment

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import environments, examples
-from tests.engine.validity import assert_valid_schedule
+from tests.support.hypothesis_strategies import environments, examples
+from tests.support.validity import assert_valid_schedule
 from workbench.engine import criteria as cr
 from workbench.engine import registry
 from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.reference_backfill import reference_placer
-from tests.engine.strategies import environments, examples, flows, saturated_flows
+from tests.support.hypothesis_strategies import environments, examples, flows, saturated_flows
+from tests.support.reference_backfill import reference_placer
 from workbench.engine import registry
 from workbench.engine.flow.backfill import backfill_placer
 from workbench.engine.flow.batching import AllJobs

@@ -11,8 +11,8 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.engine.strategies import examples, flows, saturated_flows
 from tests.engine.test_metric_definitions import _case
+from tests.support.hypothesis_strategies import examples, flows, saturated_flows
 from workbench.engine import registry
 from workbench.engine.metrics import flow_metrics, job_metrics
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import examples
 from tests.engine.test_grid import grid, job, starts
+from tests.support.hypothesis_strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import ParameterError
 from workbench.engine.grid.economic import (

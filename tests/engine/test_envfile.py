@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from tests.engine.strategies import environments, examples
+from tests.support.hypothesis_strategies import environments, examples
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import environment_from_dict, load_environment
 from workbench.engine.generate import generate

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.brute import brute_window
-from tests.engine.strategies import examples, flows
 from tests.engine.test_search import CRITERIA, SEARCH_CASES
+from tests.support.brute import brute_window
+from tests.support.hypothesis_strategies import examples, flows
 from workbench.engine import registry
 from workbench.engine.explain import candidates, explain_job, explanation_text
 from workbench.engine.files import load_environment

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import examples, flows, jobs, nodes_and_tasks, saturated_flows
-from tests.engine.validity import assert_valid_schedule
+from tests.support.hypothesis_strategies import examples, flows, jobs, nodes_and_tasks, saturated_flows
+from tests.support.validity import assert_valid_schedule
 from workbench.engine import registry
 from workbench.engine.errors import Cancelled, ParameterError
 from workbench.engine.flow.css import choose_combination, eq5_limit

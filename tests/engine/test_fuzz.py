@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import examples
+from tests.support.hypothesis_strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.files import environment_from_json

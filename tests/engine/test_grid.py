@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import examples
+from tests.support.hypothesis_strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import ParameterError, ValidationError
 from workbench.engine.grid.configs import CONFIGS, grid_environment, machine_sizes, split_job

@@ -16,8 +16,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.reference_backfill import reference_placer
-from tests.engine.strategies import examples, flows
+from tests.support.hypothesis_strategies import examples, flows
+from tests.support.reference_backfill import reference_placer
 from workbench.engine import registry
 from workbench.engine.flow.backfill import backfill_placer
 from workbench.engine.flow.batching import AllJobs

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.brute import brute_window
-from tests.engine.strategies import environments, examples, flows
-from tests.engine.validity import assert_valid_schedule
+from tests.support.brute import brute_window
+from tests.support.hypothesis_strategies import environments, examples, flows
+from tests.support.validity import assert_valid_schedule
 from workbench.api import Param, PluginError, criterion, flow_rule
 from workbench.engine import plugins, registry
 from workbench.engine import strategies as catalogue

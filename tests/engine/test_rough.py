@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import environments, examples
+from tests.support.hypothesis_strategies import environments, examples
 from workbench.engine import registry
 from workbench.engine.errors import ParameterError
 from workbench.engine.flow.css import CssSpec, find_alternatives

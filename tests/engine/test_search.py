@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.brute import brute_subset, brute_window
-from tests.engine.strategies import environments, examples
+from tests.support.brute import brute_subset, brute_window
+from tests.support.hypothesis_strategies import environments, examples
 from workbench.engine import criteria as cr
 from workbench.engine.model import Environment, Job, LocalTask, Node, TimeSettings
 from workbench.engine.search import SearchSpec, find_window, knapsack_count, lagrangian_bound

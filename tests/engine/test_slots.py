@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import environments, examples
+from tests.support.hypothesis_strategies import environments, examples
 from workbench.engine import registry
 from workbench.engine.slots import SlotTable
 

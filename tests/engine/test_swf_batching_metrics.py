@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import examples
+from tests.support.hypothesis_strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import ParameterError
 from workbench.engine.flow.batching import Domain, DqBatch, RandomBatch, knapsack_01

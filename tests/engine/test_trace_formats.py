@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.strategies import examples
+from tests.support.hypothesis_strategies import examples
 from workbench.engine import registry
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import load_environment

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from tests.engine.strategies import examples, flows
 from tests.gui.helpers import answer_file_dialogs, make_bsf_fail, threads_running, wait_result
+from tests.support.hypothesis_strategies import examples, flows
 from workbench.engine import registry
 from workbench.engine.files import load_environment
 from workbench.gui.numbers import number

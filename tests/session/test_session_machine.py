@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from tests.engine.strategies import examples
+from tests.support.hypothesis_strategies import examples
 from workbench.engine.files import load_environment
 from workbench.engine.io.envfile import save_environment
 from workbench.engine.model import JOB_CRITERIA, TASK_KINDS, Environment, LocalTask, StrategyRef

@@ -13,7 +13,7 @@ later, and a started job never moves. Without it, the jobs are planned once, in
 order of arrival (queue order at equal times).
 
 How it scales to long flows (the semantics are exactly those of the plain
-implementation kept in ``tests/engine/reference_backfill.py``):
+implementation kept in ``tests/support/reference_backfill.py``):
 
 * The slots live in a mutable ``Profile``; a search reads only the time range it
   needs (``search_profile``), never the whole plan.

@@ -20,7 +20,7 @@ entries a kind of run uses, so that a run prepares (and announces) just those be
 Each kernel is held by a test to code that does not use it (tests/engine/test_kernels.py):
 ``earliest_in_rows`` to ``firstfit.first_fit`` on ``Profile.gaps``; the row edits to a full
 rebuild of the slot table; ``unverify`` to its definition; ``replan_pass`` to
-``tests/engine/reference_backfill.py``; ``easy_hosts`` and ``easy_nodes`` to the stepped EASY.
+``tests/support/reference_backfill.py``; ``easy_hosts`` and ``easy_nodes`` to the stepped EASY.
 """
 
 from workbench.engine.kernels import calls
