@@ -18,7 +18,7 @@ import numpy as np
 from workbench.engine.kernels.earliest import level_of, shortest
 from workbench.engine.kernels.gaps import row_gaps
 from workbench.engine.kernels.jit import compiled
-from workbench.engine.kernels.placement import choose_n
+from workbench.engine.kernels.placement import choose_n, holding
 from workbench.engine.kernels.sums import beats, by_start
 from workbench.engine.kernels.types import Nodes, Placed, Rows, Scratch, Shape
 from workbench.engine.model import EPS
@@ -94,12 +94,7 @@ def members_in_rows(
             i += 1
         if t < first - EPS:
             continue
-        na = 0
-        for x in cols:  # in position order, as the members come
-            g = holder[x]
-            if g >= 0 and (gend[g] - t) + EPS >= short:
-                act[na] = x
-                na += 1
+        na = holding(cols, holder, gend, t, short, act)
         if na < n:
             continue
         for k in range(L):

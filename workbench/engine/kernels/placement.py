@@ -132,12 +132,7 @@ def placement_in_rows(
                 i += 1
             if t < first - EPS or t < done_to:
                 continue
-            na = 0
-            for x in cols:  # in position order, as the members come
-                g = holder[x]
-                if g >= 0 and (gend[g] - t) + EPS >= short:
-                    act[na] = x
-                    na += 1
+            na = holding(cols, holder, gend, t, short, act)
             if na < n:
                 continue  # no level has n members here (the bound is checked where one may)
             if best_k >= 0:
@@ -230,3 +225,16 @@ def choose_n(
     for q in range(n):
         picked[q] = price[mx[chosen[q]]]
     return value, T * pairwise_sum(picked), chosen
+
+
+@compiled
+def holding(cols: np.ndarray, holder: np.ndarray, gend: np.ndarray, t: float, short: float, act: np.ndarray) -> int:
+    """Into ``act``, in position order (as the members come), the nodes of ``cols`` whose gap
+    holding t (``holder``: the gap of each node, -1 none) holds the shortest window from t; how many."""
+    na = 0
+    for x in cols:
+        g = holder[x]
+        if g >= 0 and (gend[g] - t) + EPS >= short:
+            act[na] = x
+            na += 1
+    return na

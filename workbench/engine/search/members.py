@@ -17,10 +17,10 @@ import numpy as np
 
 from workbench.engine import kernels
 from workbench.engine.criteria import SlotContext
-from workbench.engine.model import Job, Window
+from workbench.engine.model import Job
 from workbench.engine.profile import NO_OWNER, Profile
 from workbench.engine.search.facts import node_facts
-from workbench.engine.search.placement import MAX_LEVELS, placement_kind
+from workbench.engine.search.placement import MAX_LEVELS, found_window, kernel_shape, placement_kind
 from workbench.engine.search.spec import Found, SearchSpec
 
 
@@ -39,15 +39,11 @@ def members_in(
     profile: Profile, job: Job, spec: SearchSpec, earliest: float, without: int = NO_OWNER
 ) -> Found | None:
     """``search_profile``'s window for a search ``members_for`` answers; the ``Found`` carries no table."""
-    nodes = node_facts(profile, job.min_performance)
-    n = job.node_count
-    if nodes.count < n:
+    asked = kernel_shape(profile, job, spec)
+    if asked is None:
         return None
-    lengths = nodes.lengths(job.volume, spec.length_factor, spec.quantum)
-    p = profile
-    rows, gaps = p.rows, p.scratch()
-    by_price = (p.perf, p.price, nodes.col_of)
-    shape = (nodes.columns, nodes.levels, lengths, n, -1, float(spec.resolution))
+    by_price, shape = asked
+    rows, gaps = profile.rows, profile.scratch()
     # Every candidate is listed from ``earliest`` on: no FirstFit search first (placement_in's ``first``
     # only spares a bounded criterion the rows before it; here every candidate is read anyway).
     count, ct, ck, off, mx, gs, ge, mt, mT = kernels.members_in_rows(
@@ -57,11 +53,7 @@ def members_in(
         return None
     z = _scores(profile, job, spec, mt, mT, mx, gs, ge)
     k, t, positions, value = kernels.choose_members(count, ct, ck, off, mx, z, by_price, shape)
-    if k < 0:
-        return None
-    T = float(lengths[k])
-    window = Window(job.id, float(t), T, tuple(p.node_ids[x] for x in positions), T * float(p.price[positions].sum()))
-    return Found(window, float(value))
+    return found_window(profile, job, shape, k, t, positions, value)
 
 
 def _scores(

@@ -96,15 +96,11 @@ def placement_in(
         return first_fit_in(
             profile, job, earliest, spec.length_factor, spec.resolution, math.inf, spec.quantum, without, finish=True
         )
-    nodes = node_facts(profile, job.min_performance)
-    n = job.node_count
-    if nodes.count < n:
+    asked = kernel_shape(profile, job, spec)
+    if asked is None:
         return None
-    lengths = nodes.lengths(job.volume, spec.length_factor, spec.quantum)
-    p = profile
-    rows, gaps, none = p.rows, p.scratch(), np.empty(0, dtype=np.int64)
-    by_price = (p.perf, p.price, nodes.col_of)  # (kernels.types.Nodes and Shape, as plain tuples)
-    shape = (nodes.columns, nodes.levels, lengths, n, -1, float(spec.resolution))
+    by_price, shape = asked
+    rows, gaps, none = profile.rows, profile.scratch(), np.empty(0, dtype=np.int64)
     k, first, _ = kernels.earliest_in_rows(
         *rows, *by_price, *shape, float(earliest), math.inf, int(without), *gaps, False
     )
@@ -115,8 +111,31 @@ def placement_in(
         rows, by_price, shape, kind, consts, float(earliest), first, int(without), gaps, empty_lists(), False, none,
         math.inf,
     )  # fmt: skip
+    return found_window(profile, job, shape, k, t, positions, value)
+
+
+Shape = tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float]
+
+
+def kernel_shape(
+    profile: Profile, job: Job, spec: SearchSpec
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], Shape] | None:
+    """The nodes and the job's search as the compiled searches take them (``kernels.types.Nodes``
+    and ``Shape``, as plain tuples); None when fewer than n nodes are fast enough."""
+    nodes = node_facts(profile, job.min_performance)
+    if nodes.count < job.node_count:
+        return None
+    lengths = nodes.lengths(job.volume, spec.length_factor, spec.quantum)
+    by_price = (profile.perf, profile.price, nodes.col_of)
+    return by_price, (nodes.columns, nodes.levels, lengths, job.node_count, -1, float(spec.resolution))
+
+
+def found_window(
+    profile: Profile, job: Job, shape: Shape, k: int, t: float, positions: np.ndarray, value: float
+) -> Found | None:
+    """A compiled search's answer (level index ``k``, -1: none) as the window it names."""
     if k < 0:
         return None
-    T = float(lengths[k])
-    window = Window(job.id, float(t), T, tuple(p.node_ids[x] for x in positions), T * float(p.price[positions].sum()))
-    return Found(window, float(value))
+    T = float(shape[2][k])
+    nodes = tuple(profile.node_ids[x] for x in positions)
+    return Found(Window(job.id, float(t), T, nodes, T * float(profile.price[positions].sum())), float(value))

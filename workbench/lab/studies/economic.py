@@ -16,7 +16,7 @@ from typing import Any
 from workbench.engine import registry
 from workbench.engine.grid.configs import CONFIGS
 from workbench.engine.grid.economic import MACHINE_FUNCTIONS, USER_FUNCTIONS
-from workbench.lab.studies.grid import DEFINED, MEASURES, grid_measures, grid_workload
+from workbench.lab.studies.grid import CONFIG, DEFINED, JOBS, LOAD, MEASURES, grid_measures, grid_workload
 from workbench.lab.study import Claim, Factor, Lookup, RunSpec, Study, Sweep, checked
 
 MODIFICATION = 3  # parts of at most 64 nodes: every Table 1 configuration can run every part
@@ -166,17 +166,11 @@ ECONOMIC_STUDY = checked(
             (FIT, "Economic", {"ties": "fit"}),
         ),
         factors=(
-            Factor("config", tuple(CONFIGS), "grid configuration (Table 1)", label="grid configuration"),
+            CONFIG,
             Factor("machine_function", MFS, "machine function (§4.5)", label="machine function"),
             Factor("user_function", UFS, "user utility function (§4.5)", label="user utility function"),
-            Factor("jobs", (10_000,), "jobs per workload", extra=(500, 1000, 2000, 5000, 20_000), label="jobs"),
-            Factor(
-                "load",
-                (0.6,),
-                "offered load of the 512-node grid",
-                extra=(0.3, 0.4, 0.5, 0.7, 0.8, 0.9),
-                label="offered load",
-            ),
+            JOBS,
+            LOAD,
         ),
         reps=3,
         measures=MEASURES,
