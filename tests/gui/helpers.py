@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def wait_result(qtbot, win):
     qtbot.waitUntil(lambda: win.document.result is not None and not win.runner.busy, timeout=30_000)
@@ -64,3 +66,46 @@ def answer_file_dialogs(monkeypatch, answer):
 
     monkeypatch.setattr(QFileDialog, "exec", run)
     monkeypatch.setattr(QFileDialog, "selectedFiles", lambda dialog: [chosen[id(dialog)]])
+
+
+def drawn_windows(win):
+    layer = win.chart.windows
+    return sorted(zip(layer.x.tolist(), layer.y.tolist(), layer.w.tolist(), strict=True))
+
+
+def expected_windows(env, schedule):
+    """What ran: each part solid from its start to the job's actual end."""
+    index = env.node_index
+    return sorted(
+        (w.start, float(index[n]), schedule.actual_end(env, w) - w.start) for w in schedule.windows for n in w.nodes
+    )
+
+
+def beat_rate(qtbot, period_ms, start, wait_ms):
+    """Beats per second of a ``period_ms`` timer from just before ``start()`` until ``wait_ms`` after it."""
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    beats = []
+    heartbeat = QTimer()
+    heartbeat.timeout.connect(lambda: beats.append(1))
+    heartbeat.start(period_ms)
+    began = time.perf_counter()
+    start()
+    qtbot.wait(wait_ms)
+    heartbeat.stop()
+    return len(beats) / (time.perf_counter() - began)
+
+
+def saturated(jobs: int):
+    """backfill32 with ``jobs`` jobs queued at time 0, each really running U[0.2, 1] of its time."""
+    import dataclasses
+
+    from workbench.engine.generate import generate
+    from workbench.engine.model import StrategyRef
+
+    env = generate("backfill32", 1, jobs=jobs)
+    share = np.random.default_rng(1).uniform(0.2, 1.0, size=len(env.jobs))
+    moved = tuple(dataclasses.replace(j, actual_fraction=float(f)) for j, f in zip(env.jobs, share, strict=True))
+    return dataclasses.replace(env, jobs=moved, strategy=StrategyRef("FirstFit"))
