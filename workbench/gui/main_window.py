@@ -100,10 +100,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
         # thread only writes it, and only if no save or new document came in between.
         self.autosaver = BackgroundCall()
         self.autosaver.finished.connect(self._autosave_built)
-        self._autosave_ticket: int | None = None
         self.opener = BackgroundCall()
         self.opener.finished.connect(self._open_read)
-        self._open_ticket: int | None = None
         self._opening = Path()
         self.compare_dialog: CompareDialog | None = None
         self.study_dialog: Any = None

@@ -41,9 +41,7 @@ class WindowFiles:
     opener: Any
     autosaver: Any
     autosave_timer: Any
-    _open_ticket: int | None
     _opening: Path
-    _autosave_ticket: int | None
 
     def open_path(self, path: Path) -> bool:
         """Open a file here and now (the tests' and scripts' way; the menus open in the background)."""
@@ -59,13 +57,11 @@ class WindowFiles:
         """Open a file, reading and checking it in a worker (an 8 MB environment: 0.2-0.4 s of
         parsing); the document changes when it is read. A later open supersedes this one."""
         self.statusBar().showMessage(f"Opening {path}…")
-        self._open_ticket = self.opener.start(lambda token: load_environment(path))
+        self.opener.start(lambda token: load_environment(path))  # a later start drops this answer
         self._opening = Path(path)
 
     def _open_read(self, ticket: int, env: object, error: str | None) -> None:
-        if ticket != self._open_ticket:
-            return
-        self._open_ticket = None
+        # (``BackgroundCall`` delivers only the latest start's answer: no ticket to check here.)
         self.statusBar().clearMessage()
         if error is not None or not isinstance(env, Environment):
             self._open_failed(self._opening, error or "not an environment")
@@ -120,12 +116,11 @@ class WindowFiles:
     def autosave_in_background(self) -> None:
         if self.document.modified:
             env, original = self.document.env, self.document.path
-            self._autosave_ticket = self.autosaver.start(lambda token: autosave_text(env, original))
+            self.autosaver.start(lambda token: autosave_text(env, original))  # a later start or a stop drops it
 
     def _autosave_built(self, ticket: int, text: object, error: str | None) -> None:
-        if ticket != self._autosave_ticket or not self.document.modified:
+        if not self.document.modified:
             return  # saved, opened or cleared since: this state needs no recovery file
-        self._autosave_ticket = None
         try:
             if error is not None:
                 raise WorkbenchError(error)
@@ -135,7 +130,6 @@ class WindowFiles:
 
     def clear_autosave(self) -> None:
         self.autosave_timer.stop()
-        self.autosaver.stop()
-        self._autosave_ticket = None
+        self.autosaver.stop()  # an autosave being built is dropped
         with contextlib.suppress(FileNotFoundError):
             os.unlink(autosave_path())

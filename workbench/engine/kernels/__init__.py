@@ -1,6 +1,7 @@
 """The engine's compiled loops (numba): a ``Profile``'s rows (the earliest window, the row edits of a
-move, the certificate test), PAST's and CoP's search on them, a whole pass of dynamic backfilling
-and history-free EASY (docs/design.md "The compiled kernels").
+move, the certificate test), the exact searches with no budget on them (PAST's, CoP's and the gap
+criteria's; the candidates and members of any per-slot criterion's, a plug-in's, and its choice), a
+whole pass of dynamic backfilling and history-free EASY (docs/design.md "The compiled kernels").
 
 Dynamic conservative backfilling on a saturated flow asks hundreds of thousands of
 small questions ("does job j have a window before its reservation?") and makes a
