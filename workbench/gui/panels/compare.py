@@ -59,6 +59,7 @@ ROWS: list[tuple[str, str, str]] = [
 DEFAULT_CHOICE = ("FirstFit", "MinCost", "CoP")
 MIN_CHART_HEIGHT = 220  # pixels: rows and job names stay readable with many strategies
 CHART_PACE_MS = 20  # between the steps of drawing a comparison: each step gets painted on its own
+ONLY_ONE = "#9467bd"  # the triangle of a job placed under one of the two strategies
 TIP_MS = 30_000  # a per-job bar's tooltip stays this long while the mouse rests on it
 
 
@@ -195,6 +196,8 @@ class CompareDialog(QDialog):
         self.diff_plot.addLine(y=0, pen=pg.mkPen("#404040"))
         self.diff_bars: pg.BarGraphItem | None = None
         self._diff_at: dict[int, int] = {}  # queue position -> the bar's index in self.diff
+        self._only_at: dict[int, tuple[str, str]] = {}  # queue position -> (job, the one strategy placing it)
+        self._only_items: list[pg.ScatterPlotItem] = []
         self.diff_note = QLabel("")
         self.diff_note.setWordWrap(True)
         row = QHBoxLayout()
@@ -225,7 +228,10 @@ class CompareDialog(QDialog):
         if self.diff_bars is not None:
             self.diff_plot.removeItem(self.diff_bars)
             self.diff_bars = None
-        self._diff_at = {}
+        for item in self._only_items:
+            self.diff_plot.removeItem(item)
+        self._only_items = []
+        self._diff_at, self._only_at = {}, {}
         if a not in self.results or b not in self.results:
             self.diff_note.setText("")
             return
@@ -241,9 +247,20 @@ class CompareDialog(QDialog):
         ]
         self.diff_bars = pg.BarGraphItem(x=x, height=self.diff.delta, width=0.8, brushes=colours, pen=None)
         self.diff_plot.addItem(self.diff_bars)
+        # A job placed under one of the two has no difference to draw: a triangle on the axis marks
+        # it (up: placed only under A; down: only under B), so the summary's count can be found.
+        for jobs, symbol, under in ((self.diff.only_a, "t1", a), (self.diff.only_b, "t", b)):
+            if not jobs:
+                continue
+            xs = [order[j] for j in jobs]
+            self._only_at.update({int(x0): (j, under) for x0, j in zip(xs, jobs, strict=True)})
+            marks = pg.ScatterPlotItem(x=xs, y=[0.0] * len(xs), symbol=symbol, size=9, brush=QColor(ONLY_ONE), pen=None)
+            self.diff_plot.addItem(marks)
+            self._only_items.append(marks)
         self.diff_plot.autoRange()
         self.diff_note.setText(
-            self.diff.summary(a, b, self.time_unit) + " Green: starts earlier under B; red: later; grey: unchanged."
+            self.diff.summary(a, b, self.time_unit)
+            + " Green: starts earlier under B; red: later; grey: unchanged; a purple triangle: placed under one only."
         )
 
     def diff_tip(self, x: float) -> str:
@@ -251,7 +268,12 @@ class CompareDialog(QDialog):
         name, both starts and the difference; empty away from a bar."""
         k = self._diff_at.get(round(x)) if abs(x - round(x)) <= 0.4 else None
         if k is None:
-            return ""
+            only = self._only_at.get(round(x)) if abs(x - round(x)) <= 0.4 else None
+            if only is None:
+                return ""
+            job_id, under = only
+            job = self.document.env.job(job_id)
+            return f"{job.name} ({job.id}): placed only under {under}, so no difference to draw"
         env, a, b = self.document.env, self.diff_a.currentText(), self.diff_b.currentText()
         job = env.jobs[env.job_index[self.diff.jobs[k]]]
         start_a = self.results[a].window_of(job.id).start  # type: ignore[union-attr]
@@ -265,7 +287,7 @@ class CompareDialog(QDialog):
         )
 
     def _diff_hover(self, pos: object) -> None:
-        if not self._diff_at:
+        if not self._diff_at and not self._only_at:
             return
         point = self.diff_plot.getPlotItem().vb.mapSceneToView(pos)
         tip = self.diff_tip(point.x())
