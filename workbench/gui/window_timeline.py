@@ -81,7 +81,7 @@ class WindowTimeline:
 
     def _on_snapshot_shown(self, snapshot: Snapshot) -> None:
         self.showing_snapshot = snapshot
-        self.chart.set_snapshot(self.document.env, snapshot)
+        self.chart.set_snapshot(self.document.env, snapshot, self.cycles.navigation.follow.isChecked())
         if self.cycles.navigation.follow.isChecked():
             first = self._follow_width is None
             if first:  # |◀ Reset gives this view back

@@ -252,23 +252,27 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
             self._groups = dict(schedule.groups)
         self._draw(env, list(schedule.windows) if schedule else list(windows or []), None, fit)
 
-    def set_snapshot(self, env: Environment, snapshot: Snapshot) -> None:
-        """Draw one step of a simulation: what has run, what is planned, the current time."""
+    def set_snapshot(self, env: Environment, snapshot: Snapshot, following: bool = False) -> None:
+        """Draw one step of a simulation: what has run, what is planned, the current time.
+        ``following``: the view is about to follow "now" there (draw around it, not the old view)."""
         self._schedule = None
         self._actual_ends = dict(snapshot.actual_ends)
         self._distances = dict(snapshot.schedule.distances)
         self._groups = dict(snapshot.schedule.groups)
-        self._draw(env, self._near_view(snapshot), snapshot, fit=False)
+        self._draw(env, self._near_view(snapshot, following), snapshot, fit=False)
 
-    def _near_view(self, snapshot: Snapshot) -> list[Window]:
+    def _near_view(self, snapshot: Snapshot, following: bool = False) -> list[Window]:
         """The step's windows that meet the view, a view's width either side of it and of "now" (where
-        Cycles mode's view follows); every window of a small step."""
+        Cycles mode's view follows; ``following``: around "now" only, the view goes there); every
+        window of a small step."""
         windows = snapshot.windows
         if len(windows) <= STEP_ALL:
             self._drawn_span = (-math.inf, math.inf)
             return list(windows)
         (x0, x1), _ = self.view.viewRange()
         width = max(x1 - x0, 1e-9)
+        if following:  # a jump far from the view drew both ends and all between them
+            x0 = x1 = snapshot.time
         lo = min(x0, snapshot.time - width) - width
         hi = max(x1, snapshot.time + width) + width
         self._drawn_span = (lo, hi)

@@ -83,6 +83,10 @@ class CyclesPanel(QWidget):
         self.span: tuple[float, float] | None = None  # the slider's time frame (``_frame``)
         self._steps: tuple[list[float], list[int], list[float]] = ([], [], [])  # ``_history``
         self._busy_read = 0.0  # when ``_history`` last read busy shares (time.monotonic)
+        self._plot_timer = QTimer(self)
+        self._plot_timer.setSingleShot(True)
+        self._plot_timer.setInterval(0)
+        self._plot_timer.timeout.connect(lambda: self._plot() if self.sim is not None and self.position >= 0 else None)
         self._plotted: tuple[int, int] = (0, 0)  # steps the curves hold (queue, busy)
         self.info = StepInfo(PRESS_STEP)
         self.navigation = TimeNavigation()
@@ -212,7 +216,14 @@ class CyclesPanel(QWidget):
                 self._at_end()
                 return False
         self._show(self.position + 1)
+        self.flush_plot()  # a script reads the plot at once
         return True
+
+    def flush_plot(self) -> None:
+        """Bring the plot up to the step shown now (it otherwise follows in the next event-loop turn)."""
+        if self._plot_timer.isActive():
+            self._plot_timer.stop()
+            self._plot()
 
     def _start_simulation(self) -> bool:
         env = self.document.env
@@ -275,7 +286,15 @@ class CyclesPanel(QWidget):
         if move_slider:
             self._place_slider()
         self._describe(snap)
-        self._plot()
+        # The plot's curves follow in the next turn of the event loop: after a jump they read
+        # thousands of new steps, and the chart of the step is painted first. Its line moves now.
+        times = self._steps[0]
+        if position < len(times):
+            t = times[position]
+            if not math.isfinite(t):
+                t = self.span[1] if self.span is not None else last_finite(self.sim.snapshots)
+            self.now_line.setValue(t)
+        self._plot_timer.start()
         self._update_controls()
         self.snapshot_shown.emit(snap)
 
