@@ -9,6 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_package_is_listed_and_resources_are_shipped():
+    """pyproject.toml lists exactly the packages that have an __init__.py, plus workbench.resources mapped to
+    resources/, whose icon and desktop files exist and are shipped."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "workbench").rglob("__init__.py")} | {
         "workbench.resources"

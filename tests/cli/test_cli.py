@@ -65,6 +65,8 @@ def test_errors_are_one_line_with_exit_2(args, words, capsys):
 
 
 def test_malformed_environment_names_the_path(tmp_path, capsys):
+    """An environment file with a negative job volume stops `schedule` with exit code 2, and the error names the
+    field's path, $.jobs[1].volume."""
     bad = json.loads(TINY.read_text())
     bad["jobs"][1]["volume"] = -3
     path = tmp_path / "bad.json"
@@ -127,6 +129,8 @@ def test_strategies_verbose_explains_each_shared_parameter_once(capsys):
 
 
 def test_strategies_lists_the_registry(capsys):
+    """`strategies` lists each built-in strategy from FirstFit to MultipleBest, each name at the start of a
+    line."""
     assert main(["strategies"]) == 0
     out = capsys.readouterr().out
     for name in (
@@ -157,6 +161,8 @@ def test_sample_environments_load():
 
 
 def test_simulate_prints_one_line_per_snapshot(capsys):
+    """`simulate` under BSF prints a line per snapshot: the first is step 1 and names a start, the last names
+    the end."""
     assert main(["simulate", str(TINY), "--strategy", "BSF"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].lstrip().startswith("1 ") and "start" in lines[0]
@@ -186,6 +192,8 @@ def test_simulate_json_and_cycle_limit(tmp_path, capsys):
 
 
 def test_import_swf_writes_an_environment_and_reports_left_out_jobs(tmp_path, capsys):
+    """`import-swf` writes a loadable environment on the nodes asked for and names on stderr each line left out
+    (a job too wide, a line of 3 fields); --nodes 0 is one line and exit code 2."""
     out = tmp_path / "env.json"
     assert main(["import-swf", str(ROOT / "sample_envs" / "sample16.swf"), "--nodes", "8", "-o", str(out)]) == 0
     captured = capsys.readouterr()
@@ -227,6 +235,8 @@ def test_import_swf_on_heterogeneous_nodes(tmp_path, capsys):
 
 
 def test_schedule_runs_flow_strategies(capsys):
+    """`schedule` runs the flow strategies EASY, CSS, Batch-slicer and BSF, each writing JSON with its name and
+    windows."""
     for name in ("EASY", "CSS", "Batch-slicer", "BSF"):
         assert main(["schedule", str(TINY), "--strategy", name]) == 0
         doc = json.loads(capsys.readouterr().out)
@@ -295,6 +305,9 @@ def test_import_swf_onto_a_grid(tmp_path, capsys):
 
 
 def test_generate_lublin_on_a_machine_and_on_a_grid(tmp_path, capsys):
+    """The lublin preset generates jobs on one machine (--nodes) or on a grid's sites, each job fitting its
+    site; Multi-site schedules the grid and reports awrt and the multi-site jobs; --nodes with --grid, --jobs on
+    another preset and a negative overhead are refused."""
     one = tmp_path / "one.json"
     assert main(["generate", "lublin", "--jobs", "300", "--nodes", "64", "--seed", "4", "-o", str(one)]) == 0
     env = load_environment(one)

@@ -32,6 +32,8 @@ def _no_plugins_after():
 
 
 def test_plugin_before_or_after_the_subcommand_runs_the_strategy(tmp_path, capsys):
+    """--plugin before the subcommand, or --plugin=FILE after it, loads the strategy quietly; both runs give the
+    same windows."""
     out = tmp_path / "s.json"
     args = ["--strategy", "Most spare time", "--out", str(out)]
     assert main(["--plugin", str(SPARE), "schedule", str(DEFAULT), *args]) == 0
@@ -44,6 +46,8 @@ def test_plugin_before_or_after_the_subcommand_runs_the_strategy(tmp_path, capsy
 
 
 def test_strategies_lists_a_plugins_strategies_with_their_parameters(capsys):
+    """`strategies -v` with two plug-ins lists their selector and flow strategies, the file each comes from,
+    their parameters with defaults and help, in columns that line up."""
     assert main(["strategies", "-v", "--plugin", str(SPARE), "--plugin", str(SAF)]) == 0
     text = capsys.readouterr().out
     assert re.search(r"^Most spare time +selector ", text, re.M) and "[plug-in spare_time.py]" in text
@@ -95,6 +99,8 @@ def test_an_unknown_name_suggests_the_nearest_or_says_plugin(tmp_path, capsys):
 
 
 def test_the_spare_time_example_finds_what_brute_force_finds():
+    """The spare-time example finds the same window and value as brute force for the default sample's first jobs
+    that need at most 3 nodes (at least three of them)."""
     plugins.load_file(SPARE)
     env = load_environment(DEFAULT)
     table = SlotTable.from_environment(env)
@@ -113,6 +119,7 @@ def test_the_spare_time_example_finds_what_brute_force_finds():
 
 
 def test_smallest_area_first_runs_jobs_in_area_order_on_one_node():
+    """On one node, Smallest area first runs five jobs in order of volume, back to back."""
     plugins.load_file(SAF)
     volumes = [30.0, 10.0, 50.0, 20.0, 40.0]
     env = Environment(
@@ -126,6 +133,8 @@ def test_smallest_area_first_runs_jobs_in_area_order_on_one_node():
 
 
 def test_ageing_lets_a_long_waiting_wide_job_go_before_a_newer_small_one():
+    """Without ageing a newer small job starts before a wide job that has waited since 0; with ageing=2 the wide
+    job's key falls below the small one's and it starts first."""
     plugins.load_file(SAF)
     nodes = tuple(Node(f"n{i}", f"n{i}", 1.0, 1.0) for i in range(2))
     jobs = (

@@ -44,6 +44,9 @@ PAPER_SOLUTIONS = {
 
 
 def test_fig_12_bucket_offers_are_the_papers_solution_set():
+    """The bucket method on Fig. 12's idle intervals offers the paper's solution set (and {2, 4, 7}, which holds
+    whenever {1, 4, 7} does), Bucket 1 first, each with its frame; limit caps the offers, and a runtime of 7
+    leaves node 7 out."""
     offers = bucket_offers(FIG_12, 3, 4.0)
     assert offers[0].nodes == (1, 2, 5) and (offers[0].start, offers[0].end) == (0.0, 10.0)  # Bucket 1 alone
     got = {o.nodes for o in offers}
@@ -74,6 +77,8 @@ def idle_intervals(draw):
 @settings(max_examples=examples(100), deadline=None)
 @given(intervals=idle_intervals(), n=st.integers(1, 4), runtime=st.integers(1, 6))
 def test_every_bucket_offer_is_feasible_and_new(intervals, n, runtime):
+    """On random idle intervals each bucket offer is distinct, has n different nodes idle over a frame at least
+    the runtime long, and a bucket long enough that alone has n nodes always yields an offer."""
     offers = bucket_offers(intervals, n, float(runtime))
     assert len({(o.nodes, o.start, o.end) for o in offers}) == len(offers)
     for o in offers:
@@ -91,6 +96,8 @@ def test_every_bucket_offer_is_feasible_and_new(intervals, n, runtime):
 
 
 def test_machine_and_user_functions_by_hand():
+    """MF1-MF6 and UF1-UF5 give the values worked out by hand for one case; an unknown machine or user function
+    is refused by name."""
     # n = 2, T = 10: the job's own node-time 20; before 5, after 3, parallel 10 so parallel_rel = 0.5
     args = (2, 10.0, 5.0, 3.0, 10.0)
     assert machine_value("MF1", *args) == (20 + 5 + 3 + 10) * 0.5
@@ -107,6 +114,8 @@ def test_machine_and_user_functions_by_hand():
 
 
 def test_an_offer_carries_before_after_and_parallel_of_its_schedule():
+    """On one machine of 4 with x on two nodes, y is offered starts 0 and 10, with the node sets, MF2 values and
+    UF3 utilities worked out by hand from the idle time before, after and beside each."""
     # One machine of 4: x holds n1, n2 over [0, 10]. y (2 nodes, T = 5) at 0: n3, n4 are idle from 0
     # to the end of the schedule (10), so before = 0, after = 2 × (10 - 5) = 10, parallel = 0.
     env = grid([4], [job("x", 2, 10.0), job("y", 2, 5.0)])
@@ -165,6 +174,8 @@ def brute_force(k, rows, now, n, T, mf, uf, s):
 @settings(max_examples=examples(150), deadline=None)
 @given(case=booked_machines())
 def test_offers_are_the_best_node_sets_at_the_earliest_feasible_starts(case):
+    """Against brute force on random bookings: the first offer is at the earliest feasible start, the offers'
+    starts increase (at most `starts` of them), and each offer has n nodes and the best utility at its start."""
     k, rows, now, n, T, mf, uf = case
     env = grid([k], [job("new", n, T)])
     run = EconomicRun(env, {"machine_function": mf, "user_function": uf}, Recorder(env, history=False))
@@ -184,6 +195,8 @@ def test_offers_are_the_best_node_sets_at_the_earliest_feasible_starts(case):
 
 
 def test_uf1_takes_the_earliest_start_and_cost_can_buy_a_later_one():
+    """UF1 starts y at once on the free node; with MF2, UF2 buys the cheaper start at 10 and UF3 does not; with
+    starts=1 UF2 has no later offer to take."""
     # One machine of 2: x holds n1 over [0, 10]; y (1 node, T = 2) arrives at 0.
     env = grid([2], [job("x", 1, 10.0), job("y", 1, 2.0)])
     assert starts(registry.run(env, "Economic", {"user_function": "UF1"}))["y"] == (0.0, 2.0, ("n2",))
@@ -200,6 +213,8 @@ def test_uf1_takes_the_earliest_start_and_cost_can_buy_a_later_one():
 
 
 def test_a_job_wider_than_every_machine_is_co_allocated_with_the_overhead():
+    """A 5-node job on machines of 4 and 2 starts at 6 over both, its length stretched by the 0.5 overhead, and
+    counts as one multi-site job; a job wider than all machines together is left out with a reason."""
     # m1 = 4 nodes, m2 = 2; w needs 5. a takes all of m1 until 3 (only m1 is wide enough), b all of
     # m2 until 6 (from 0 there, not from 3 on m1). At 3 the machines have 4 nodes free together, at 6
     # all 6: w starts at 6 for 1.5 × 4 = 6, m1 (more free nodes) giving 4 and m2 one.
@@ -216,6 +231,8 @@ def test_a_job_wider_than_every_machine_is_co_allocated_with_the_overhead():
 
 
 def test_a_job_that_ends_early_frees_the_rest_of_its_booking_for_later_arrivals():
+    """When x ends at 5 instead of 10, y arriving at 6 starts on the freed node at 6, while z, which arrived at
+    2, keeps the start at 10 it was promised."""
     # x books n1 for 10 but ends at 5 (fraction 0.5). y (1 node, T 4) arrives at 6: n1 is free again.
     env = grid([1], [job("x", 1, 10.0, frac=0.5), job("y", 1, 4.0, arrival=6.0), job("z", 1, 1.0, arrival=2.0)])
     got = starts(registry.run(env, "Economic"))
@@ -225,6 +242,8 @@ def test_a_job_that_ends_early_frees_the_rest_of_its_booking_for_later_arrivals(
 
 
 def test_bad_parameters_are_one_line_errors():
+    """An unknown machine function, an unknown user function and a negative overhead each raise a ParameterError
+    naming the parameter and what it expects."""
     env = grid([2], [job("a", 1, 1.0)])
     with pytest.raises(ParameterError, match="machine_function: expected one of MF1, MF2, MF3, MF4, MF5, MF6"):
         registry.run(env, "Economic", {"machine_function": "MF0"})
@@ -235,6 +254,8 @@ def test_bad_parameters_are_one_line_errors():
 
 
 def test_under_uf1_the_machine_function_only_breaks_ties_and_fit_decides_them_by_the_idle_time_left():
+    """Under MF1 and UF1 both tie rules start y at 0 with the same utility: ties=value takes the node leaving
+    the most idle time (n3), ties=fit the one leaving the least (n2)."""
     # One machine of 4: x holds n1 over [0, 10] and z holds n2 over [3, 13]; y (1 node, T = 2) at 0 can
     # take n2 (idle until 3: after 1), n3 or n4 (idle to the end of the schedule, 13: after 11). Parallel
     # is 4 × 2 - 2 (x) - 2 (y) = 4 > n·T = 2, so MF1's factor 1 - parallel_rel is negative and its lowest

@@ -138,6 +138,7 @@ def test_bad_json_names_line_and_column(tmp_path):
 
 
 def test_missing_file_is_a_clear_error(tmp_path):
+    """Loading a file that does not exist raises a WorkbenchError saying there is no such file."""
     with pytest.raises(WorkbenchError, match="no such file"):
         load_environment(tmp_path / "nope.json")
 

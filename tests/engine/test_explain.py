@@ -25,6 +25,9 @@ SELECTORS = [info.name for info in registry.strategies() if info.family == "sele
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**SEARCH_CASES)
 def test_best_candidate_is_the_brute_force_window(env, name, exact, earliest, factor, quantum):
+    """On random cases the explainer's best candidate is brute force's window and value, none is cut, and each
+    candidate is a real window: n distinct eligible nodes, the length its slowest node needs, a cost within the
+    budget."""
     table = SlotTable.from_environment(env)
     job = env.jobs[0]
     spec = SearchSpec(CRITERIA[name](), exact=exact, length_factor=factor, quantum=quantum)
@@ -66,6 +69,9 @@ def test_explained_choice_is_the_strategys_window(env, name, pick, data):
 
 
 def test_default_sample_explanations_read_well():
+    """On the default sample, CoP's explanation of j4 puts its window first, compares it with the next best, and
+    its rule terms add up to each value; j6's failure names the budget and the cheapest window ruled out; CSS's
+    candidates hold its choice and its summary speaks of a combination."""
     env = load_environment(registry.__file__.replace("workbench/engine/registry.py", "sample_envs/default.json"))
     cop = explain_job(env, "CoP", {}, "j4")
     assert cop.candidates[0].same_window(cop.chosen)
@@ -104,6 +110,8 @@ def test_easy_snapshots_show_the_heads_reservation_and_keep_it(env):
 
 
 def test_slices_are_recorded_for_colouring():
+    """Batch-slicer with 3 slices labels each window with its slice (at least two used), and BSF labels some
+    windows backfilled."""
     env = load_environment(registry.__file__.replace("workbench/engine/registry.py", "sample_envs/default.json"))
     schedule = registry.run(env, "Batch-slicer", {"slices": 3})
     labels = {schedule.groups[w.job] for w in schedule.windows}

@@ -342,6 +342,7 @@ def test_combination_dp_equals_brute_force(alts, maximise, slack):
 
 
 def test_eq5_limit_is_the_sum_of_ceiled_means():
+    """Eq. 5's limit is the sum of each group's mean rounded up: 2 + 10 + 4 for the three groups here."""
     assert eq5_limit([[1.0, 2.0], [10.0], [3.0, 3.5, 4.0]]) == 2 + 10 + 4
 
 
@@ -427,6 +428,8 @@ def test_cancel_stops_cleanly_and_keeps_earlier_snapshots():
     ],
 )
 def test_invalid_flow_parameters_are_one_clear_error(name, params, words):
+    """Each invalid Batch-slicer, BSF or CSS parameter raises a ParameterError naming the parameter or what is
+    wrong."""
     from workbench.engine.generate import generate
 
     with pytest.raises(ParameterError, match=words):

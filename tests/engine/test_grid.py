@@ -48,6 +48,8 @@ def sites_of(env: Environment, window) -> set[str]:
 
 
 def test_table_1_configurations():
+    """Every Table 1 configuration has 512 nodes, m64-18 and m384-6 have the listed machine sizes, a list of
+    sizes is read as given, and an unknown name (m100-5) is refused with an error naming m128-4."""
     assert {name: sum(sizes) for name, sizes in CONFIGS.items()} == dict.fromkeys(CONFIGS, 512)
     assert machine_sizes("m64-18").count(64) == 4 and machine_sizes("m64-18").count(32) == 6
     assert machine_sizes("m384-6") == (384, 64, 16, 16, 16, 16)
@@ -57,6 +59,10 @@ def test_table_1_configurations():
 
 
 def test_grid_environment_round_robin_and_modifications():
+    """A trace put on m128-4 gives its jobs to the sites in turn; modifications 1-3 split jobs to at most 128 or
+    64 nodes, keeping each job's work and its parts' arrival (compressed) and site; on m64-18 modification 1
+    splits by the local machine's size; a job wider than the grid is skipped with a reason; a bad modification
+    or compression is refused."""
     jobs = [job(str(i), n, 10.0 * (i + 1), arrival=100.0 * i, site="") for i, n in enumerate([300, 100, 1, 64, 65])]
     source = Environment(nodes=(Node("a", "a", 1.0, 1.0),), jobs=tuple(jobs))
     plain, skipped = grid_environment(source, "m128-4")
@@ -81,12 +87,16 @@ def test_grid_environment_round_robin_and_modifications():
 
 
 def test_split_keeps_small_jobs_whole():
+    """split_job leaves a job no wider than the limit whole and cuts a 10-node job at limit 4 into parts of 4, 4
+    and 2."""
     j = job("x", 10, 5.0)
     assert split_job(j, 10) == [j]
     assert [p.node_count for p in split_job(j, 4)] == [4, 4, 2]
 
 
 def test_sites_round_trip_and_bad_sites():
+    """Sites and the nodes' and jobs' sites survive a round trip through a dict; a job or node with an unknown
+    site is refused by path; an environment without sites writes no site fields."""
     env = grid([2, 1], [job("a", 1, 1.0, site="m2")])
     back = environment_from_dict(environment_to_dict(env))
     assert back.sites == env.sites and [n.site for n in back.nodes] == [n.site for n in env.nodes]
@@ -107,6 +117,8 @@ def test_sites_round_trip_and_bad_sites():
 
 
 def test_local_waits_where_job_sharing_moves_the_job():
+    """Two 4-node jobs submitted at m1: Local starts the second at 10, after the first; Job sharing starts it at
+    0 on m2."""
     env = grid([4, 4], [job("big", 4, 10.0), job("next", 4, 5.0)])  # both submitted at m1
     local = starts(registry.run(env, "Local"))
     assert local["big"][0] == 0 and local["next"][0] == 10.0
@@ -115,12 +127,15 @@ def test_local_waits_where_job_sharing_moves_the_job():
 
 
 def test_job_sharing_best_fit_leaves_fewest_idle_nodes():
+    """Of machines of 8, 4 and 6 nodes, Job sharing puts a 4-node job on the 4-node machine m2."""
     env = grid([8, 4, 6], [job("j", 4, 3.0)])
     w = registry.run(env, "Job sharing").window_of("j")
     assert sites_of(env, w) == {"m2"} and w.nodes == ("n9", "n10", "n11", "n12")
 
 
 def test_multi_site_splits_over_sites_by_idle_nodes_and_stretches_once():
+    """Multi-site puts a 2-node job where it leaves fewest idle nodes and runs a 6-node job over m1 and m3 (most
+    idle nodes first), stretched once by the overhead; Job sharing leaves that job out with a reason."""
     # "busy" (2 nodes) goes where it leaves fewest idle: m2 (3 nodes). At 1 a 6-node job finds 4 idle
     # on m1, 1 on m2, 4 on m3: no machine alone, so it runs multi-site, stretched once by the overhead.
     env = grid([4, 3, 4], [job("busy", 2, 50.0), job("wide", 6, 40.0, arrival=1.0)])
@@ -139,6 +154,8 @@ def test_multi_site_splits_over_sites_by_idle_nodes_and_stretches_once():
 
 
 def test_adaptive_waits_when_one_machine_finishes_sooner():
+    """A 6-node job that Multi-site runs at once over two machines (ending at 125) waits under Adaptive
+    multi-site for m1 alone (ending at 110); with a small overhead the multi-site run ends first and is taken."""
     # m1 (8 nodes) gets a 5-node job until 10; m2 (4) is idle. A 6-node job of T = 100 then finds
     # 3 + 4 idle nodes: multi-site now ends at 0 + 1.25·100 = 125, m1 alone at 10 + 100 = 110.
     env = grid([8, 4], [job("busy", 5, 10.0), job("six", 6, 100.0)])
@@ -152,6 +169,9 @@ def test_adaptive_waits_when_one_machine_finishes_sooner():
 
 
 def test_awrt_by_hand_without_the_overhead_in_the_weights():
+    """A hand case on two machines with overhead 0.5: the starts (c backfilled at 1, b over both machines at
+    10), AWRT and AWWT weighted by work without the overhead, the multi-site shares, each machine's utilisation,
+    the bounded slowdown and the backlog."""
     # m1 = n1, n2 and m2 = n3, n4; overhead 50 %.
     env = grid([2, 2], [job("a", 2, 10.0), job("b", 3, 4.0, frac=0.5), job("c", 1, 2.0, arrival=1.0)])
     schedule = registry.run(env, "Multi-site", {"overhead": 0.5})
@@ -177,6 +197,8 @@ def test_awrt_by_hand_without_the_overhead_in_the_weights():
 
 
 def test_bad_parameters_and_environments_give_one_line_errors():
+    """A negative overhead, nodes that are not identical and a node in no site are refused with errors saying
+    so; under Local a job wider than its site is left out with a reason suggesting a workload modification."""
     env = grid([2, 2], [job("a", 1, 1.0)])
     with pytest.raises(ParameterError, match="overhead: must be ≥ 0"):
         registry.run(env, "Multi-site", {"overhead": -0.1})
@@ -227,6 +249,8 @@ def single_site(env: Environment, site: str) -> Environment:
 @settings(max_examples=examples(60), deadline=None)
 @given(env=grids())
 def test_local_is_easy_on_each_sites_own_jobs(env):
+    """On random grids, Local places each site's own jobs as EASY does on that site alone, and leaves out the
+    same jobs."""
     local = registry.run(env, "Local")
     for site in env.site_ids:
         own = single_site(env, site)
@@ -239,6 +263,7 @@ def test_local_is_easy_on_each_sites_own_jobs(env):
 @settings(max_examples=examples(60), deadline=None)
 @given(env=grids(max_sites=1))
 def test_job_sharing_on_one_site_is_easy(env):
+    """On a grid of one site, Job sharing and Multi-site give EASY's starts."""
     alone = single_site(env, "m1")
     assert starts(registry.run(env, "Job sharing")) == starts(registry.run(alone, "EASY"))
     assert starts(registry.run(env, "Multi-site")) == starts(registry.run(alone, "EASY"))
@@ -253,6 +278,10 @@ def test_job_sharing_on_one_site_is_easy(env):
     uf=st.sampled_from(["UF1", "UF3", "UF2"]),
 )
 def test_grid_invariants(env, name, overhead, mf, uf):
+    """On random grids under each grid strategy and Economic: a job runs at most once, after its arrival, on
+    distinct nodes; only a window over several sites is stretched, once, by the overhead; Local keeps jobs on
+    their site; no node is over-booked; each job is placed or has a reason, and only one too wide for any
+    machine fails."""
     params: dict = {"overhead": overhead} if name in MULTI else {}
     if name == "Economic":
         params = {"overhead": overhead, "machine_function": mf, "user_function": uf}
@@ -295,6 +324,8 @@ def test_grid_invariants(env, name, overhead, mf, uf):
 
 @pytest.mark.parametrize("name", GRID)
 def test_a_short_backfill_on_reserved_nodes_leaves_the_open_ones_to_others(name):
+    """With the head reserved on n1-n3 from 10, a short job backfills at 1 on the reserved but idle n3, so a
+    long one still gets the open n4 at 1; the head starts at 10."""
     # One machine of 4: x holds n1, n2 until 10; the head h (3 nodes) is reserved n1-n3 from 10, so n4 is
     # open. At 1, s (1 node, ends at 3 ≤ 10) backfills on the reserved but idle n3, and l (1 node, long)
     # still finds n4 open.

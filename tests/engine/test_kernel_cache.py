@@ -43,6 +43,8 @@ def private_cache(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
 
 
 def test_a_saved_kernel_is_loaded_by_the_next_dispatcher(private_cache):
+    """A kernel compiled once writes one cache file, and the next dispatcher of the same function loads it (one
+    cache hit) and gives the same answer."""
     first = _fresh_kernel()
     assert first(np.arange(4.0), 2.0) == 12.0
     files = list(private_cache.glob("*.nbk"))
@@ -57,6 +59,8 @@ def test_a_saved_kernel_is_loaded_by_the_next_dispatcher(private_cache):
     ["truncated", "garbage", "flipped byte", "empty", "foreign key"],
 )
 def test_a_damaged_or_foreign_file_is_rebuilt_never_run(private_cache, damage):
+    """A cache file that is truncated, random, has a flipped byte, is empty or holds another signature's code is
+    rejected: the kernel compiles again, answers right, and writes the file anew."""
     a = np.arange(5.0)
     _fresh_kernel()(a, 1.0)
     _fresh_kernel()(a.astype(np.int64), 1.0)  # a second signature: a second file
@@ -81,6 +85,8 @@ def test_a_damaged_or_foreign_file_is_rebuilt_never_run(private_cache, damage):
 
 
 def test_a_key_names_the_machine_the_versions_and_the_compile_options(private_cache, monkeypatch):
+    """A cache file's name changes when bounds checking is turned on and when the build it was made with
+    differs."""
     d = _fresh_kernel()
     sig = d.compile((kernels.types.F1, kernels.types.F8)) and d.signatures[0]
     codegen = d.targetctx.codegen()
@@ -116,6 +122,8 @@ def test_every_kernel_has_one_signature_after_every_compiled_path():
 
 
 def test_a_call_of_another_signature_is_refused_not_compiled():
+    """A prepared kernel refuses float32 or non-contiguous arrays with a TypeError instead of compiling another
+    signature, and still answers for its own."""
     kernels.prepare((kernels.fastest_level,))
     perf = np.array([2.0, 1.0])
     with pytest.raises(TypeError):
@@ -127,6 +135,7 @@ def test_a_call_of_another_signature_is_refused_not_compiled():
 
 
 def test_the_first_call_names_the_argument_of_the_wrong_type():
+    """An entry's check names the argument of the wrong type and what it was given ('cols' is an int32 array)."""
     entry = kernels.Entry(kernels.earliest.fastest_level, (("perf", kernels.types.F1), ("cols", kernels.types.I1)))
     with pytest.raises(TypeError, match="'cols' is array\\(int32"):
         entry.check((np.ones(2), np.zeros(2, dtype=np.int32)))

@@ -32,6 +32,8 @@ def work():
 
 
 def test_job_sizes_follow_the_published_shares(work):
+    """Over 20,000 jobs on 128 nodes, each class's share of serial jobs, of powers of two among parallel ones
+    and of sizes up to the two-stage uniform's middle match the published parameters."""
     assert work.size.min() >= 1 and work.size.max() <= 128
     for k, cls in enumerate(CLASSES):
         sizes = work.size[work.kind == k]
@@ -45,6 +47,8 @@ def test_job_sizes_follow_the_published_shares(work):
 
 
 def test_runtimes_follow_the_hyper_gamma(work):
+    """Each class's mean log runtime is the hyper-gamma's mean for its jobs' sizes (within 0.15), and no runtime
+    exceeds e^12."""
     for k, cls in enumerate(CLASSES):
         mask = work.kind == k
         p = np.clip(cls.pa * work.size[mask] + cls.pb, 0, 1)
@@ -55,6 +59,8 @@ def test_runtimes_follow_the_hyper_gamma(work):
 
 
 def test_arrivals_follow_the_gamma_and_the_daily_cycle(work):
+    """Arrivals are in time order; each class's mean gap matches the truncated gamma's mean and its share of
+    arrivals in the busier half of the day matches the daily cycle; batch jobs are 8-25 % of all."""
     assert np.all(np.diff(work.arrival) >= 0)
     for k, cls in enumerate(CLASSES):
         times = work.arrival[work.kind == k]
@@ -69,6 +75,8 @@ def test_arrivals_follow_the_gamma_and_the_daily_cycle(work):
 
 
 def test_typeless_variant_and_scaling():
+    """The typeless variant has one class with its serial share and reaches the machine size (256); sizes stay
+    within a 64-node machine; the same seed gives the same runtimes and arrivals."""
     w = generate_workload(10_000, 256, seed=2, typed=False)
     assert set(np.unique(w.kind)) == {0}
     assert abs(np.mean(w.size == 1) - TYPELESS.serial) < 0.02
@@ -79,6 +87,8 @@ def test_typeless_variant_and_scaling():
 
 
 def test_environment_and_bad_arguments():
+    """A workload becomes an environment of its jobs on the given nodes, the volumes its runtimes; zero jobs or
+    a one-node machine are refused naming --jobs or --nodes."""
     w = generate_workload(50, 32, seed=3)
     env = workload_environment(w, 32, 3)
     assert len(env.jobs) == 50 and len(env.nodes) == 32

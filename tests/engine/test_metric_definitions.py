@@ -90,6 +90,8 @@ def test_the_two_utilisations_agree_without_local_tasks():
 
 @pytest.mark.parametrize("bad", [-1.0, float("inf"), float("nan"), True])
 def test_a_bad_threshold_is_refused_by_name(bad):
+    """A slowdown threshold that is negative, infinite, NaN or a bool is refused with a ParameterError naming
+    slowdown_threshold."""
     env, schedule = _case()
     with pytest.raises(ParameterError, match="slowdown_threshold"):
         flow_metrics(env, schedule, threshold=bad)
@@ -107,6 +109,8 @@ def test_every_flow_measure_has_one_definition_and_the_docs_state_it():
 
 
 def test_the_schedule_json_names_its_definitions():
+    """The schedule's JSON holds a definition for exactly each measure it gives, with the definitions' version,
+    and records the threshold used."""
     env, schedule = _case()
     doc = schedule_to_dict(env, schedule, threshold=6.0)
     defs = doc["metric_definitions"]
@@ -117,6 +121,8 @@ def test_the_schedule_json_names_its_definitions():
 
 
 def test_the_metrics_csv_has_a_definition_on_every_row():
+    """The metrics CSV gives the hand case's values (utilisation 29/40, slot utilisation 29/30, node a busy 20),
+    leaves a measure without a value empty, and ends each row's definition with its version."""
     env, schedule = _case()
     rows = list(csv.DictReader(io.StringIO(metrics_to_csv(env, schedule))))
     by_name = {r["measure"]: r for r in rows}
@@ -129,6 +135,8 @@ def test_the_metrics_csv_has_a_definition_on_every_row():
 
 
 def test_cli_metrics_writes_csv_and_json_and_refuses_a_bad_threshold(tmp_path, capsys):
+    """`metrics` prints CSV holding the threshold given and writes JSON of strategy, metrics and definitions to
+    -o; a negative threshold is one line and exit code 2."""
     env, _ = _case()
     path = tmp_path / "env.json"
     save_environment(env, path)

@@ -68,6 +68,8 @@ def _define_equivalents() -> dict[str, str]:
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(env=environments(max_jobs=4), which=st.integers(0, 3), dynamic=st.booleans())
 def test_a_plugin_criterion_gives_the_windows_of_the_equivalent_built_in(env, which, dynamic):
+    """On random environments, with and without dynamic, plug-in versions of MinCost, DEP, MaxQ and COORD Lite
+    give the built-ins' windows and unscheduled jobs."""
     pairs = _define_equivalents()
     try:
         mine, theirs = list(pairs.items())[which]
@@ -82,6 +84,8 @@ def test_a_plugin_criterion_gives_the_windows_of_the_equivalent_built_in(env, wh
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(env=flows(max_jobs=5), which=st.integers(0, 3))
 def test_plugin_criteria_equal_the_built_ins_under_dynamic_backfilling_with_early_ends(env, which):
+    """On random flows with early ends, run with the default parameters, the plug-in versions of MinCost, DEP,
+    MaxQ and COORD Lite give the built-ins' windows."""
     pairs = _define_equivalents()
     try:
         mine, theirs = list(pairs.items())[which]
@@ -113,6 +117,8 @@ def test_a_new_criterion_finds_the_window_brute_force_finds(env, exact, earliest
 
 
 def test_a_bound_lets_the_search_stop_early_without_changing_the_answer():
+    """A criterion with a bound gives the same windows as one without it (and as MinFinish) while being called
+    fewer times."""
     calls = {"with": 0, "without": 0}
 
     @criterion("finish, unbounded", direction="min", per_slot=False)  # one call per start: counted
@@ -133,6 +139,8 @@ def test_a_bound_lets_the_search_stop_early_without_changing_the_answer():
 
 
 def test_plugin_parameters_are_declared_checked_and_passed():
+    """A plug-in's declared parameter is listed first, beside the engine's own; it is tried with its default
+    when declared, passed to the criterion on a run, and a value below its minimum is refused."""
     seen = []
 
     @criterion("weighted", params=[Param("weight", float, 1.0, "how much price counts", minimum=0.0)])
@@ -153,6 +161,9 @@ def test_plugin_parameters_are_declared_checked_and_passed():
 
 
 def test_a_plugin_criterion_runs_in_multiplebest_bsf_and_why_here():
+    """A plug-in criterion is offered as MultipleBest's `by` and BSF's selector and runs in both; Why here?
+    explains its choice with the plug-in's rule, the chosen window first with minus its cost as value."""
+
     @criterion("cheap", direction="min")
     def cheap(c):
         return c.price * c.length
@@ -177,6 +188,8 @@ def test_a_plugin_criterion_runs_in_multiplebest_bsf_and_why_here():
 
 
 def test_the_slots_a_criterion_sees_are_the_candidates_of_one_window_start():
+    """A per-start criterion sees the candidates of one window start: the nodes fast enough (the window takes
+    b and c), with their performance, the start, length, volume and the slots' ends."""
     seen = []
 
     @criterion("spy", per_slot=False)  # one call per window start: the candidates of each
@@ -244,6 +257,9 @@ def test_the_slots_a_criterion_sees_are_the_candidates_of_one_window_start():
     ],
 )
 def test_a_broken_plugin_is_refused_in_one_line_and_leaves_nothing(tmp_path, body, message):
+    """Each way a plug-in file can be wrong (import or syntax error, bad direction, wrong shape, NaN, an
+    exception, a built-in's name, an engine parameter, negative reservations) is refused in one line; none of
+    the file's strategies stays and the built-ins still run."""
     good = "from workbench.api import criterion\n@criterion('Good one')\ndef g(c):\n    return c.price\n"
     path = _write(tmp_path, "bad.py", good + body)
     with pytest.raises(PluginError, match=message) as caught:
@@ -256,6 +272,8 @@ def test_a_broken_plugin_is_refused_in_one_line_and_leaves_nothing(tmp_path, bod
 
 
 def test_a_plugin_that_goes_wrong_only_on_real_data_fails_the_run_not_the_workbench(tmp_path):
+    """A plug-in that loads but raises on a real run fails that run with a PluginError naming the file, the
+    strategy and the exception; other strategies still run."""
     path = _write(
         tmp_path,
         "late.py",
@@ -277,6 +295,7 @@ def test_a_plugin_that_goes_wrong_only_on_real_data_fails_the_run_not_the_workbe
 
 
 def test_a_file_that_defines_no_strategy_is_refused(tmp_path):
+    """A file that defines no strategy, or does not exist, is refused with a PluginError saying so."""
     with pytest.raises(PluginError, match=r"^plug-in empty\.py: defines no strategy \(decorate a function"):
         plugins.load_file(_write(tmp_path, "empty.py", "x = 1\n"))
     with pytest.raises(PluginError, match=r"^plug-in gone\.py: no such file"):
@@ -284,6 +303,7 @@ def test_a_file_that_defines_no_strategy_is_refused(tmp_path):
 
 
 def test_loading_a_file_again_replaces_its_strategies(tmp_path):
+    """Loading a changed file again registers its new strategy and drops the one it no longer defines."""
     path = _write(
         tmp_path, "p.py", "from workbench.api import criterion\n@criterion('A')\ndef a(c):\n    return c.price\n"
     )
@@ -296,6 +316,8 @@ def test_loading_a_file_again_replaces_its_strategies(tmp_path):
 
 
 def test_installed_packages_plugins_load_through_the_entry_point_group(tmp_path, monkeypatch):
+    """An installed package's strategy, found through the workbench.strategies entry point group, loads without
+    errors and runs as a selector."""
     (tmp_path / "wb_sample_plugin.py").write_text(
         "from workbench.api import criterion\n@criterion('From a package')\ndef f(c):\n    return -c.price\n"
     )
@@ -316,6 +338,8 @@ def test_installed_packages_plugins_load_through_the_entry_point_group(tmp_path,
 
 
 def test_a_flow_rule_in_queue_order_with_one_reservation_is_easy():
+    """A flow rule with a constant key (queue order) and one reservation gives EASY's windows."""
+
     @flow_rule("queue order", reservations=1)
     def same(job, now):
         return 0
@@ -327,6 +351,10 @@ def test_a_flow_rule_in_queue_order_with_one_reservation_is_easy():
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(env=flows(max_jobs=6, cycles=False))
 def test_flow_rules_place_every_job_in_its_order_without_overlap(env):
+    """On random flows a flow rule without reservations gives a valid schedule, places or explains each job
+    once, is deterministic, and starts jobs only at events: an arrival, an end, a local task's end or the start
+    of time."""
+
     @flow_rule("widest first", reservations=0)
     def widest(job, now):
         return -job.node_count
@@ -350,6 +378,8 @@ def test_flow_rules_place_every_job_in_its_order_without_overlap(env):
 
 
 def test_the_rule_order_decides_who_starts_and_reservations_protect_the_first_blocked():
+    """Shortest first without reservations starts the two one-node jobs at once and the wide job at 30; widest
+    first with one reservation starts the wide job at 0."""
     nodes = tuple(Node(f"n{i}", f"n{i}", 1.0, 1.0) for i in range(2))
     jobs = (
         Job("wide", "wide", 2, 1.0, 10.0),
@@ -376,6 +406,8 @@ def test_the_rule_order_decides_who_starts_and_reservations_protect_the_first_bl
 
 
 def test_a_flow_rule_with_a_bad_key_is_refused_naming_the_job(tmp_path):
+    """A flow rule whose key is not a number is refused when declared (tried on a sample job) and is not
+    registered; one that fails only for some jobs is refused on the run, naming the job."""
     # Refused when declared: the key is tried on a sample job (issue 43 defect 13) ...
     with pytest.raises(PluginError, match=r"strategy 'bad key': key of job sample is 'soon'; expected a number"):
 
@@ -396,6 +428,9 @@ def test_a_flow_rule_with_a_bad_key_is_refused_naming_the_job(tmp_path):
 
 
 def test_flow_rule_parameters_reach_the_key():
+    """A flow rule's declared parameter is listed beside reservations and reaches the key: weights 1 and -1 give
+    different windows."""
+
     @flow_rule("by weight", params=[Param("weight", float, 1.0, "weight of the width")])
     def by_weight(job, now, weight):
         return weight * job.node_count
@@ -410,6 +445,8 @@ def test_flow_rule_parameters_reach_the_key():
 
 @pytest.mark.parametrize("dask", [None, "local"])
 def test_a_plugin_in_the_lab_runs_in_worker_processes(tmp_path, dask):
+    """A loaded plug-in runs in a study's worker processes (two local workers, or Dask's local cluster): its run
+    is recorded ok, places all 50 jobs and differs from BFfinish's."""
     from workbench.lab.database import Database
     from workbench.lab.runner import run_study
 
@@ -442,6 +479,9 @@ def test_a_plugin_in_the_lab_runs_in_worker_processes(tmp_path, dask):
 
 
 def test_a_plugin_criterion_finds_css_alternatives_as_its_built_in_twin_does():
+    """CSS and BSF with alternatives_by a plug-in criterion give the same windows and alternatives as with its
+    twin MinCost, unlike the jobs' own criteria; a flow strategy, or a selector with rough windows, is refused."""
+
     @criterion("cheap", direction="min")
     def cheap(c):
         return c.price * c.length

@@ -106,6 +106,8 @@ def test_a_rough_window_reserves_each_node_for_its_own_time_and_frees_the_rest()
 
 
 def test_min_run_time_takes_the_fastest_affordable_set_and_min_cost_the_cheapest():
+    """Under a budget that allows one fast, dear node, the runtime search takes n2 and n3 (runtime 15) and the
+    cost search the cheapest pair, n1 and n2 (cost 60)."""
     # Fast nodes are dear: the budget allows one of them only.
     env = _line((2.0, 4.0, 10.0, 10.0), (1.0, 2.0, 10.0, 10.0), budget=110.0)
     table = SlotTable.from_environment(env)
@@ -117,6 +119,8 @@ def test_min_run_time_takes_the_fastest_affordable_set_and_min_cost_the_cheapest
 
 
 def test_a_busy_fast_node_moves_min_finish_later_only_when_that_pays():
+    """With fast node n3 busy until 20, the finish search starts at 20 on n3 and n4 and ends at 26, rather than
+    start at once with a slow node and end at 30."""
     env = _line((2.0, 2.0, 10.0, 10.0), (1.0, 1.0, 1.0, 1.0), tasks=[("n3", 0.0, 20.0)])
     job = env.jobs[0]
     w = search_rough(SlotTable.from_environment(env), job, "finish", 0.0).window
@@ -125,6 +129,7 @@ def test_a_busy_fast_node_moves_min_finish_later_only_when_that_pays():
 
 
 def test_csa_picks_the_extreme_of_disjoint_amp_alternatives():
+    """CSA finds at least two alternatives, disjoint in nodes and time, and by runtime selects the shortest."""
     env = _line((2.0, 3.0, 6.0, 6.0), (1.0, 1.0, 4.0, 4.0))
     table = SlotTable.from_environment(env)
     job = env.jobs[0]
@@ -139,6 +144,8 @@ def test_csa_picks_the_extreme_of_disjoint_amp_alternatives():
 
 
 def test_metrics_and_backfilling_count_the_parts_of_rough_windows():
+    """Two AMP jobs in rough windows: CPU time and the owners' profit count each part, and the second job starts
+    at 10 on the node the first one's short part left free."""
     env = _line((2.0, 6.0, 3.0), (1.0, 1.0, 1.0), n=2)
     two = Job("j2", "j2", 2, 1.0, 60.0, math.inf)
     env = Environment(env.nodes, (), (env.jobs[0], two), env.time)
@@ -155,6 +162,8 @@ def test_metrics_and_backfilling_count_the_parts_of_rough_windows():
 
 
 def test_min_proc_time_is_exact_under_a_budget_where_the_greedy_choice_is_wrong():
+    """Under a budget of 60 that every pair with the shortest part exceeds, the processing-time search finds the
+    best affordable pair, n2 and n4, with CPU time 27."""
     # Parts 30, 15, 10, 12 costing 15, 15, 50, 36: the shortest pair n3 + n4 costs 86 > 60, and so does
     # every pair with n3; the best affordable pair is n2 + n4.
     env = _line((2.0, 4.0, 6.0, 5.0), (0.5, 1.0, 5.0, 3.0), budget=60.0)

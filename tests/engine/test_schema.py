@@ -31,17 +31,20 @@ def test_the_shipped_schema_is_what_the_generator_makes_now():
 
 
 def test_main_prints_the_schema(capsys):
+    """The schema module's main prints the environment schema as JSON and returns 0."""
     assert main([]) == 0
     assert json.loads(capsys.readouterr().out) == environment_schema()
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_every_shipped_sample_is_valid(path):
+    """Each shipped sample environment validates against the schema."""
     VALIDATOR.validate(json.loads(path.read_text(encoding="utf-8")))
 
 
 @pytest.mark.parametrize("preset", ["vo24", "backfill32", "window100", "aep100"])
 def test_what_the_workbench_writes_is_valid(preset):
+    """An environment generated from each preset, as the workbench writes it, validates against the schema."""
     VALIDATOR.validate(environment_to_dict(generate(preset, 1)))
 
 
@@ -86,6 +89,8 @@ BAD = [
 
 @pytest.mark.parametrize(("where", "value", "path"), BAD, ids=[p for _, _, p in BAD])
 def test_the_schema_refuses_what_the_loader_refuses_in_the_same_place(where, value, path):
+    """Each bad document is refused by the loader at its path and by the schema at the same path (a missing or
+    unknown field on its object, naming the field)."""
     doc = _set(_base(), where, value)
     with pytest.raises(ValidationError) as caught:
         environment_from_dict(doc)

@@ -114,6 +114,7 @@ def test_whatever_import_swf_writes_loads_back_the_same(tmp_path, rows, nodes):
 
 
 def test_shipped_sample_trace_imports_and_runs():
+    """The shipped SWF sample imports on 16 nodes as 60 jobs with no line skipped, and EASY places all 60."""
     result = import_swf(ROOT / "sample_envs" / "sample16.swf", nodes=16)
     assert len(result.env.jobs) == 60 and not result.skipped
     schedule = registry.run(result.env, "EASY")
@@ -170,6 +171,8 @@ def test_mdq_takes_the_smallest_positive_dq_that_fits_and_stops_when_none_does(m
 
 
 def test_knapsack_batch_respects_its_limit_and_orders_by_dq():
+    """knapsack_t and knapsack_c batches weigh at most 0.3 of the capacity and are in increasing order of Dq,
+    every Dq positive."""
     env, table, dom = _domain_env()
     for method in ("knapsack_t", "knapsack_c"):
         former = DqBatch(method, limit_coefficient=0.3)
@@ -182,6 +185,7 @@ def test_knapsack_batch_respects_its_limit_and_orders_by_dq():
 @settings(max_examples=examples(150), deadline=None)
 @given(items=st.lists(st.tuples(st.floats(0.1, 10), st.integers(0, 12)), max_size=8), cap=st.integers(0, 30))
 def test_knapsack_01_is_exact(items, cap):
+    """knapsack_01 keeps within the capacity and reaches the best value found by trying every subset."""
     values, weights = [v for v, _ in items], [w for _, w in items]
     chosen = knapsack_01(values, weights, cap)
     assert sum(weights[i] for i in chosen) <= cap
@@ -198,6 +202,8 @@ def test_knapsack_01_is_exact(items, cap):
 
 
 def test_random_batch_is_seeded_sized_and_in_queue_order():
+    """A random batch of 5 is the same for the same seed and cycle, keeps queue order, and differs in another
+    cycle."""
     env, table, _ = _domain_env()
     jobs = list(env.queue())
     a = RandomBatch(5, seed=3).form(jobs, table, env, 0)

@@ -35,6 +35,8 @@ def _value_at(ov, t):
 @settings(max_examples=15, deadline=None)
 @given(seed=hs.integers(0, 50), strategy=hs.sampled_from(["EASY", "FirstFit", "CoP"]))
 def test_the_overview_matches_a_count_job_by_job(seed, strategy):
+    """On generated flows under EASY, FirstFit and CoP, the overview's busy share and queue length equal a count
+    made job by job at and between its times; at the end no node is busy and only the unplaced jobs are queued."""
     env = generate("backfill32", seed, jobs=40)
     from dataclasses import replace
 
@@ -55,6 +57,9 @@ def test_the_overview_matches_a_count_job_by_job(seed, strategy):
 
 
 def test_jumps_go_to_the_next_arrival_completion_job_event_and_head_start():
+    """On the default sample under FirstFit, a job's events are its arrival, start and end, and jumps go to its
+    next and previous event, the next completion and the head's start, with none past the last; there is no
+    arrival after 0, and an unknown jump is refused."""
     env = load_environment(DEFAULT)
     schedule = registry.run(env, "FirstFit")
     w = max(schedule.windows, key=lambda x: x.start)

@@ -147,6 +147,8 @@ def test_the_selection_keeps_completed_jobs_in_a_window_then_the_first_n(tmp_pat
     ],
 )
 def test_a_selection_that_cannot_select_is_one_clear_error(tmp_path, selection, words):
+    """A selection that cannot select (first 0, an empty time range, a NaN start) is refused with one message
+    naming the option."""
     trace = write_trace(tmp_path / "t.swf", ["MaxNodes: 2"], STATUS_TRACE)
     with pytest.raises(ValidationError) as caught:
         import_swf(trace, selection=selection)
@@ -309,6 +311,8 @@ def test_a_batsim_job_that_cannot_be_imported_is_left_out_with_its_json_path(tmp
     ],
 )
 def test_a_workload_that_is_no_workload_is_one_clear_error(tmp_path, data, message):
+    """A Batsim workload that is no workload (a list, no jobs, no nb_res, a fractional nb_res, jobs or profiles
+    of the wrong type) is refused with one message naming where."""
     path = write_workload_file(tmp_path / "w.json", data)
     with pytest.raises(ValidationError) as caught:
         import_batsim(path)

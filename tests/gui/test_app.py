@@ -81,6 +81,8 @@ def test_dragging_a_local_task_is_one_undoable_edit_that_reruns(qtbot, window):
 
 
 def test_double_click_adds_a_task_and_a_refused_drag_changes_nothing(qtbot, window):
+    """A double-click request adds a local task; a drag that would put a task over another is refused, the
+    environment unchanged and the status bar saying it overlaps."""
     win = window(TINY)
     count = len(win.document.env.local_tasks)
     win.chart.task_add_requested.emit("n3", 20.0)
@@ -151,6 +153,8 @@ def test_job_names_go_on_the_widest_parts_in_view_and_never_past_the_charts_edge
 
 
 def test_dragging_an_edge_resizes_and_tooltips_describe_what_is_under_the_mouse(qtbot, window):
+    """Dragging a task's right edge resizes it as an undoable edit; tooltips describe the local task, a job's
+    window (its name, L_left and cost) and a free slot or task under the mouse."""
     win = window(TINY)
     chart = win.chart
     chart.view.setRange(xRange=(0, 100), yRange=(-0.2, 6), padding=0)

@@ -16,6 +16,8 @@ TINY = ROOT / "sample_envs" / "tiny.json"
 
 
 def test_compare_three_strategies(qtbot, window):
+    """Compare with FirstFit, MinCost and CoP draws each strategy's windows as the engine placed them, links the
+    charts' time axes, and stars the lowest cost in the table."""
     from workbench.gui.panels.compare import CompareDialog
 
     win = window()

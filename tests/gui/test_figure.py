@@ -79,6 +79,8 @@ def test_svg_is_plain_vectors_on_the_screen_time_axis(app, tmp_path):
 
 
 def test_png_dpi_and_pdf(app, tmp_path):
+    """A figure saved as PNG at 192 dpi is twice the pixels of one at 96 and records its dpi; a PDF is written;
+    no temporary file is left."""
     from PySide6.QtGui import QImage
 
     from workbench.gui.figure import figure_of, save_figure
@@ -97,6 +99,8 @@ def test_png_dpi_and_pdf(app, tmp_path):
 
 
 def test_export_command_writes_each_format(tmp_path, capsys):
+    """`export` writes PNG, SVG, PDF, CSV and JSON; the JSON names the strategy and the CSV has reason and cost
+    columns."""
     for suffix in (".png", ".svg", ".pdf", ".csv", ".json"):
         out = tmp_path / f"x{suffix}"
         assert main(["export", str(TINY), "--strategy", "MinCost", "-o", str(out), "--dpi", "72"]) == 0
@@ -118,6 +122,8 @@ def test_export_command_writes_each_format(tmp_path, capsys):
     ],
 )
 def test_export_command_bad_input_is_one_line(tmp_path, capsys, args, names):
+    """An unknown suffix, a missing folder, dpi 0, a bad size or an unknown strategy is one line naming it, exit
+    code 2, and no file written."""
     argv = ["export", str(TINY), *[a.replace("{tmp}", str(tmp_path)) for a in args]]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -178,6 +184,8 @@ def test_the_charts_key_takes_as_many_lines_as_its_width_needs(qtbot, window):
 
 
 def test_colour_by_criterion_and_status():
+    """Colouring by criterion groups windows by their job's criterion, one legend entry each; by status a window
+    is planned before its start, running during it, and finished early when it ended early."""
     env = load_environment(DEFAULT)
     schedule = registry.run(env, "CoP")
     by = palette.colour_windows(env, schedule.windows, "criterion", {}, None)
@@ -194,6 +202,8 @@ def test_colour_by_criterion_and_status():
 
 
 def test_parts_follow_the_geometry_rules():
+    """A window has a part per node and a released tail per node of a job that ended early; during a step a job
+    not yet at its early end is drawn whole; nice_ticks gives round ticks."""
     env = load_environment(DEFAULT)
     schedule = registry.run(env, "CoP")
     ends = {w.job: w.start + w.length / 2 for w in schedule.windows[:3]}
@@ -224,6 +234,9 @@ def test_a_rough_window_is_drawn_part_by_part():
 
 
 def test_selecting_or_hovering_a_job_highlights_all_its_parts(qtbot):
+    """Selecting a job veils the chart and highlights each of its nodes; hovering another highlights that one
+    while it lasts; clearing removes both; colouring by criterion keeps the rectangles in place and says so in
+    the title."""
     from workbench.gui.gantt.chart import GanttChart
 
     env = load_environment(DEFAULT)
@@ -303,6 +316,9 @@ def test_why_here_hides_the_candidates_table_when_there_are_none(qtbot, window):
 
 
 def test_why_here_panel_explains_the_selected_job(qtbot, window):
+    """Selecting j4 explains it in Why here?: its window starred first with its start, the other candidates
+    outlined on the chart until the box is unticked; for j6, which fails, the summary names the budget and
+    over-budget rows are listed."""
 
     win = window(DEFAULT)
     win.findChild(__import__("PySide6.QtWidgets", fromlist=["QDockWidget"]).QDockWidget, "why here?").raise_()
@@ -328,6 +344,9 @@ def test_why_here_panel_explains_the_selected_job(qtbot, window):
 
 
 def test_compare_shows_per_job_start_differences(qtbot):
+    """differences() gives each job's change of start between two strategies and the jobs only one placed; in
+    Compare each chart names its strategy, and the bars and note show the chosen pair's differences, following a
+    new choice."""
     from workbench.gui.main_window import MainWindow
     from workbench.gui.panels.compare import CompareDialog, differences
 
@@ -400,6 +419,8 @@ def test_time_unit_and_cursor(qtbot, tmp_path):
 
 
 def test_job_table_sorts_by_value_filters_and_keeps_rows_straight(qtbot, window):
+    """The Jobs table sorts volumes as numbers, maps a selected row back to the environment and the chart,
+    re-sorts after an edit, filters by text and by unplaced jobs, and returns to list order."""
     from PySide6.QtCore import Qt
 
     win = window(DEFAULT)
@@ -496,6 +517,9 @@ def test_editing_a_cell_with_tab_gives_no_qt_warning(qtbot, qtlog, window):
 
 
 def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
+    """A snapshot with EASY's blocked head outlines its reservation on its nodes, titled and labelled in the
+    outline's top-left corner, and a later one without it clears both; colouring by batch gives Batch-slicer's
+    slices their own legend entries."""
     from workbench.engine.io.swf import import_swf
     from workbench.gui.gantt.chart import GanttChart
 
@@ -532,6 +556,8 @@ def test_cycles_mode_draws_easys_reservation_and_batches(qtbot):
 
 
 def test_keyboard_navigation_of_the_chart(qtbot):
+    """Right pans the chart by a tenth of the view, Shift+Left by half, minus zooms out by a quarter, Page Down
+    moves the rows by a page less one row, and Home shows the whole schedule."""
     from PySide6.QtCore import Qt
 
     chart = _shown_cop_chart(qtbot)
@@ -549,6 +575,8 @@ def test_keyboard_navigation_of_the_chart(qtbot):
 
 
 def test_colour_by_user():
+    """Colouring by user gives each user's windows one colour, different users different colours, and a legend
+    entry per user."""
     import dataclasses
 
     env = load_environment(DEFAULT)

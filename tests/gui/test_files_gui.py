@@ -20,6 +20,9 @@ TINY = ROOT / "sample_envs" / "tiny.json"
 
 
 def test_save_open_round_trip_and_bad_file(qtbot, window, tmp_path):
+    """An edit marks the window modified; saving writes the document, clears the mark, retitles the window and
+    adds the file to Open Recent; a bad file is refused naming the field and the file, the document kept; a good
+    one opens."""
     win = window(TINY)
     win.jobs.model.setData(win.jobs.model.index(1, 5), "444")
     assert win.document.modified and win.isWindowModified() and win.windowTitle().startswith("tiny.json")
@@ -83,6 +86,7 @@ def test_the_file_dialog_shows_its_columns_whole(qtbot, tmp_path):
 
 
 def test_exports(qtbot, window, tmp_path):
+    """The chart exports as PNG and SVG and the schedule as CSV and JSON, each file in its format."""
     win = window(TINY)
     win.export_chart(tmp_path / "c.png")
     win.export_chart(tmp_path / "c.svg")
@@ -95,6 +99,7 @@ def test_exports(qtbot, window, tmp_path):
 
 
 def test_autosave_written_when_modified_and_cleared_on_save(qtbot, window, tmp_path):
+    """After an edit the autosave holds the edited environment and the original path; saving removes it."""
     from workbench.gui.window_files import autosave_path
     from workbench.session.document import read_autosave
 
@@ -172,6 +177,7 @@ def test_screenshot_writes_a_png(tmp_path):
 
 
 def test_screenshot_error_is_one_line_exit_2(tmp_path):
+    """`--screenshot` of a file that is not valid JSON exits with code 2 and one line saying so."""
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     result = subprocess.run(
@@ -186,6 +192,8 @@ def test_screenshot_error_is_one_line_exit_2(tmp_path):
 
 
 def test_generate_dialog_builds_the_preset(qtbot):
+    """The Generate dialog builds the chosen preset with its seed and job count; a job count that is not a
+    number is refused, naming the field, and builds nothing."""
     from workbench.engine.generate import generate
     from workbench.gui.panels.generate import GenerateDialog
 

@@ -29,6 +29,8 @@ def _window_in_view(win, job_id: str) -> bool:
 
 
 def test_find_job_takes_the_exact_id_first_then_a_part_of_the_name():
+    """find_job takes an exact id before a name holding the text, matches names ignoring case and surrounding
+    spaces, and finds nothing for an unknown or blank text."""
     env = load_environment(GRID)  # ids "1" … "120", names "job 1" …
     assert find_job(env, "7") == "7"  # the id, not "job 17"'s name
     assert find_job(env, " JOB 11 ") == "11"  # case-insensitive, the first name holding it
@@ -37,6 +39,7 @@ def test_find_job_takes_the_exact_id_first_then_a_part_of_the_name():
 
 
 def test_find_job_selects_zooms_to_its_window_and_scrolls_the_table(qtbot, window):
+    """Finding a job by name selects it, scrolls its table row into view, and zooms the chart to its window."""
     win = window(BACKFILL)
     win.resize(900, 600)
     last = win.document.env.jobs[-1].id
@@ -52,6 +55,7 @@ def test_find_job_selects_zooms_to_its_window_and_scrolls_the_table(qtbot, windo
 
 
 def test_find_job_says_when_nothing_matches(window):
+    """Finding nothing says so in the status bar and keeps the selection."""
     win = window(BACKFILL)
     win.state.select("j3")
     assert win.find_job("no such job") is None
@@ -60,6 +64,7 @@ def test_find_job_says_when_nothing_matches(window):
 
 
 def test_find_is_in_the_edit_menu_with_ctrl_f_and_in_the_shortcut_list(window):
+    """Find job is in the Edit menu with Ctrl+F and is listed among the shortcuts."""
     from workbench.gui.help import shortcut_rows
 
     win = window(BACKFILL)
@@ -71,6 +76,7 @@ def test_find_is_in_the_edit_menu_with_ctrl_f_and_in_the_shortcut_list(window):
 
 
 def test_a_job_clicked_on_the_chart_scrolls_the_table_to_its_row(qtbot, window):
+    """A job clicked on the chart is selected and its table row scrolled into view."""
     win = window(BACKFILL)
     win.resize(900, 600)
     last = win.document.env.jobs[-1].id
@@ -83,6 +89,8 @@ def test_a_job_clicked_on_the_chart_scrolls_the_table_to_its_row(qtbot, window):
 
 
 def test_a_job_selected_in_the_table_comes_into_view_on_the_chart(qtbot, window):
+    """A job selected in the table is brought into view on the chart; selecting jobs already on screen leaves
+    the view as it is."""
     win = window(BACKFILL)
     first, last = win.document.env.jobs[0].id, win.document.env.jobs[-1].id
     win.chart.zoom_to_job(first)
@@ -97,6 +105,7 @@ def test_a_job_selected_in_the_table_comes_into_view_on_the_chart(qtbot, window)
 
 
 def test_find_a_failed_job_selects_it_and_says_it_has_no_window(window):
+    """Finding a job that failed selects it in the table and says in the status bar that it has no window."""
     win = window(SAMPLES / "default.json")  # j6 fails its budget under CoP
     assert win.document.result.window_of("j6") is None
     assert win.find_job("j6") == "j6"

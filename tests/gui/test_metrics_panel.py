@@ -13,6 +13,8 @@ TINY = Path(__file__).resolve().parents[2] / "sample_envs" / "tiny.json"
 
 
 def test_both_utilisations_are_shown_by_name_and_equal_the_engines(qtbot):
+    """With local tasks the two utilisations differ; the panel shows utilisation of capacity, of free slots,
+    bounded slowdown and mean wait by name, with the engine's values and each definition as the row's tooltip."""
     env = load_environment(TINY)  # local tasks on its nodes: the two utilisations differ
     schedule = registry.run(env, "FirstFit")
     panel = MetricsPanel()

@@ -37,6 +37,8 @@ def _plugin(tmp_path, body=SPARE, name="spare.py"):
 
 
 def test_a_loaded_plugin_runs_from_the_strategy_panel_and_why_here_explains_it(qtbot, window, tmp_path):
+    """A loaded plug-in's strategy is offered in the strategy panel with a form for its parameter; chosen, it
+    runs live with the engine's windows, and Why here? explains its choice by the plug-in's rule."""
     win = window()
     assert win.plugin_menu.load(_plugin(tmp_path)) is None
     assert "Loaded Most spare time from spare.py" in win.statusBar().currentMessage()
@@ -66,6 +68,8 @@ def _ticked(dialog):
 
 
 def test_compare_offers_a_plugin_loaded_after_it_opened(qtbot, window, tmp_path):
+    """A plug-in loaded while Compare is open is added to the end of its strategies, and the ticked ones stay
+    ticked."""
     win = window()
     win.open_compare()
     dialog = win.compare_dialog
@@ -81,6 +85,8 @@ def test_compare_offers_a_plugin_loaded_after_it_opened(qtbot, window, tmp_path)
 
 
 def test_plugins_are_remembered_for_the_next_start(qtbot, window, tmp_path):
+    """A loaded plug-in is remembered in the settings and loaded again at the next start; a remembered file that
+    is gone is reported in one line and forgotten."""
     win = window()
     path = _plugin(tmp_path)
     win.plugin_menu.load(path)
@@ -98,6 +104,8 @@ def test_plugins_are_remembered_for_the_next_start(qtbot, window, tmp_path):
 
 
 def test_a_broken_plugin_is_refused_in_one_line_and_nothing_is_lost(qtbot, window, tmp_path):
+    """A broken plug-in is refused with one line in the status bar and not remembered; the strategy and its
+    result stay as they were."""
     win = window()
     win.document.apply(edits.set_strategy("MinCost", {}))
     wait_result(qtbot, win)
@@ -121,6 +129,8 @@ def test_a_broken_plugin_is_refused_in_one_line_and_nothing_is_lost(qtbot, windo
 
 
 def test_reloading_a_plugin_that_dropped_the_current_strategy_falls_back_to_firstfit(qtbot, window, tmp_path):
+    """Reloading a plug-in file that no longer defines the current strategy falls back to FirstFit in the
+    document and the panel, and the run has no error."""
     win = window()
     path = _plugin(tmp_path)
     win.plugin_menu.load(path)

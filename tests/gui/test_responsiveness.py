@@ -43,6 +43,9 @@ def _rects(layer):
 
 @pytest.mark.parametrize("order", ["list", "performance"])
 def test_a_prepared_result_draws_the_same_rectangles_without_recomputing_them(qtbot, monkeypatch, trace_env, order):
+    """With the parts prepared in the worker, the chart draws the same rectangles, end and colours without
+    computing them, leaves out released tails that later windows cover, and looks the same, in list and
+    performance order."""
     schedule = registry.run(trace_env, "EASY")
     assert any(w.end > schedule.actual_end(trace_env, w) for w in schedule.windows)  # early ends: released tails
     plain = GanttChart()

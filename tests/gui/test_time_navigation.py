@@ -44,6 +44,8 @@ def _go(qtbot, cycles, text):
 
 
 def test_the_overview_strip_shows_the_whole_run_and_moves_the_chart(qtbot, win):
+    """The overview strip covers the whole run with its queue and busy share; dragging its band moves the chart
+    and moving the chart moves the band; the long trace opens in days."""
     env, result = win.document.env, win.document.result
     strip = win.overview
     assert strip.isVisible() and strip.data is not None
@@ -61,6 +63,9 @@ def test_the_overview_strip_shows_the_whole_run_and_moves_the_chart(qtbot, win):
 
 
 def test_cycles_goes_to_steps_times_jumps_and_job_events_and_the_chart_follows(qtbot, win):
+    """Cycles mode goes to a step, to a time in days, back to a computed step, to the next arrival and
+    completion, and to a job's arrival and start and back, the chart following now in a narrow view; a target it
+    cannot read is named and nothing moves."""
     env, result, cycles = win.document.env, win.document.result, win.cycles
     snap = _go(qtbot, cycles, "#300")
     assert snap.step == 300 and win.showing_snapshot is snap
@@ -105,6 +110,7 @@ def test_cycles_goes_to_steps_times_jumps_and_job_events_and_the_chart_follows(q
 
 
 def test_a_go_to_being_computed_is_cancelled_by_reset(qtbot, win):
+    """A go-to still being computed is cancelled by Reset, leaving no simulation and no snapshot shown."""
     cycles = win.cycles
     cycles.navigation.target.setText("#20000")
     cycles.navigation.target.returnPressed.emit()

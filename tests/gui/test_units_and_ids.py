@@ -37,6 +37,8 @@ def _offered(win) -> set[str]:
 
 
 def test_a_trace_counts_seconds_and_a_file_without_the_field_model_units(trace):
+    """An imported trace counts seconds and writes the unit; a file without the field counts model units and is
+    written without it."""
     env = load_environment(trace)
     assert env.time.unit == "seconds"
     assert environment_to_dict(env)["time"]["unit"] == "seconds"
@@ -46,6 +48,7 @@ def test_a_trace_counts_seconds_and_a_file_without_the_field_model_units(trace):
 
 
 def test_a_wrong_time_unit_in_a_file_names_the_field(tmp_path):
+    """An unknown time unit in a file is refused naming $.time.unit, the message mentioning seconds."""
     data = json.loads(DEFAULT.read_text())
     data["time"]["unit"] = "fortnights"
     bad = tmp_path / "bad.json"
@@ -75,6 +78,8 @@ def test_the_time_unit_belongs_to_the_document(qtbot, window, trace):
 
 
 def test_a_document_opens_in_the_largest_unit_its_run_spans_twice():
+    """Seconds are shown in the largest unit the run spans at least twice (days, hours or seconds); model time
+    stays in model units."""
     from workbench.gui.numbers import default_unit
 
     assert default_unit("model", 1e9) == "model"
@@ -232,6 +237,8 @@ def test_the_filter_reads_fields_ranges_and_negation_and_counts_its_rows(qtbot, 
 
 
 def test_filter_terms_parse_as_documented():
+    """Filter terms parse as documented: a negated range on a column named by a prefix in any case, an upper
+    bound, a negative number read as a word; an ambiguous prefix and a range going down are refused."""
     from workbench.gui.panels.table_filter import FilterError, parse_filter
 
     headers = ["id", "name", "arrival (h)", "start (h)", "status"]

@@ -31,6 +31,7 @@ def _column(why: WhyPanel, name: str) -> list[str]:
 
 
 def test_why_here_names_nodes_as_the_chart_does(qtbot):
+    """Why here? for j11 names the candidates' nodes by their names, as the chart does, never by id."""
     env = load_environment(DEFAULT)
     why = _explain(qtbot, env, "j11")
     names = {n.name for n in env.nodes}
@@ -59,6 +60,8 @@ def test_why_here_lists_near_identical_candidates_once(qtbot):
 
 
 def test_a_failed_jobs_over_budget_windows_were_free_when_it_was_planned(qtbot):
+    """For j6, which fails its budget under CoP, the over-budget windows are tagged free then and a note says
+    they were free when it was planned; a placed job shows neither."""
     env = load_environment(DEFAULT)
     why = _explain(qtbot, env, "j6")  # fails its budget under CoP
     assert why.explanation.chosen is None and why.explanation.over_budget

@@ -14,6 +14,8 @@ from workbench.lab.archive import ARCHIVE, CACHE_VARIABLE, CATALOGUE, URL_VARIAB
 
 
 def test_list_shows_every_log_with_its_size_citation_and_checksum_state(capsys, tmp_path, monkeypatch):
+    """`traces list` shows each log with its jobs, nodes and period, the archive's and the logs' citations, that
+    no checksum is known, and the cache folder; each log's URL follows the archive's layout."""
     monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path))
     assert main(["traces", "list"]) == 0
     out = capsys.readouterr().out
@@ -32,6 +34,8 @@ def test_list_shows_every_log_with_its_size_citation_and_checksum_state(capsys, 
 
 
 def test_get_downloads_shows_progress_unpacks_and_computes_the_sum(archive, capsys):
+    """`traces get` downloads a log with a progress bar, unpacks it into the cache and prints the SHA-256 it
+    computed; asked again with that sum (in capitals), it checks the cached copy."""
     assert main(["traces", "get", "kth-sp2"]) == 0
     captured = capsys.readouterr()
     assert "100%" in captured.err  # the progress bar
@@ -44,11 +48,13 @@ def test_get_downloads_shows_progress_unpacks_and_computes_the_sum(archive, caps
 
 
 def test_get_checks_a_known_sum(archive, capsys):
+    """`traces get` with the right --sha256 downloads the log and reports the sum checked."""
     assert main(["traces", "get", "KTH-SP2", "--sha256", archive]) == 0
     assert f"(downloaded); SHA-256 checked: {archive}" in capsys.readouterr().out
 
 
 def test_a_bad_checksum_is_refused_in_one_line_and_nothing_is_kept(archive, capsys):
+    """A wrong --sha256 is refused in one line giving both sums, and nothing is kept in the cache."""
     wrong = "0" * 64
     assert main(["traces", "get", "KTH-SP2", "--sha256", wrong]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
@@ -64,6 +70,8 @@ def test_a_bad_checksum_is_refused_in_one_line_and_nothing_is_kept(archive, caps
     ],
 )
 def test_without_a_network_it_fails_with_one_line_and_no_traceback(archive, monkeypatch, capsys, url, words):
+    """An archive that cannot be reached fails the download in one line naming the URL, without a traceback, and
+    nothing is kept."""
     monkeypatch.setenv(URL_VARIABLE, url)
     assert main(["traces", "get", "KTH-SP2"]) == 2
     err = capsys.readouterr().err
@@ -72,6 +80,8 @@ def test_without_a_network_it_fails_with_one_line_and_no_traceback(archive, monk
 
 
 def test_bad_names_sums_and_files_are_one_line(archive, capsys, tmp_path, monkeypatch):
+    """An unknown trace name or a malformed --sha256 is one line and exit code 2; a download that is not gzip is
+    refused and nothing is kept."""
     for argv, words in (
         (["traces", "get", "nope"], "no trace 'nope' in the catalogue"),
         (["traces", "get", "KTH-SP2", "--sha256", "abc"], "--sha256: expected 64 hexadecimal digits"),

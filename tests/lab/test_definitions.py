@@ -29,6 +29,8 @@ TINY = Study(
 
 
 def test_the_database_report_and_export_name_each_measures_definition(tmp_path, capsys):
+    """A study's database records each measure's definition (a study's own measure as its own), and the exported
+    CSV and the report give the same definitions."""
     with added(TINY):
         run_study("tiny-defs", 2, 1, None, tmp_path)
         with Database(tmp_path, "", create=False) as db:

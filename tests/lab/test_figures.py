@@ -81,6 +81,8 @@ def test_figures_are_fit_for_a_paper(window_report):
 
 
 def test_the_default_dpi_is_300_and_a_bad_one_is_one_line(window_report, capsys):
+    """A report's PNG figures are drawn at 300 dpi unless told (4 inches high is 1,200 pixels); --dpi 5 is one
+    line and exit code 2."""
     assert main(["lab", "report", str(window_report), "--out", str(window_report / "again")]) == 0
     assert _png_size(window_report / "again" / "window-search-q-by-strategy-tasks_per_node-1.png")[1] == 4 * 300
     assert main(["lab", "report", str(window_report), "--dpi", "5"]) == 2

@@ -44,6 +44,9 @@ def measures(folder, skip=("ms",)):
 
 
 def test_registry_and_factor_validation():
+    """The backfilling study plans its factor combinations per repetition, each run with its own key; bad factor
+    values, unknown factors or strategies, zero repetitions and an unknown study are refused; a strategy it does
+    not list runs with its defaults."""
     study = get_study("backfilling")
     # N_Q x scenario x (the paper's five without local load, with and without performance requirements,
     # and with the preset's load at both quanta; three more at the preset's load and quantum 0) x seeds
@@ -146,6 +149,8 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 
 
 def test_resume_runs_only_what_is_missing(tmp_path):
+    """A study stopped after its first run, run again, does only what is missing and keeps what was recorded
+    first unchanged."""
     calls = []
 
     def stop_after_first():
@@ -194,6 +199,8 @@ def test_a_kill_leaves_a_consistent_database(tmp_path):
 
 
 def test_report_has_figures_papers_values_and_orderings(tmp_path):
+    """The report gives the paper's value beside ours, the paper's orderings with their conditions, what was
+    left open, SVG and PNG figures with the paper's values dashed, and an HTML page."""
     where = {"n_q": "50", "scenario": "static", "quantum": "0.0", "local_load": "0.0", "job_perf_max": "0.0"}
     run = run_study("backfilling", 2, 1, None, tmp_path, where)
     report = run.report()
@@ -212,6 +219,8 @@ def test_report_has_figures_papers_values_and_orderings(tmp_path):
 
 
 def test_export_round_trip(tmp_path):
+    """`lab export` writes a CSV row per measure with its run's factors and stored value, Parquet holds the same
+    rows, and the notebook entry's frame has as many."""
     from workbench.lab import run_study as notebook_entry
 
     run = notebook_entry("backfilling", 2, 1, None, tmp_path, SMALL)
@@ -256,6 +265,9 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 @pytest.mark.slow
 def test_bad_input_is_one_line_and_overwrites_nothing(tmp_path, capsys):
+    """A folder holding another study's results is refused without overwriting them; an unknown study, zero
+    repetitions, a bad factor value, a report of no results and an unreachable Dask scheduler are each one line
+    and exit code 2."""
     run_study("backfilling", 1, 1, None, tmp_path / "bf", SMALL)
     before = (tmp_path / "bf" / FILE).read_bytes()
     assert main(["lab", "run", "window-search", "--reps", "1", "--out", str(tmp_path / "bf")]) == 2
@@ -279,6 +291,8 @@ def _quick(spec: RunSpec) -> dict[str, float]:
 
 
 def test_gui_runs_a_study_in_the_background_and_shows_its_figures(qtbot, tmp_path):
+    """The Study dialog runs a study in the background, cancels keeping what finished, resumes to all 24 runs,
+    then shows its figure and writes the HTML report."""
     from workbench.gui.panels.study import StudyDialog
 
     quick = Study(
@@ -337,6 +351,8 @@ def test_aep_study_runs_one_factor_at_a_time_and_each_strategy_wins_its_own_crit
 
 
 def test_aep100_preset_loads_every_node_between_10_and_50_percent():
+    """The aep100 preset has 100 nodes and a 5-node job with budget 1,500; local tasks load each node to at most
+    50 % and at least 10 % (less 2 % as tasks are cut to whole units), 25-35 % on average."""
     from workbench.engine.generate import generate
 
     env = generate("aep100", 4)

@@ -17,6 +17,8 @@ TINY = ROOT / "sample_envs" / "tiny.json"
 
 
 def test_edit_undo_redo_moves_along_immutable_environments():
+    """An edit gives a new environment, named for undo; undo brings back the very same original and clears
+    modified, redo the edited one; each change is signalled."""
     doc = Document(load_environment(TINY), TINY)
     original = doc.env
     seen = []
@@ -33,6 +35,7 @@ def test_edit_undo_redo_moves_along_immutable_environments():
 
 
 def test_a_new_edit_after_undo_drops_the_redo_branch():
+    """A new edit after an undo drops the redo branch."""
     doc = Document(load_environment(TINY), TINY)
     doc.apply(edits.set_job("j1", budget=500.0))
     doc.undo()
@@ -56,6 +59,8 @@ def test_a_new_edit_after_undo_drops_the_redo_branch():
     ],
 )
 def test_invalid_edits_are_refused_and_change_nothing(edit, field):
+    """Each invalid edit is refused with a ValidationError naming the field, and the environment and undo stack
+    are unchanged."""
     doc = Document(load_environment(TINY), TINY)
     before = doc.env
     with pytest.raises(ValidationError) as info:
@@ -65,6 +70,8 @@ def test_invalid_edits_are_refused_and_change_nothing(edit, field):
 
 
 def test_structural_edits():
+    """Nodes and jobs are added and deleted, a job reordered and a task added; a node is not deleted while a job
+    needs more nodes than would remain; a deleted node's tasks go with it; a budget may be set infinite."""
     doc = Document(load_environment(TINY), TINY)
     doc.apply(edits.add_node(5.0, 2.0))
     doc.apply(edits.add_job(node_count=7, volume=50.0))
@@ -83,6 +90,8 @@ def test_structural_edits():
 
 
 def test_save_open_round_trip_and_a_bad_file_leaves_the_document(tmp_path):
+    """A saved document is no longer modified and opens equal; a file of an unknown version is refused, leaving
+    the document and its path as they were."""
     doc = Document(load_environment(TINY), TINY)
     doc.apply(edits.set_job("j1", budget=321.0))
     path = tmp_path / "saved.json"
@@ -100,11 +109,13 @@ def test_save_open_round_trip_and_a_bad_file_leaves_the_document(tmp_path):
 
 
 def test_save_without_a_name_is_an_error():
+    """Saving a document that has no file name is an error that points to Save As."""
     with pytest.raises(WorkbenchError, match="Save As"):
         Document().save()
 
 
 def test_autosave_round_trip(tmp_path):
+    """An autosave of an edited document reads back as the edited environment and the original path."""
     doc = Document(load_environment(TINY), TINY)
     doc.apply(edits.set_job("j2", volume=55.0))
     doc.write_autosave(tmp_path / "auto" / "autosave.json")
@@ -113,6 +124,7 @@ def test_autosave_round_trip(tmp_path):
 
 
 def test_stale_results_are_ignored():
+    """A result for an older version is ignored; one for the current version is taken, with its error."""
     doc = Document(load_environment(TINY), TINY)
     version = doc.version
     doc.apply(edits.set_job("j1", budget=300.0))
