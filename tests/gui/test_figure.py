@@ -638,3 +638,16 @@ def test_an_export_of_thousands_of_narrow_windows_is_not_all_outline(tmp_path):
             total += 1
             dark += colour.lightness() < 60
     assert dark / total < 0.2
+
+
+def test_the_head_reservations_colour_is_no_jobs_colour(app):
+    """Issue 43's trial: the key's "head's reservation" swatch (purple) matched job colours of the
+    16-colour palette. It is a colour far from every one of them (and from the Why here? outlines)."""
+    from PySide6.QtGui import QColor
+
+    def distance(a: str, b: str) -> float:
+        x, y = QColor(a), QColor(b)
+        return ((x.red() - y.red()) ** 2 + (x.green() - y.green()) ** 2 + (x.blue() - y.blue()) ** 2) ** 0.5
+
+    others = [*palette.JOB_COLOURS, palette.GHOST, palette.HIGHLIGHT]
+    assert min(distance(palette.HOLD, c) for c in others) > 80

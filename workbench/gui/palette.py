@@ -50,7 +50,7 @@ TASK_COLOURS = {
 FREE_SLOT = "#eef3f7"
 HIGHLIGHT = "#000000"
 GHOST = "#d62728"  # Why here?: outlines of the candidates a strategy compared
-HOLD = "#9467bd"  # EASY: the blocked head's reservation
+HOLD = "#E4007C"  # EASY: the blocked head's reservation (a magenta no job colour comes near)
 
 
 _TRAILING_NUMBER = re.compile(r"(\d{1,15})$")
