@@ -109,3 +109,15 @@ def saturated(jobs: int):
     share = np.random.default_rng(1).uniform(0.2, 1.0, size=len(env.jobs))
     moved = tuple(dataclasses.replace(j, actual_fraction=float(f)) for j, f in zip(env.jobs, share, strict=True))
     return dataclasses.replace(env, jobs=moved, strategy=StrategyRef("FirstFit"))
+
+
+def compared(qtbot, win, names):
+    """Compare ``names`` on the window's document, as Compare strategies does, once every run is in."""
+    from workbench.gui.panels.compare import CompareDialog
+
+    dialog = CompareDialog(win.document, win)
+    qtbot.addWidget(dialog)
+    dialog.set_chosen(names)
+    dialog.compare()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    return dialog

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.gui.panels.compare import CompareDialog
+from tests.gui.helpers import compared
 
 DEFAULT = Path(__file__).resolve().parents[2] / "sample_envs" / "default.json"
 
@@ -14,11 +14,7 @@ def test_a_job_placed_under_one_strategy_only_is_marked_with_a_tooltip(qtbot, wi
     (such jobs had no bar). Each gets a triangle on the axis whose tooltip names the strategy."""
     win = window(DEFAULT)
     env = win.document.env
-    dialog = CompareDialog(win.document, win)
-    qtbot.addWidget(dialog)
-    dialog.set_chosen(["FirstFit", "MinCost"])
-    dialog.compare()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    dialog = compared(qtbot, win, ["FirstFit", "MinCost"])
     diff = dialog.diff
     only = [(j, "FirstFit") for j in diff.only_a] + [(j, "MinCost") for j in diff.only_b]
     assert only, "default.json places some job under one of the two only"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.helpers import beat_rate, expected_windows
+from tests.gui.helpers import beat_rate, compared, expected_windows
 from workbench.engine import registry
 from workbench.engine.files import load_environment
 
@@ -18,14 +18,9 @@ TINY = ROOT / "sample_envs" / "tiny.json"
 def test_compare_three_strategies(qtbot, window):
     """Compare with FirstFit, MinCost and CoP draws each strategy's windows as the engine placed them, links the
     charts' time axes, and stars the lowest cost in the table."""
-    from workbench.gui.panels.compare import CompareDialog
 
     win = window()
-    dialog = CompareDialog(win.document, win)
-    qtbot.addWidget(dialog)
-    dialog.set_chosen(["FirstFit", "MinCost", "CoP"])
-    dialog.compare()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    dialog = compared(qtbot, win, ["FirstFit", "MinCost", "CoP"])
     assert list(dialog.results) == ["FirstFit", "MinCost", "CoP"]
     assert len(dialog.charts) == 3 and dialog.table.columnCount() == 3
     for chart, name in zip(dialog.charts, dialog.results, strict=True):
@@ -108,7 +103,6 @@ def test_a_reopened_compare_dialog_still_notices_edits(qtbot, window):
 def test_compare_reports_a_strategy_that_fails_unexpectedly_and_keeps_the_others(qtbot, window, monkeypatch):
     """Any exception in one compared strategy (not only the engine's own errors) becomes an error line
     naming it; the other strategies' results arrive and Compare stops saying it is running."""
-    from workbench.gui.panels.compare import CompareDialog
 
     real_run = registry.run
 
@@ -119,10 +113,6 @@ def test_compare_reports_a_strategy_that_fails_unexpectedly_and_keeps_the_others
 
     monkeypatch.setattr(registry, "run", run)
     win = window()
-    dialog = CompareDialog(win.document, win)
-    qtbot.addWidget(dialog)
-    dialog.set_chosen(["FirstFit", "MinCost", "CoP"])
-    dialog.compare()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    dialog = compared(qtbot, win, ["FirstFit", "MinCost", "CoP"])
     assert list(dialog.results) == ["FirstFit", "CoP"]
     assert "MinCost: internal error: RuntimeError('a bug in a plug-in')" in dialog.note.text()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF
 
+from tests.gui.helpers import compared
 from workbench.cli import main
 from workbench.engine import registry
 from workbench.engine.files import load_environment
@@ -348,7 +349,7 @@ def test_compare_shows_per_job_start_differences(qtbot):
     Compare each chart names its strategy, and the bars and note show the chosen pair's differences, following a
     new choice."""
     from workbench.gui.main_window import MainWindow
-    from workbench.gui.panels.compare import CompareDialog, differences
+    from workbench.gui.panels.compare import differences
 
     env = load_environment(DEFAULT)
     a, b = registry.run(env, "FirstFit"), registry.run(env, "MinCost")
@@ -359,11 +360,7 @@ def test_compare_shows_per_job_start_differences(qtbot):
     assert set(diff.only_a) == {j.id for j in env.jobs if a.window_of(j.id) and not b.window_of(j.id)}
     win = MainWindow(env, DEFAULT, quiet=True)
     qtbot.addWidget(win)
-    dialog = CompareDialog(win.document, win)
-    qtbot.addWidget(dialog)
-    dialog.set_chosen(["FirstFit", "MinCost", "CoP", "EASY"])
-    dialog.compare()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    dialog = compared(qtbot, win, ["FirstFit", "MinCost", "CoP", "EASY"])
     assert len(dialog.charts) == 4
     # Each chart names its strategy (before the legend).
     for chart, name in zip(dialog.charts, dialog.results, strict=True):

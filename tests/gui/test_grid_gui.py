@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from tests.gui.helpers import drawn_windows, wait_result
+from tests.gui.helpers import compared, drawn_windows, wait_result
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "sample_envs" / "default.json"
@@ -33,7 +33,6 @@ def grid_window(window, tmp_path, strategy):
 def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
     """On a grid, rows are grouped by site under a header with a separator; a multi-site job keeps one colour
     across machines and its tooltip names them and the overhead; strategy panel, Compare and Cycles work."""
-    from workbench.gui.panels.compare import CompareDialog
 
     win = grid_window(window, tmp_path, "Multi-site")
     wait_result(qtbot, win)
@@ -69,11 +68,7 @@ def test_a_grid_schedule_is_grouped_by_site(qtbot, window, tmp_path):
     while cycles.step():
         pass
     assert len(cycles.sim.snapshots[-1].windows) == len(result.windows)
-    dialog = CompareDialog(win.document, win)
-    qtbot.addWidget(dialog)
-    dialog.set_chosen(["Local", "Job sharing", "Multi-site"])
-    dialog.compare()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    dialog = compared(qtbot, win, ["Local", "Job sharing", "Multi-site"])
     assert list(dialog.results) == ["Local", "Job sharing", "Multi-site"]
     assert dialog.results["Local"].unscheduled  # the 5- and 6-node jobs are wider than their sites
 
@@ -133,7 +128,6 @@ def test_a_click_on_a_machine_header_collapses_it_to_one_lane_and_opens_it_again
 def test_the_economic_scheduler_runs_in_the_panel_the_player_and_compare(qtbot, window, tmp_path):
     """Economic is a grid strategy like the others: its MF/UF choices are in the panel, a job wider
     than every machine is co-allocated and drawn in one colour over the sites, the player steps its bookings."""
-    from workbench.gui.panels.compare import CompareDialog
 
     win = grid_window(window, tmp_path, "Economic")
     env = win.document.env
@@ -157,10 +151,6 @@ def test_the_economic_scheduler_runs_in_the_panel_the_player_and_compare(qtbot, 
     while cycles.step():
         pass
     assert len(cycles.sim.snapshots[-1].windows) == len(win.document.result.windows)
-    dialog = CompareDialog(win.document, win)
-    qtbot.addWidget(dialog)
-    dialog.set_chosen(["Job sharing", "Economic"])
-    dialog.compare()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    dialog = compared(qtbot, win, ["Job sharing", "Economic"])
     assert list(dialog.results) == ["Job sharing", "Economic"]
     assert dialog.results["Job sharing"].unscheduled and not dialog.results["Economic"].unscheduled

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.gui.helpers import wait_result
+from tests.gui.helpers import compared, wait_result
 from workbench.cli import main
 from workbench.engine.files import load_environment
 from workbench.engine.io.envfile import environment_to_dict
@@ -126,17 +126,12 @@ def test_per_job_differences_name_the_jobs_by_id(qtbot):
 
     from workbench.engine import registry
     from workbench.gui.main_window import MainWindow
-    from workbench.gui.panels.compare import CompareDialog
 
     env = load_environment(DEFAULT)
     a, b = registry.run(env, "FirstFit"), registry.run(env, "MinCost")
     win = MainWindow(env, DEFAULT, quiet=True)
     qtbot.addWidget(win)
-    dialog = CompareDialog(win.document, win)
-    qtbot.addWidget(dialog)
-    dialog.set_chosen(["FirstFit", "MinCost"])
-    dialog.compare()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    dialog = compared(qtbot, win, ["FirstFit", "MinCost"])
     dialog.show()
     dialog.tabs.setCurrentIndex(dialog.tabs.count() - 1)
     axis = dialog.diff_axis

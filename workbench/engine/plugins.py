@@ -93,7 +93,7 @@ class Candidates:
     array). Scalars: ``t`` (the window start), ``length`` (the window length at this level),
     ``volume`` (the job's volume per part) and ``params`` (the strategy's parameters).
 
-    With ``vectorized=True`` every array is 2-D (window starts × slots), ``t`` and ``length``
+    With ``per_slot=True`` (the default) every array is 2-D (window starts × slots), ``t`` and ``length``
     are columns, and ``member`` says which cells are candidate slots (the others hold
     start = end = 0 and are ignored).
     """
@@ -140,7 +140,7 @@ class CriterionPlugin:
     bound: Callable[..., Any] | None
     params: tuple[Param, ...]
     description: str
-    vectorized: bool  # per slot: called with 2-D fields, many window starts at once
+    per_slot: bool  # called with 2-D fields, many window starts at once
     source: _Source
 
     def fail(self, problem: str) -> PluginError:
@@ -158,7 +158,7 @@ class PluginCriterion(cr.Criterion):
         self.rule = f"the {most} sum of {plugin.name}'s values (plug-in {plugin.source.label})"
         # With a bound (valid for every window starting at t or later) the search may stop early.
         self.monotone_in_t = plugin.bound is not None
-        self.per_slot = plugin.vectorized
+        self.per_slot = plugin.per_slot
 
     def z(self, ctx: cr.SlotContext) -> np.ndarray:
         shape = ctx.shape
@@ -169,10 +169,11 @@ class PluginCriterion(cr.Criterion):
             for a in (ctx.sstart, ctx.send, ctx.node, ctx.perf, ctx.price)
         ]
         # An open-ended slot (unbounded horizon) leaves no gap behind the window (L_right = 0).
-        if np.isinf(arrays[1]).any():
-            arrays[1] = np.where(np.isinf(arrays[1]), (ctx.t + ctx.T)[:, None], arrays[1])
+        open_ended = np.isinf(arrays[1])
+        if open_ended.any():
+            arrays[1] = np.where(open_ended, (ctx.t + ctx.T)[:, None], arrays[1])
         attrs = {key: np.broadcast_to(value, shape) for key, value in ctx.attributes.items()}
-        if self.plugin.vectorized:
+        if self.plugin.per_slot:
             c = Candidates.of(arrays, attrs, ctx.t[:, None], ctx.T[:, None], ctx.volume, self.params, member)
             values = self._checked(c, shape)
             if member is not None:
@@ -300,7 +301,7 @@ def _probe(plugin: CriterionPlugin) -> None:
     arrays = (start, end, np.arange(3), np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0]))
     attrs = _Zeros(3)
     defaults = {p.name: p.default for p in plugin.params}
-    if plugin.vectorized:
+    if plugin.per_slot:
         # Two window starts over the three slots, then each (start, slot) alone: a per-slot function
         # gives each slot the same value both ways; one that reduces over its arrays does not.
         rows = [np.vstack([a, a]) for a in arrays]

@@ -37,6 +37,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from workbench.engine import words
 from workbench.engine.model import EPS, Environment, Job
 from workbench.engine.numbers import number
 from workbench.engine.schedule import Schedule
@@ -161,10 +162,8 @@ def _with_ahead(env: Environment, schedule: Schedule, job: Job, stretch: Stretch
     waiting = _waiting_ahead(env, schedule, job, stretch.start)
     if not waiting:
         return stretch
-    shown = ", ".join(f"job {w}" for w in waiting[:SHOWN])
-    more = f" and {len(waiting) - SHOWN} more" if len(waiting) > SHOWN else ""
     some = "1 job ahead of it in the queue was" if len(waiting) == 1 else f"{len(waiting)} jobs ahead of it were"
-    text = f"{stretch.text} {some} waiting too: {shown}{more}."
+    text = f"{stretch.text} {some} waiting too: {words.jobs(waiting)}."
     return Stretch(stretch.start, stretch.end, stretch.cause, text, stretch.holders)
 
 

@@ -74,11 +74,11 @@ def workload(key: str, config: str, local: bool, traces: Path | None) -> Any:
     return grid_environment(workload_environment(generate_workload(80_000, 512, 1), 512, 1), config, 2)[0]
 
 
-def _child(run: GridRun, traces: str, answer: Any) -> None:
+def _child(run: GridRun, traces: Path | None, answer: Any) -> None:
     from workbench.engine import registry
     from workbench.engine.grid.metrics import grid_metrics
 
-    env = workload(run.workload, run.config, run.strategy == "Local", Path(traces) if traces else None)
+    env = workload(run.workload, run.config, run.strategy == "Local", traces)
     schedule = registry.run(env, run.strategy, dict(run.params))
     m = grid_metrics(env, schedule)
     answer.put(
@@ -102,7 +102,7 @@ def run_grid_bench(out: Out = print, traces: Path | None = None) -> None:
     ctx = mp.get_context("spawn")
     for run in RUNS:
         answer = ctx.Queue()
-        child = ctx.Process(target=_child, args=(run, str(traces or ""), answer))
+        child = ctx.Process(target=_child, args=(run, traces, answer))
         child.start()
         got = answer.get()
         child.join()

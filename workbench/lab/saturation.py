@@ -101,14 +101,14 @@ def saturated_environment(key: str, jobs: int, traces: Path | None) -> Environme
     raise ParameterError("flow", f"unknown saturated flow {key!r}")
 
 
-def _child(flow: Flow, strategy: str, traces: str, limit_s: float, answer: Any) -> None:
-    env = saturated_environment(flow.key, flow.jobs, Path(traces) if traces else None)
+def _child(flow: Flow, strategy: str, traces: Path | None, limit_s: float, answer: Any) -> None:
+    env = saturated_environment(flow.key, flow.jobs, traces)
     answer.put(timed_run(env, strategy, {}, limit_s)[0])
 
 
 def measure(flow: Flow, strategy: str, traces: Path | None, limit_s: float) -> dict[str, Any]:
     """One run in a fresh process: seconds, counts and peak memory."""
-    return in_child(_child, flow, strategy, str(traces or ""), limit_s)
+    return in_child(_child, flow, strategy, traces, limit_s)
 
 
 def _counts(counts: dict[str, float]) -> str:

@@ -117,8 +117,8 @@ def in_child(target: Callable[..., None], *args: Any) -> dict[str, Any]:
     return got
 
 
-def _child(run: ScaleRun, traces: str, limit_s: float, answer: Any) -> None:
-    env = environment(run.env, Path(traces) if traces else None)
+def _child(run: ScaleRun, traces: Path | None, limit_s: float, answer: Any) -> None:
+    env = environment(run.env, traces)
     out, schedule = timed_run(env, run.strategy, run.params, limit_s)
     if run.baseline and schedule is not None:
         from workbench.lab.baseline import textbook_easy
@@ -139,7 +139,7 @@ def run_scale(out: Out = print, traces: Path | None = None, limit_s: float = 300
     out(f"{'run':44s} {'seconds':>9s} {'target':>7s} {'peak MB':>8s}  result")
     easy: dict[str, float] = {}
     for run in RUNS:
-        got = in_child(_child, run, str(traces or ""), limit_s)
+        got = in_child(_child, run, traces, limit_s)
         if got["stopped"]:
             done, total = got["reached"]
             verdict = f"✘ stopped at the limit, {done}/{total} of its work done"

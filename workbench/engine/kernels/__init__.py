@@ -118,7 +118,6 @@ members_in_rows = Entry(
         *as_tuple("nodes", Nodes, NODES),
         *as_tuple("shape", Shape, SHAPE),
         ("earliest", F8),
-        ("first", F8),
         ("without", I8),
         *as_tuple("gaps", Scratch, SCRATCH),
     ),

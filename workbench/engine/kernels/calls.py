@@ -139,11 +139,9 @@ def placement_in_rows(
 
 @compiled
 def members_in_rows(
-    rows: Tuple, nodes: Tuple, shape: Tuple, earliest_: float, first: float, without: int, gaps: Tuple
+    rows: Tuple, nodes: Tuple, shape: Tuple, earliest_: float, without: int, gaps: Tuple
 ) -> Tuple:
-    return members.members_in_rows(
-        Rows(*rows), Nodes(*nodes), Shape(*shape), earliest_, first, without, Scratch(*gaps)
-    )
+    return members.members_in_rows(Rows(*rows), Nodes(*nodes), Shape(*shape), earliest_, without, Scratch(*gaps))
 
 
 @compiled

@@ -1,5 +1,5 @@
 """Any per-slot criterion's exact search with no budget on a profile's rows, in two compiled halves
-around one numpy call of the criterion (``search.placement.table_in``).
+around one numpy call of the criterion (``search.members.members_in``).
 
 A criterion plug-in is Python: compiled code cannot score a slot with it. But a criterion whose
 value of a slot depends on that slot alone (every built-in one, and a plug-in declared
@@ -56,9 +56,9 @@ def _levels_of(perf: np.ndarray, cols: np.ndarray, levels: np.ndarray) -> np.nda
 
 @compiled
 def members_in_rows(
-    rows: Rows, nodes: Nodes, shape: Shape, earliest: float, first: float, without: int, gaps: Scratch
+    rows: Rows, nodes: Nodes, shape: Shape, earliest: float, without: int, gaps: Scratch
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every candidate (t, P) from ``first`` (FirstFit's start) on, in order of t then level, with
+    """Every candidate (t, P) from ``earliest`` on, in order of t then level, with
     its members: (count, t, level index, the members' offsets, their nodes, their gaps' raw starts
     and ends, and each member's candidate's t and T). A candidate has at least n members, one
     starting at t and one of performance exactly P, as in ``placement_in_rows``, which reads the
@@ -92,8 +92,6 @@ def members_in_rows(
             g = order[i]
             holder[gn[g]] = g  # a node's gaps are disjoint: the latest to start holds t
             i += 1
-        if t < first - EPS:
-            continue
         na = holding(cols, holder, gend, t, short, act)
         if na < n:
             continue

@@ -47,7 +47,7 @@ def members_in(
     # Every candidate is listed from ``earliest`` on: no FirstFit search first (placement_in's ``first``
     # only spares a bounded criterion the rows before it; here every candidate is read anyway).
     count, ct, ck, off, mx, gs, ge, mt, mT = kernels.members_in_rows(
-        rows, by_price, shape, float(earliest), float(earliest), int(without), gaps
+        rows, by_price, shape, float(earliest), int(without), gaps
     )
     if count == 0:
         return None

@@ -288,12 +288,8 @@ class CyclesPanel(QWidget):
         self._describe(snap)
         # The plot's curves follow in the next turn of the event loop: after a jump they read
         # thousands of new steps, and the chart of the step is painted first. Its line moves now.
-        times = self._steps[0]
-        if position < len(times):
-            t = times[position]
-            if not math.isfinite(t):
-                t = self.span[1] if self.span is not None else last_finite(self.sim.snapshots)
-            self.now_line.setValue(t)
+        if position < len(self._steps[0]):
+            self.now_line.setValue(self._drawn_at(self._steps[0][position]))
         self._plot_timer.start()
         self._update_controls()
         self.snapshot_shown.emit(snap)
@@ -455,12 +451,20 @@ class CyclesPanel(QWidget):
     def _align_views(self) -> None:
         self.util_view.setGeometry(self.plot.getPlotItem().vb.sceneBoundingRect())
 
+    def _drawn_at(self, t: float) -> float:
+        """Where the plot draws a step at time ``t``: an endless run's last step (t = inf) at its
+        frame's end, its last window's."""
+        if math.isfinite(t):
+            return t
+        assert self.sim is not None
+        return self.span[1] if self.span is not None else last_finite(self.sim.snapshots)
+
     def _plot(self) -> None:
         """Every step computed so far, a line at the one shown (stepping back keeps the curves), the
         queue from 0. An endless run's last step (t = inf) is drawn at its frame's end, its last window's."""
         assert self.sim is not None
         times, queue, busy = self._history()
-        last = self.span[1] if self.span is not None else last_finite(self.sim.snapshots)
+        last = self._drawn_at(math.inf)
         drawn = [t if math.isfinite(t) else last for t in times]
         self.now_line.setValue(drawn[self.position])
         self.now_line.setVisible(True)
