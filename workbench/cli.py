@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import faulthandler
-import json
 import os
 import sys
 from collections import Counter
@@ -90,16 +89,18 @@ def _run(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _cmd_schedule(args: argparse.Namespace) -> int:
-    from workbench.engine.io.envfile import write_json_atomic
-    from workbench.engine.io.result import schedule_to_dict
+    from workbench.engine.io.container import writer_suffix
+    from workbench.engine.io.result import result_text, schedule_to_dict
+    from workbench.engine.io.result_files import save_result
 
     _check_threshold(args)
-    env, schedule = _run(args)
-    doc = schedule_to_dict(env, schedule, args.slowdown_threshold)
     if args.out:
-        write_json_atomic(doc, args.out)
+        writer_suffix(args.out, "a result")  # before the run, not after it
+    env, schedule = _run(args)
+    if args.out:
+        save_result(env, schedule, args.out, args.slowdown_threshold, str(args.env))
     else:
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        sys.stdout.write(result_text(schedule_to_dict(env, schedule, args.slowdown_threshold, str(args.env))))
     return 0
 
 
@@ -251,7 +252,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_import_swf(args: argparse.Namespace) -> int:
-    from workbench.engine.io.envfile import save_environment
+    from workbench.engine.files import save_environment
 
     performance = _range(args.performance, "--performance") if args.performance else None
     if performance is not None and args.perf is not None:
@@ -288,8 +289,8 @@ def _report_left_out(lines: Sequence[str]) -> None:
 
 
 def _import_grid(args: argparse.Namespace, perf: float, performance: tuple[int, int] | None) -> int:
+    from workbench.engine.files import save_environment
     from workbench.engine.grid.configs import grid_environment, machine_sizes
-    from workbench.engine.io.envfile import save_environment
 
     if performance is not None or args.nodes is not None:
         raise ParameterError("--grid", "a grid has its own identical nodes; leave out --nodes and --performance")
@@ -318,8 +319,8 @@ def _range(text: str, option: str) -> tuple[int, int]:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
+    from workbench.engine.files import save_environment
     from workbench.engine.generate import generate
-    from workbench.engine.io.envfile import save_environment
 
     if args.preset == "lublin":
         return _generate_lublin(args)
@@ -334,8 +335,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 
 def _generate_lublin(args: argparse.Namespace) -> int:
+    from workbench.engine.files import save_environment
     from workbench.engine.grid.configs import lublin_environment
-    from workbench.engine.io.envfile import save_environment
 
     if args.set:
         raise ParameterError("--set", "the lublin preset takes --jobs, --nodes or --grid, not --set")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engine import registry
-from workbench.engine.io import envfile
+from workbench.engine.io import container, envfile
 from workbench.engine.model import Environment
 
 
@@ -28,8 +28,19 @@ def is_bundled_sample(path: str | os.PathLike[str]) -> bool:
 
 
 def load_environment(path: str | os.PathLike[str]) -> Environment:
-    """Read and validate an environment file, its strategy included."""
+    """Read and validate an environment file, its strategy included: a container (``.npz``, an
+    environment's or a result's) by its suffix, JSON otherwise."""
+    if container.is_container(path):
+        return container.load_environment_container(path, registry.check_strategy)
     return envfile.load_environment(path, registry.check_strategy)
+
+
+def save_environment(env: Environment, path: str | os.PathLike[str]) -> None:
+    """Write ``env`` atomically as its suffix asks (``writer_suffix``)."""
+    if container.writer_suffix(path) == container.SUFFIX:
+        container.save_environment_container(env, path)
+    else:
+        envfile.save_environment(env, path)
 
 
 def environment_from_json(text: str) -> Environment:

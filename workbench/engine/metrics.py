@@ -7,6 +7,7 @@ compared with another tool's (Batsim, evalys) or a paper's knowing what it is.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -15,7 +16,7 @@ import numpy as np
 
 from workbench.engine.errors import ParameterError, show
 from workbench.engine.model import Environment, Window
-from workbench.engine.schedule import Schedule
+from workbench.engine.schedule import Schedule, WindowArrays
 from workbench.engine.slots import SlotTable
 
 # The bounded slowdown's threshold τ: runs shorter than this count as this long (Feitelson et al.'s
@@ -168,33 +169,78 @@ class FlowMetrics:
         return asdict(self)
 
 
+def window_arrays(env: Environment, schedule: Schedule) -> WindowArrays:
+    """``schedule``'s windows as ``WindowArrays``: the run's own when it made them (a compiled run
+    has them as arrays already), else read from the windows once."""
+    if schedule.arrays is not None and schedule.arrays.start.size == len(schedule.windows):
+        a = schedule.arrays
+        arrival = np.fromiter((j.arrival for j in env.jobs), dtype=np.float64, count=len(env.jobs))
+        return dataclasses.replace(a, arrival=arrival[a.job_row])
+    windows = schedule.windows
+    m = len(windows)
+    index, node_index = env.job_index, env.node_index
+    jobs = env.jobs
+    rows = np.fromiter((index[w.job] for w in windows), dtype=np.int64, count=m)
+    start = np.fromiter((w.start for w in windows), dtype=np.float64, count=m)
+    length = np.fromiter((w.length for w in windows), dtype=np.float64, count=m)
+    fraction = np.fromiter((j.actual_fraction for j in jobs), dtype=np.float64, count=len(jobs))
+    arrival = np.fromiter((j.arrival for j in jobs), dtype=np.float64, count=len(jobs))
+    actual = start + fraction[rows] * length if m else np.zeros(0)
+    given = schedule.actual_ends
+    if given:
+        for k, w in enumerate(windows):
+            end = given.get(w.job)
+            if end is not None:
+                actual[k] = end
+    width = np.fromiter((len(w.nodes) for w in windows), dtype=np.int64, count=m)
+    parts = int(width.sum())
+    part_node = np.fromiter((node_index[n] for w in windows for n in w.nodes), dtype=np.int64, count=parts)
+    part_window = np.repeat(np.arange(m), width)
+    part_length = np.repeat(length, width)
+    rough = [k for k, w in enumerate(windows) if w.lengths]
+    if rough:
+        offset = np.concatenate(([0], np.cumsum(width)[:-1]))
+        for k in rough:
+            part_length[offset[k] : offset[k] + width[k]] = windows[k].lengths
+    return WindowArrays(
+        rows,
+        start,
+        length,
+        np.fromiter((w.cost for w in windows), dtype=np.float64, count=m),
+        actual,
+        arrival[rows],
+        width,
+        np.fromiter((w.overhead for w in windows), dtype=np.float64, count=m),
+        part_node,
+        part_window,
+        part_length,
+    )
+
+
+def _slowdowns(a: WindowArrays, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """wait, response, slowdown and bounded slowdown of every window (docs/metrics.md)."""
+    run = a.actual - a.start
+    wait = a.start - a.arrival
+    response = wait + run
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slowdown = np.where(run > 0, response / np.where(run > 0, run, 1.0), math.inf)
+        bound = np.maximum(run, threshold)
+        bounded = np.where(bound > 0, np.maximum(1.0, response / np.where(bound > 0, bound, 1.0)), math.inf)
+    return wait, response, slowdown, bounded
+
+
 def job_metrics(
     env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD
 ) -> list[JobMetrics]:
     """Each placed job's measures (docs/metrics.md); ``threshold`` is the bounded slowdown's τ."""
     check_threshold(threshold)
-    out = []
-    for w in schedule.windows:
-        job = env.job(w.job)
-        actual = schedule.actual_end(env, w)
-        run = actual - w.start
-        wait = w.start - job.arrival
-        out.append(
-            JobMetrics(
-                job=w.job,
-                start=w.start,
-                finish=w.end,
-                actual_finish=actual,
-                wait=wait,
-                runtime=w.length,
-                cost=w.cost,
-                cpu_time=w.cpu_time,
-                slowdown=(wait + run) / run if run > 0 else math.inf,
-                response=wait + run,
-                bounded_slowdown=max(1.0, (wait + run) / max(run, threshold)) if max(run, threshold) > 0 else math.inf,
-            )
-        )
-    return out
+    a = window_arrays(env, schedule)
+    wait, response, slowdown, bounded = _slowdowns(a, threshold)
+    columns = (a.start, a.start + a.length, a.actual, wait, a.length, a.cost, a.cpu_time, slowdown, response, bounded)
+    return [
+        JobMetrics(w.job, *values)
+        for w, *values in zip(schedule.windows, *(c.tolist() for c in columns), strict=True)
+    ]
 
 
 def flow_metrics(
@@ -203,61 +249,64 @@ def flow_metrics(
     threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
     per_job: list[JobMetrics] | None = None,
 ) -> FlowMetrics:
-    """The flow's measures, each as ``DEFINITIONS`` states it; ``threshold`` is the bounded slowdown's τ;
-    ``per_job``: ``job_metrics(env, schedule, threshold)`` when the caller has it already."""
-    if per_job is None:
-        per_job = job_metrics(env, schedule, threshold)
-    starts = np.array([m.start for m in per_job])
-    finishes = np.array([m.actual_finish for m in per_job])
-    weights = np.array([own_work(env, schedule, w) for w in schedule.windows])
-    arrivals = np.array([env.job(m.job).arrival for m in per_job])
+    """The flow's measures, each as ``DEFINITIONS`` states it; ``threshold`` is the bounded slowdown's τ.
+    ``per_job`` is accepted for callers that have it, and not needed: the measures are array code
+    over the windows (``window_arrays``)."""
+    check_threshold(threshold)
+    a = window_arrays(env, schedule)
+    placed = a.start.size
+    n_nodes = len(env.nodes)
     t0 = env.time.start
-    end = env.time.horizon if env.time.horizon is not None else (finishes.max() if per_job else t0)
+    end = env.time.horizon if env.time.horizon is not None else (float(a.actual.max()) if placed else t0)
     offered = 0.0
-    offered_on: np.ndarray = np.zeros(len(env.nodes))
+    offered_on: np.ndarray = np.zeros(n_nodes)
     if end > t0:
         table = SlotTable.from_environment(env, istart=t0, iend=end)
-        offered_on = np.bincount(table.node, weights=table.end - table.start, minlength=len(env.nodes))
+        offered_on = np.bincount(table.node, weights=table.end - table.start, minlength=n_nodes)
         offered = float(offered_on.sum())
-    used = sum(len(w.nodes) * (schedule.actual_end(env, w) - w.start) for w in schedule.windows)
-    profit: dict[str, float] = {node.id: 0.0 for node in env.nodes}
-    busy: dict[str, float] = {node.id: 0.0 for node in env.nodes}
-    really: dict[str, float] = {node.id: 0.0 for node in env.nodes}  # time used, in [t0, end]
-    prices = {node.id: node.price for node in env.nodes}
-    for w in schedule.windows:
-        actual = schedule.actual_end(env, w)
-        for node_id, length in zip(w.nodes, w.part_lengths, strict=True):
-            profit[node_id] += prices[node_id] * length
-            busy[node_id] += length
-            # A job that ends early gives the rest of its reservation back: the node may run the next
-            # job in it, so the reserved lengths (L_c) can sum past the time the node offered.
-            really[node_id] += max(0.0, min(w.start + length, actual, end) - max(w.start, t0))
-    node_share = {
-        node.id: really[node.id] / float(offered_on[i]) if offered_on[i] > 0 else 0.0
-        for i, node in enumerate(env.nodes)
-    }
+    run = a.actual - a.start
+    used = float((a.width * run).sum())
+    price = np.array([node.price for node in env.nodes], dtype=np.float64)
+    part_start = a.start[a.part_window]
+    # A job that ends early gives the rest of its reservation back: the node may run the next job in
+    # it, so the reserved lengths (L_c) can sum past the time the node offered; U counts time used.
+    really_used = np.minimum(np.minimum(part_start + a.part_length, a.actual[a.part_window]), end)
+    really_used = np.maximum(0.0, really_used - np.maximum(part_start, t0))
+    profit = np.bincount(a.part_node, weights=price[a.part_node] * a.part_length, minlength=n_nodes)
+    busy = np.bincount(a.part_node, weights=a.part_length, minlength=n_nodes)
+    really = np.bincount(a.part_node, weights=really_used, minlength=n_nodes)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(offered_on > 0, really / np.where(offered_on > 0, offered_on, 1.0), 0.0)
+    ids = [node.id for node in env.nodes]
+    wait, response, slowdown, bounded = _slowdowns(a, threshold)
+    weights = a.width * run / (1.0 + a.overhead)
+    weight = float(weights.sum())
+
+    def mean(values: np.ndarray) -> float:
+        return float(values.mean()) if placed else math.nan
+
     return FlowMetrics(
         jobs=len(env.jobs),
-        placed=len(schedule.windows),
+        placed=placed,
         failed=len(schedule.unscheduled),
-        mean_start=float(starts.mean()) if per_job else math.nan,
-        mean_finish=float(finishes.mean()) if per_job else math.nan,
-        mean_wait=_mean(m.wait for m in per_job),
-        mean_response=_mean(m.response for m in per_job),
-        mean_slowdown=_mean(m.slowdown for m in per_job),
-        mean_bounded_slowdown=_mean(m.bounded_slowdown for m in per_job),
+        mean_start=mean(a.start),
+        mean_finish=mean(a.actual),
+        mean_wait=mean(wait),
+        mean_response=mean(response),
+        mean_slowdown=mean(slowdown),
+        mean_bounded_slowdown=mean(bounded),
         slowdown_threshold=threshold,
-        makespan=float(finishes.max() - t0) if per_job else 0.0,
-        total_cost=float(sum(m.cost for m in per_job)),
-        total_cpu_time=float(sum(m.cpu_time for m in per_job)),
-        utilisation=used / (len(env.nodes) * (end - t0)) if end > t0 else 0.0,
+        makespan=float(a.actual.max() - t0) if placed else 0.0,
+        total_cost=float(a.cost.sum()),
+        total_cpu_time=float(a.part_length.sum()),
+        utilisation=used / (n_nodes * (end - t0)) if end > t0 else 0.0,
         slot_utilisation=used / offered if offered > 0 else 0.0,
-        awrt=float((weights * (finishes - arrivals)).sum() / weights.sum()) if weights.sum() > 0 else math.nan,
+        awrt=float((weights * (a.actual - a.arrival)).sum() / weight) if weight > 0 else math.nan,
         mean_alternatives=(float(np.mean(list(schedule.alternatives.values()))) if schedule.alternatives else math.nan),
-        owners_profit=profit,
-        node_busy=busy,
-        node_utilisation=node_share,
-        multi_site_jobs=multi_site_count(env, schedule.windows),
+        owners_profit=dict(zip(ids, profit.tolist(), strict=True)),
+        node_busy=dict(zip(ids, busy.tolist(), strict=True)),
+        node_utilisation=dict(zip(ids, share.tolist(), strict=True)),
+        multi_site_jobs=multi_site_count(env, schedule.windows, a),
     )
 
 
@@ -277,9 +326,16 @@ def own_work(env: Environment, schedule: Schedule, window: Window) -> float:
     return len(window.nodes) * (schedule.actual_end(env, window) - window.start) / (1.0 + window.overhead)
 
 
-def multi_site_count(env: Environment, windows: Iterable[Window]) -> int:
+def multi_site_count(env: Environment, windows: Iterable[Window], arrays: WindowArrays | None = None) -> int:
     """How many windows run on nodes of more than one site."""
     if not env.site_ids:
         return 0
-    site = {node.id: node.site for node in env.nodes}
-    return sum(1 for w in windows if len({site[n] for n in w.nodes}) > 1)
+    if arrays is None:
+        site = {node.id: node.site for node in env.nodes}
+        return sum(1 for w in windows if len({site[n] for n in w.nodes}) > 1)
+    code = {s: i for i, s in enumerate(dict.fromkeys(node.site for node in env.nodes))}
+    part_site = np.array([code[node.site] for node in env.nodes], dtype=np.int64)[arrays.part_node]
+    if not part_site.size:
+        return 0
+    first = part_site[np.concatenate(([0], np.cumsum(arrays.width)[:-1]))][arrays.part_window]
+    return int(np.unique(arrays.part_window[part_site != first]).size)

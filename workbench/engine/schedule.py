@@ -5,7 +5,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numpy as np
+
 from workbench.engine.model import Environment, Window
+
+
+@dataclass(frozen=True)
+class WindowArrays:
+    """A schedule's windows as columns (``metrics.window_arrays``; the measures are array code over them).
+
+    Per window: ``job_row`` (the job's position in the environment), ``start``, ``length``, ``cost``,
+    ``actual`` (the actual end), ``arrival`` (its job's), ``width`` (n), ``overhead``; per part, in
+    window order: ``part_node`` (the node's position), ``part_window`` and ``part_length``."""
+
+    job_row: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    cost: np.ndarray
+    actual: np.ndarray
+    arrival: np.ndarray
+    width: np.ndarray
+    overhead: np.ndarray
+    part_node: np.ndarray
+    part_window: np.ndarray
+    part_length: np.ndarray
+
+    @property
+    def cpu_time(self) -> np.ndarray:
+        """Each window's reserved processor time: the sum of its parts' lengths."""
+        return np.bincount(self.part_window, weights=self.part_length, minlength=self.start.size)
 
 
 @dataclass(frozen=True)
@@ -33,6 +61,9 @@ class Schedule:
     groups: dict[str, str] = field(default_factory=dict)
     # What the run had to do (Recorder.counts): benchmarks print it, nothing else reads it.
     counts: dict[str, float] = field(default_factory=dict, compare=False)
+    # The windows as columns, in the order of ``windows``, when the run made them so (a compiled run):
+    # the measures and the writers read them instead of the windows one by one.
+    arrays: WindowArrays | None = field(default=None, compare=False)
 
     @cached_property
     def _by_job(self) -> dict[str, Window]:

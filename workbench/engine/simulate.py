@@ -27,7 +27,7 @@ from workbench.engine import kernels
 from workbench.engine.errors import Cancelled
 from workbench.engine.metrics import FlowMetrics, flow_metrics
 from workbench.engine.model import EPS, Environment, Window
-from workbench.engine.schedule import Schedule
+from workbench.engine.schedule import Schedule, WindowArrays
 from workbench.engine.slots import Distances, SlotTable
 
 StopFn = Callable[[], bool] | None
@@ -198,6 +198,9 @@ class Recorder:
         # What the run had to do, for benchmarks (``workbench bench --only saturation``): counts of
         # early completions, certificate checks, searches and moves, and the seconds in searches.
         self.counts: defaultdict[str, float] = defaultdict(float)
+        # The windows as columns when a compiled run made them all at once (``Schedule.arrays``);
+        # any later placement drops them.
+        self.arrays: WindowArrays | None = None
 
     def watching(self, job_id: str) -> bool:
         return self.watch is not None and self.watch.job == job_id
@@ -216,6 +219,7 @@ class Recorder:
         and L_right its strategy saw, kept when the run explains itself (``explain``);
         ``actual_end``: ``self.actual_end(window)`` when the caller has already worked it out."""
         end = self.actual_end(window) if actual_end is None else actual_end
+        self.arrays = None
         self.windows[window.job] = window
         self.actual[window.job] = end
         if self.history:  # only snapshots read the log; a long run without them keeps none
@@ -313,6 +317,7 @@ class Recorder:
             distances=dict(self.distances),
             groups=dict(self.groups),
             counts=dict(self.counts),
+            arrays=self.arrays if self.arrays is not None and self.arrays.start.size == len(windows) else None,
         )
 
 

@@ -35,7 +35,7 @@ def _workbench(args: list[str], cache: Path) -> tuple[float, subprocess.Complete
 
 def run_coldstart(out: Out, traces: Path | None = None) -> None:
     from workbench.engine import kernels
-    from workbench.engine.io.envfile import save_environment
+    from workbench.engine.files import save_environment
     from workbench.lab.sources import KTH, trace_environment
 
     with tempfile.TemporaryDirectory(prefix="workbench-coldstart-") as tmp:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.engine.errors import ValidationError, WorkbenchError
-from workbench.engine.files import environment_from_dict, load_environment
-from workbench.engine.io.envfile import environment_to_dict, read_text, save_environment, write_text_atomic
+from workbench.engine.files import environment_from_dict, load_environment, save_environment
+from workbench.engine.io.envfile import environment_to_dict, read_text, write_text_atomic
 from workbench.engine.model import Environment, TimeSettings
 from workbench.engine.schedule import Schedule
 from workbench.session.edits import Edit

@@ -40,6 +40,7 @@ from workbench.engine.flow.events import (
 from workbench.engine.flow.listing import fail_still_waiting, list_scheduling, window_now
 from workbench.engine.kernels.types import EasyArrivals, EasyJobs, EasyNodes, EasyRun
 from workbench.engine.model import EPS, Environment, Job, Window
+from workbench.engine.schedule import WindowArrays
 from workbench.engine.search import budget_units, budget_units_of, cost_units, sorted_unique
 from workbench.engine.search.firstfit import Best, first_affordable, first_fit
 from workbench.engine.simulate import FlowRun, Recorder, collection_paused
@@ -305,12 +306,44 @@ def _compiled_run(
     for i, t, T, a, n, cost, end in zip(done.tolist(), *(c.tolist() for c in columns), strict=True):
         # The kernel's actual end: start + share * length.
         rec.place(Window(env.jobs[i].id, t, T, tuple(names[a : a + n]), cost), actual_end=end)
+    rec.arrays = _arrays(done, start, length, length * total, actual_end, width, offset, pos)
     left = queue[: int(state[kernels.QLEN])]
     if left.size:
         table = SlotTable.from_environment(env, rec.windows.values())
         for i in left.tolist():
             rec.fail(env.jobs[i].id, explain_failure(table, env.jobs[i], max(env.jobs[i].arrival, t0)))
     rec.queue = ()
+
+
+def _arrays(
+    done: np.ndarray,
+    start: np.ndarray,
+    length: np.ndarray,
+    cost: np.ndarray,
+    actual_end: np.ndarray,
+    width: np.ndarray,
+    offset: np.ndarray,
+    pos: np.ndarray,
+) -> WindowArrays:
+    """The run's windows as columns in the schedule's order (start, then job position), so that
+    the measures and the writers need not read them back window by window."""
+    ordered = done[np.lexsort((done, start[done]))]
+    n = width[ordered]
+    parts = int(n.sum())
+    first = np.repeat(offset[ordered] - (np.cumsum(n) - n), n)
+    return WindowArrays(
+        ordered,
+        start[ordered],
+        length[ordered],
+        cost[ordered],
+        actual_end[ordered],
+        np.zeros(0),  # the arrivals are the environment's (``metrics.window_arrays``)
+        n,
+        np.zeros(ordered.size),
+        pos[first + np.arange(parts)],
+        np.repeat(np.arange(ordered.size), n),
+        np.repeat(length[ordered], n),
+    )
 
 
 def _easy_nodes(env: Environment, rec: Recorder) -> FlowRun:

@@ -18,12 +18,29 @@ import os
 import stat
 import tempfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+import numpy as np
 
 from workbench.engine.errors import ParameterError, ValidationError, WorkbenchError, show, text_problem
+from workbench.engine.io import columns
+
+# Limits of what a file may ask for (docs/formats.md, "Limits"; ``io/limits.py``): beyond them the
+# loader refuses with the limit named, before anything is allocated or run.
+from workbench.engine.io.limits import (  # re-exported: importers name them here
+    INT_DIGITS,
+    MAX_DEPTH,
+    MAX_ID,
+    MAX_ITEMS,
+    MAX_MAGNITUDE,
+    MAX_NODE_COUNT,
+    MAX_NODES,
+    MAX_TEXT,
+    json_bytes_limit,
+)
 from workbench.engine.model import (
     EPS,
     JOB_CRITERIA,
@@ -41,17 +58,6 @@ from workbench.engine.model import (
 FORMAT = "workbench.environment"
 VERSION = 1
 
-# Limits of what a file may ask for (docs/formats.md, "Environment file"): beyond them the loader
-# refuses with the limit named, before anything is allocated or run.
-MAX_FILE_BYTES = 256 * 1024 * 1024
-MAX_DEPTH = 32  # JSON nesting; the format itself needs 4
-MAX_NODES = 100_000
-MAX_ITEMS = 1_000_000  # jobs, and local tasks
-MAX_NODE_COUNT = 100_000  # a job's n
-MAX_ID = 256  # characters of an id
-MAX_TEXT = 100_000  # characters of a name, label or description
-INT_DIGITS = 18  # longer integer literals are read as floats (and then must be finite)
-MAX_MAGNITUDE = 1e15  # every number: times, prices, volumes, budgets, performances, attributes
 
 
 # ---------------------------------------------------------------- the format, as data
@@ -195,17 +201,22 @@ def _check_depth(data: Any) -> None:
             level.extend((v, depth + 1) for v in value)
 
 
-def read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, gzipped: bool = False) -> str:
+def read_text(path: str | os.PathLike[str], limit: int | None = None, gzipped: bool = False) -> str:
     """The text of a regular UTF-8 file of at most ``limit`` bytes (a pipe or device is refused
     at once, instead of blocking); ``gzipped``: of the gzip file at ``path``, at most ``limit``
-    bytes once decompressed."""
+    bytes once decompressed. The default limit is the text whose parsed objects fit in the memory
+    one file may take (``limits.json_bytes_limit``)."""
+    limit = json_bytes_limit() if limit is None else limit
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
             kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             raise WorkbenchError(f"{path}: {kind}; expected a file")
         if info.st_size > limit:
-            raise WorkbenchError(f"{path}: {info.st_size / 2**20:.0f} MiB; the limit is {limit / 2**20:.0f} MiB")
+            raise WorkbenchError(
+                f"{path}: {info.st_size / 2**20:.0f} MiB of text, which needs more memory to read than this "
+                f"machine allows ({limit / 2**20:.0f} MiB of text); save it as a container (.npz)"
+            )
         if not gzipped:
             return Path(path).read_text(encoding="utf-8")
         with gzip.open(path, "rb") as stream:
@@ -448,11 +459,11 @@ def _tasks_from(top: Obj, node_ids: set[str]) -> list[LocalTask]:
         if end <= start:
             raise ValidationError(obj.at("end"), f"expected a number > start ({start:g}), got {end:g}")
         tasks.append(LocalTask(ident, node, start, end, obj.text("kind"), obj.text("label")))
-    _check_overlaps(tasks)
+    check_overlaps(tasks)
     return tasks
 
 
-def _check_overlaps(tasks: list[LocalTask]) -> None:
+def check_overlaps(tasks: Sequence[LocalTask]) -> None:
     by_node: dict[str, list[tuple[float, float, int]]] = {}
     for i, task in enumerate(tasks):
         by_node.setdefault(task.node, []).append((task.start, task.end, i))
@@ -468,12 +479,70 @@ def _check_overlaps(tasks: list[LocalTask]) -> None:
                 )
 
 
-def _jobs_from(top: Obj, sites: set[str]) -> list[Job]:
+def _jobs_from(top: Obj, sites: set[str]) -> tuple[Job, ...]:
+    """The jobs, checked column by column (``io/columns.py``); a failing row is read again as a
+    record, so the message is the record check's own."""
+    items = top.items("jobs")
+    cols = _job_columns(items)
+    if cols is None:
+        return _jobs_one_by_one(top, sites)
+    rows: list[int] = []
+
+    def where(row: int, column: str) -> str:
+        rows.append(row)
+        return columns.json_where(row, column)
+
+    try:
+        columns.check_job_columns(cols, where, sites)
+    except ValidationError:
+        _job_from(Obj(items[rows[-1]], f"$.jobs[{rows[-1]}]", RECORDS["job"]), sites, set())
+        raise
+    return columns.jobs_from_columns(cols)
+
+
+_JOB_KEYS = frozenset(RECORDS["job"])
+_NUMBER_TYPES = {int, float}
+_DEFAULTS = {"min_performance": 0.0, "arrival": 0.0, "priority": 0.0, "actual_fraction": 1.0, "volume": None}
+
+
+def _job_columns(items: list[Any]) -> dict[str, Any] | None:
+    """The job records' fields as columns, or None when any record or field is not of its plain
+    type (then the record check finds and names it)."""
+    if not all(type(d) is dict and d.keys() <= _JOB_KEYS for d in items):
+        return None
+    ids = [d.get("id") for d in items]
+    cols: dict[str, Any] = {"id": ids, "name": [d.get("name", i) for d, i in zip(items, ids, strict=True)]}
+    for key in ("criterion", "user", "site"):
+        cols[key] = [d.get(key, RECORDS["job"][key].default) for d in items]
+    if any(not set(map(type, cols[key])) <= {str} for key in ("id", "name", "criterion", "user", "site")):
+        return None
+    count = [d.get("node_count") for d in items]
+    if not set(map(type, count)) <= _NUMBER_TYPES:
+        return None
+    counts = np.array(count, dtype=np.float64)
+    if not np.all(np.isfinite(counts) & (counts == np.floor(counts))):
+        return None
+    cols["node_count"] = np.clip(counts, -1, 2**62).astype(np.int64)
+    for key, default in _DEFAULTS.items():
+        values = [d.get(key, default) for d in items]
+        if not set(map(type, values)) <= _NUMBER_TYPES:
+            return None
+        cols[key] = np.array(values, dtype=np.float64)
+    budget = [d.get("budget") for d in items]
+    if not set(map(type, budget)) <= {int, float, type(None)} or any(
+        type(b) is float and not math.isfinite(b) for b in budget
+    ):
+        return None  # (JSON's NaN and Infinity literals are refused by the record check)
+    cols["budget"] = np.array([math.inf if b is None else b for b in budget], dtype=np.float64)
+    return cols
+
+
+def _jobs_one_by_one(top: Obj, sites: set[str]) -> tuple[Job, ...]:
     jobs = []
     seen: set[str] = set()
     for obj in _records(top, "jobs"):
         jobs.append(_job_from(obj, sites, seen))
-    return jobs
+    return tuple(jobs)
 
 
 def _job_from(obj: Obj, sites: set[str], seen: set[str]) -> Job:
@@ -605,7 +674,13 @@ def write_json_atomic(data: Any, path: str | os.PathLike[str], indent: int | Non
 
 
 def write_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
-    """Write ``text`` to a temporary file beside ``path``, flush it to disk, rename it over ``path``.
+    """Write ``text`` (UTF-8) atomically to ``path`` (``write_bytes_atomic``)."""
+    data = text.encode("utf-8")
+    write_bytes_atomic(lambda handle: handle.write(data), path)
+
+
+def write_bytes_atomic(write: Callable[[BinaryIO], object], path: str | os.PathLike[str]) -> None:
+    """Call ``write`` on a temporary file beside ``path``, flush it to disk, rename it over ``path``.
 
     A read-only target, or one that is not a regular file, is refused (as editors do);
     temporary files a killed save left for the same target are removed first.
@@ -634,8 +709,8 @@ def write_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)

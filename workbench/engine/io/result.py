@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -25,34 +26,96 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def schedule_to_dict(
-    env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD
+WORK_COUNTS = {"early": "early_completions", "checks": "checks", "searches": "searches", "moves": "moves"}
+
+
+def work_of(schedule: Schedule) -> dict[str, int] | None:
+    """What a dynamic run had to do (docs/formats.md, "Result"): early completions, re-checks, window
+    searches and moves; None for a run that plans each job once and never again (EASY, static)."""
+    counts = schedule.counts
+    if not counts or not any(key in counts for key in WORK_COUNTS.values()):
+        return None
+    return {name: int(counts.get(key, 0)) for name, key in WORK_COUNTS.items()}
+
+
+def result_summary(
+    env: Environment,
+    schedule: Schedule,
+    threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
+    environment: str | None = None,
 ) -> dict[str, Any]:
-    """The schedule JSON; ``metrics`` are named in ``metric_definitions`` (docs/metrics.md)."""
-    return _clean(
+    """A result's fields other than its windows and the jobs left out: the strategy, the environment
+    file it was run on, the measures with their definitions, the run's work and its times."""
+    return {
+        "strategy": schedule.strategy,
+        **({"environment": environment} if environment else {}),
+        "metrics": _clean(flow_metrics(env, schedule, threshold).as_dict()),
+        "metric_definitions": {"version": DEFINITIONS_VERSION, **flow_definitions()},
+        "work": work_of(schedule),
+        "elapsed_ms": _clean(schedule.elapsed_ms),
+        "prepare_ms": _clean(schedule.prepare_ms),
+    }
+
+
+def schedule_to_dict(
+    env: Environment,
+    schedule: Schedule,
+    threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
+    environment: str | None = None,
+) -> dict[str, Any]:
+    """The schedule JSON; ``metrics`` are named in ``metric_definitions`` (docs/metrics.md);
+    ``environment``: the environment file it was run on, recorded so the result can be opened again."""
+    ends = window_ends(env, schedule)
+    windows = [
         {
-            "strategy": schedule.strategy,
-            "windows": [
-                {
-                    "job": w.job,
-                    "start": w.start,
-                    "length": w.length,
-                    "nodes": list(w.nodes),
-                    "cost": w.cost,
-                    "actual_end": schedule.actual_end(env, w),
-                    **({"lengths": list(w.lengths)} if w.lengths else {}),  # a rough right edge
-                    **({"overhead": w.overhead} if w.overhead else {}),  # multi-site runtime stretch (seed 004)
-                }
-                for w in schedule.windows
-            ],
-            "unscheduled": list(schedule.unscheduled),
-            "reasons": dict(schedule.reasons),
-            "metrics": flow_metrics(env, schedule, threshold).as_dict(),
-            "metric_definitions": {"version": DEFINITIONS_VERSION, **flow_definitions()},
-            "elapsed_ms": schedule.elapsed_ms,
-            "prepare_ms": schedule.prepare_ms,
+            "job": w.job,
+            "start": w.start,
+            "length": w.length,
+            "nodes": list(w.nodes),
+            "cost": w.cost,
+            "actual_end": end,
+            **({"lengths": list(w.lengths)} if w.lengths else {}),  # a rough right edge
+            **({"overhead": w.overhead} if w.overhead else {}),  # multi-site runtime stretch (seed 004)
         }
-    )
+        for w, end in zip(schedule.windows, ends, strict=True)
+    ]
+    summary = result_summary(env, schedule, threshold, environment)
+    head: dict[str, Any] = {key: summary.pop(key) for key in ("strategy", "environment") if key in summary}
+    return {
+        **head,
+        "windows": windows,
+        "unscheduled": list(schedule.unscheduled),
+        "reasons": dict(schedule.reasons),
+        **summary,
+    }
+
+
+def window_ends(env: Environment, schedule: Schedule) -> list[float]:
+    """Each window's actual end, in window order."""
+    given, index, jobs = schedule.actual_ends, env.job_index, env.jobs
+    return [
+        given[w.job] if w.job in given else w.start + jobs[index[w.job]].actual_fraction * w.length
+        for w in schedule.windows
+    ]
+
+
+LONG = 64  # lists and objects longer than this are written one entry per line, by the C encoder
+
+
+def result_text(doc: dict[str, Any]) -> str:
+    """``doc`` as indented JSON, with its long lists and objects one entry per line: the same
+    document ``json.dumps(doc, indent=2)`` writes, an order of magnitude faster at trace scale
+    (Python's C encoder runs only without indentation)."""
+    compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+    def value(v: Any) -> str:
+        if isinstance(v, list) and len(v) > LONG:
+            return "[\n" + ",\n".join("    " + compact(x) for x in v) + "\n  ]"
+        if isinstance(v, dict) and len(v) > LONG:
+            return "{\n" + ",\n".join(f"    {compact(k)}: {compact(x)}" for k, x in v.items()) + "\n  }"
+        return json.dumps(v, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
+
+    return "{\n" + ",\n".join(f"  {compact(k)}: {value(v)}" for k, v in doc.items()) + "\n}\n"
 
 
 def snapshot_summary(snap: Snapshot) -> dict[str, Any]:
