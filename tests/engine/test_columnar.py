@@ -299,3 +299,37 @@ def test_array_measures_equal_the_plain_ones_on_the_samples(sample):
     """The same on every shipped sample under its own strategy (rough edges, sites, local tasks)."""
     env = load_environment(sample)
     _same_measures(env, registry.run(env, env.strategy.name, env.strategy.params_dict()))
+
+
+# ---------------------------------------------------------------- SWF lines read as columns
+
+SWF_VALUE = st.sampled_from(["-1", "0", "1", "2", "3.5", "7", "16", "120", "3600", "1e16", "nan", "inf", "-5"])
+
+
+@st.composite
+def swf_lines(draw) -> list[tuple[int, str]]:
+    """Trace lines, good and bad: repeated job numbers, missing sizes and times, odd fields."""
+    lines = []
+    for k in range(draw(st.integers(1, 25))):
+        fields = [draw(st.sampled_from(["1", "2", "3", "4", "2.5", "1e15"]))]
+        fields += [draw(SWF_VALUE) if draw(st.integers(0, 6)) == 0 else str(draw(st.integers(1, 64))) for _ in range(17)]  # noqa: E501
+        if draw(st.integers(0, 60)) == 0:  # rare: then every line is read alone
+            fields = fields[:-1] if draw(st.booleans()) else [*fields[:-1], "x"]
+        lines.append((k + 3, " ".join(fields)))
+    return lines
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(swf_lines())
+def test_swf_lines_read_as_columns_equal_the_line_by_line_read(lines):
+    """The same jobs, statuses, lines left out (with the same messages) and places of those lines."""
+    from workbench.engine.io import swf
+    from workbench.engine.io.trace import Machine
+
+    machine = Machine(32)
+    text = "; header\n\n" + "\n".join(line for _, line in lines)
+    fast_skipped, fast_after, slow_skipped, slow_after = [], [], [], []
+    fast = swf._read_jobs(text, machine, fast_skipped, fast_after)
+    slow = swf._lines_one_by_one(lines, machine, slow_skipped, slow_after)
+    assert fast == slow
+    assert fast_skipped == slow_skipped and fast_after == slow_after

@@ -28,14 +28,19 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import math
 import os
 import zlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
 
 from workbench.engine.errors import ValidationError, WorkbenchError, show, text_problem
-from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_NODES, read_text
+from workbench.engine.io.columns import jobs_from_columns as columns_jobs
+from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_MAGNITUDE, MAX_NODES, read_text
 from workbench.engine.io.trace import (
     CANCELLED,
     Machine,
@@ -153,15 +158,114 @@ def import_swf(
     machine.check()
     notes, skipped = _header_notes(header)
     after = [0] * len(skipped)  # per skipped line: the jobs read before it
+    jobs, statuses = _read_jobs(text, machine, skipped, after)
+    title = name or f"SWF import of {os.path.basename(os.fspath(path))}"
+    return imported(machine, jobs, skipped, title, selection, tuple(statuses), notes, tuple(after))
+
+
+def _read_jobs(text: str, machine: Machine, skipped: list[str], after: list[int]) -> tuple[list[Job], list[int]]:
+    """The jobs of a trace's lines and their statuses; the lines left out go to ``skipped`` (with,
+    in ``after``, the jobs read before each). Whole columns are parsed and checked at once
+    (``_columns``); a line that any rule might refuse is read again alone by ``_job_from``, so what
+    is kept and every message are the line-by-line reader's own."""
+    numbered = enumerate(text.splitlines(), start=1)
+    lines = [(k, line) for k, line in numbered if line.strip() and not line.lstrip().startswith(";")]
+    if len(lines) > MAX_ITEMS:
+        limit = f"more than {MAX_ITEMS:,} jobs; the limit is {MAX_ITEMS:,}"
+        raise ValidationError(f"line {lines[MAX_ITEMS][0]}", limit)
+    if not lines:
+        return [], []
+    try:
+        values = np.loadtxt(io.StringIO("\n".join(line for _, line in lines)), comments=None, ndmin=2)
+    except ValueError:  # a line without 18 numbers: every line is read alone
+        values = None
+    if values is None or values.shape[1:] != (FIELDS,) or values.shape[0] != len(lines):
+        return _lines_one_by_one(lines, machine, skipped, after)
+    fast, columns, statuses_all = _columns(values, machine)
+    jobs: list[Job] = []
+    statuses: list[int] = []
+    by_row: list[tuple[int, Job, int]] = []
+    fast_rows = np.flatnonzero(fast).tolist()
+    first_of = {num: row for row, num in zip(fast_rows, values[fast, JOB - 1].tolist(), strict=True)}
+    fast_before = np.cumsum(fast) - fast  # fast jobs in the rows before each row
+    slow_ids: set[str] = set()
+    for row in np.flatnonzero(~fast).tolist():
+        k, line = lines[row]
+        number = values[row, JOB - 1]
+        seen = set(slow_ids)
+        if math.isfinite(number) and first_of.get(number, row) < row:
+            seen.add(str(int(number)))
+        job = _job_from(line.split(), machine, seen)
+        if isinstance(job, str):
+            skipped.append(f"line {k}: {job}")
+            after.append(int(fast_before[row]) + len(by_row))
+        else:
+            slow_ids.add(job[0].id)
+            by_row.append((row, job[0], job[1]))
+    made = iter(columns_jobs(columns))
+    slow = iter(by_row)
+    pending = next(slow, None)
+    for row, status in zip(np.flatnonzero(fast).tolist(), statuses_all[fast].tolist(), strict=True):
+        while pending is not None and pending[0] < row:
+            jobs.append(pending[1])
+            statuses.append(pending[2])
+            pending = next(slow, None)
+        jobs.append(next(made))
+        statuses.append(status)
+    while pending is not None:
+        jobs.append(pending[1])
+        statuses.append(pending[2])
+        pending = next(slow, None)
+    return jobs, statuses
+
+
+def _columns(values: np.ndarray, machine: Machine) -> tuple[np.ndarray, dict[str, Any], np.ndarray]:
+    """Which rows every rule surely accepts (``fast``), their jobs as columns, and every row's status.
+    A row any rule might refuse (a non-finite or fractional number, no size or length, too wide, a
+    repeated job number, a value past the file limits) is left to ``_job_from``."""
+    num, submit, run, alloc, procs, req = (values[:, i - 1] for i in (JOB, SUBMIT, RUN, ALLOC, REQ_PROCS, REQ_TIME))
+    with np.errstate(invalid="ignore"):
+        width = np.where(procs > 0, procs, alloc)
+        length = np.where(req > 0, req, run)
+        fast = np.isfinite(values).all(axis=1) & (num == np.floor(num)) & (np.abs(num) < 1e15)
+        fast &= (width > 0) & (width == np.floor(width)) & (width <= machine.nodes)
+        fast &= (length > 0) & (run != 0) & (length * machine.job_perf <= MAX_MAGNITUDE) & (submit <= MAX_MAGNITUDE)
+    _, first = np.unique(num, return_index=True)
+    repeated = np.ones(num.size, dtype=bool)
+    repeated[first] = False
+    fast &= ~repeated
+    f = fast
+    ids = num[f].astype(np.int64).astype(str).tolist()
+    user = values[f, USER - 1]
+    users = np.where((user >= 0) & (user == np.floor(user)), np.abs(user).astype(np.int64).astype(str), "").tolist()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = np.where(run[f] < 0, 1.0, np.minimum(1.0, run[f] / length[f]))
+    m = int(f.sum())
+    columns: dict[str, Any] = {
+        "id": ids,
+        "name": [f"job {i}" for i in ids],
+        "node_count": width[f].astype(np.int64),
+        "min_performance": np.full(m, machine.min_perf),
+        "volume": length[f] * machine.job_perf,
+        "budget": np.full(m, math.inf),
+        "criterion": ["finish"] * m,
+        "arrival": np.maximum(submit[f], 0.0),
+        "priority": np.zeros(m),
+        "actual_fraction": fraction,
+        "user": users,
+        "site": [""] * m,
+    }
+    statuses = np.where(np.isfinite(values[:, STATUS - 1]), values[:, STATUS - 1], 0).astype(np.int64)
+    return fast, columns, statuses
+
+
+def _lines_one_by_one(
+    lines: list[tuple[int, str]], machine: Machine, skipped: list[str], after: list[int]
+) -> tuple[list[Job], list[int]]:
     jobs: list[Job] = []
     statuses: list[int] = []
     seen: set[str] = set()
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith(";"):
-            continue
-        if len(jobs) >= MAX_ITEMS:
-            raise ValidationError(f"line {lineno}", f"more than {MAX_ITEMS:,} jobs; the limit is {MAX_ITEMS:,}")
+    for lineno, line in lines:
         job = _job_from(line.split(), machine, seen)
         if isinstance(job, str):
             skipped.append(f"line {lineno}: {job}")
@@ -170,8 +274,7 @@ def import_swf(
             seen.add(job[0].id)
             jobs.append(job[0])
             statuses.append(job[1])
-    title = name or f"SWF import of {os.path.basename(os.fspath(path))}"
-    return imported(machine, jobs, skipped, title, selection, tuple(statuses), notes, tuple(after))
+    return jobs, statuses
 
 
 def _default_nodes(header: Header) -> int:
