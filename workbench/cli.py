@@ -129,7 +129,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 def _cmd_metrics(args: argparse.Namespace) -> int:
     from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
-    from workbench.engine.io.result import metrics_to_csv, schedule_to_dict
+    from workbench.engine.io.result import metrics_to_csv, result_summary
 
     out = Path(args.output) if args.output else None
     if out is not None and out.suffix.lower() not in (".csv", ".json"):
@@ -137,8 +137,8 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
     _check_threshold(args)
     env, schedule = _run(args)
     if out is not None and out.suffix.lower() == ".json":
-        doc = schedule_to_dict(env, schedule, args.slowdown_threshold)
-        write_json_atomic({key: doc[key] for key in ("strategy", "metrics", "metric_definitions")}, out)
+        doc = result_summary(env, schedule, args.slowdown_threshold)
+        write_json_atomic({key: doc[key] for key in ("strategy", "metrics", "metric_definitions", "work")}, out)
         return 0
     text = metrics_to_csv(env, schedule, args.slowdown_threshold, per_node=args.nodes)
     if out is not None:

@@ -146,7 +146,7 @@ def test_cli_metrics_writes_csv_and_json_and_refuses_a_bad_threshold(tmp_path, c
     assert next(r for r in rows if r["measure"] == "slowdown_threshold")["value"] == "6.0"
     assert main(["metrics", str(path), "--strategy", "FirstFit", "-o", str(tmp_path / "m.json")]) == 0
     doc = json.loads((tmp_path / "m.json").read_text())
-    assert set(doc) == {"strategy", "metrics", "metric_definitions"}
+    assert set(doc) == {"strategy", "metrics", "metric_definitions", "work"}
     assert main(["metrics", str(path), "--slowdown-threshold", "-1"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and re.search(r"--slowdown-threshold: expected a finite number ≥ 0", err)

@@ -108,3 +108,19 @@ def test_schedule_out_refuses_an_unknown_suffix_before_running(tmp_path):
     assert proc.returncode != 0
     assert ".json (text) or .npz" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "r.parquet").exists()
+
+
+def test_workbench_metrics_reports_the_work_in_csv_and_json(tmp_path):
+    """`workbench metrics` lists work.early … work.moves after the summary for a dynamic run, and
+    `-o x.json` holds them under "work"."""
+    env = load_environment(SAMPLES / "backfill32.json")
+    env = dataclasses.replace(env, jobs=tuple(dataclasses.replace(j, actual_fraction=0.5) for j in env.jobs))
+    path = tmp_path / "early.json"
+    save_environment(env, path)
+    run = [sys.executable, "-m", "workbench", "metrics", str(path), "--strategy", "FirstFit"]
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    rows = {line.split(",")[0]: line.split(",")[1] for line in text.splitlines()[1:]}
+    expected = work_of(registry.run(env, "FirstFit", {}))
+    assert {key: int(rows[f"work.{key}"]) for key in expected} == expected
+    subprocess.run([*run, "-o", str(tmp_path / "m.json")], check=True)
+    assert json.loads((tmp_path / "m.json").read_text())["work"] == expected

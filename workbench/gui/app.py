@@ -9,7 +9,7 @@ from pathlib import Path
 
 from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
-from workbench.engine.files import is_bundled_sample, load_environment
+from workbench.engine.files import is_bundled_sample
 from workbench.engine.model import StrategyRef
 
 
@@ -25,7 +25,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     from workbench.gui.help import app_icon
     from workbench.gui.main_window import MainWindow
     from workbench.gui.plugin_menu import load_remembered, tell_refusals
-    from workbench.gui.window_files import autosave_path
+    from workbench.gui.window_files import OpenedResult, autosave_path, read_file
     from workbench.session.document import read_autosave
 
     if screenshot:
@@ -37,8 +37,13 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     app.setWindowIcon(app_icon())
     env, path, problem = None, env_path, ""
     refused = [] if screenshot else load_remembered(QSettings("SlotWorkbench", "Slot Workbench"))
+    opened = None
     try:
-        env = load_environment(env_path)
+        read = read_file(env_path)  # an environment, or a result shown as it was saved
+        if isinstance(read, OpenedResult):
+            opened, env, path = read, read.env, read.environment_path
+        else:
+            env = read
         if strategy:
             env = replace(env, strategy=StrategyRef(registry.get(strategy).name))
     except WorkbenchError as exc:
@@ -55,7 +60,10 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
         QMessageBox.critical(window, "Cannot open environment", problem)
     if not screenshot and autosave_path().exists():
         _offer_autosave(window, read_autosave, autosave_path())
-    window.run_now()
+    if opened is not None and not strategy:
+        window.show_opened_result(env_path, opened)
+    else:
+        window.run_now()
     if screenshot:
         window.wait_for_result(None)  # the run it pictures, however long (a first run compiles the kernels)
         if window.document.error:

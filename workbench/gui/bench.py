@@ -116,3 +116,63 @@ def _bench_edit_latency(app: object, out: Out, repeats: int) -> None:
         f"median {statistics.median(latencies):.1f} ms (target ≤ 100; includes the 10 ms debounce)"
     )
     window.close()
+
+
+def open_result_timed(path: str, heartbeat_ms: int = 5, timeout_s: float = 600.0) -> dict[str, float | str]:
+    """Open the result ``path`` in a window (offscreen, File ▸ Open's way: read in a worker) and time
+    it until the whole picture is drawn; the GUI thread's longest block meanwhile (a heartbeat), and
+    a zoom at full view once it is drawn. ``bench --only archive`` runs it in a fresh process."""
+    import itertools
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QCoreApplication, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.engine.files import default_environment_path, load_environment
+    from workbench.gui.main_window import MainWindow
+    from workbench.lab.archive_bench import peak_mb, reset_peak
+
+    app = QApplication.instance() or QApplication([])
+    start = Path(default_environment_path())
+    window = MainWindow(load_environment(start), start, quiet=True)
+    window.resize(1400, 900)
+    window.show()
+    window.run_now()
+    window.wait_for_result()
+    app.processEvents()
+    beats: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: beats.append(time.perf_counter()))
+    timer.start(heartbeat_ms)
+    reset_peak()
+    began = time.perf_counter()
+    window.open_in_background(Path(path))
+    loaded = lambda: window.document.path != start and window.document.result is not None  # noqa: E731
+    while not (loaded() and not window.chart.drawing):  # a large picture is painted a layer at a time
+        QCoreApplication.processEvents()
+        if window.last_error:
+            return {"error": window.last_error}
+        if time.perf_counter() - began > timeout_s:
+            return {"error": f"not drawn within {timeout_s:g} s"}
+        time.sleep(0.001)
+    window.chart.grab()  # the whole picture, painted
+    seconds = time.perf_counter() - began
+    worst = max((b - a for a, b in itertools.pairwise(beats)), default=0.0)
+    app.processEvents()
+    zoom_began = time.perf_counter()
+    window.chart.view.scaleBy((0.8, 1.0))
+    window.chart.grab()
+    zoom = time.perf_counter() - zoom_began
+    timer.stop()
+    window.close()
+    return {"seconds": seconds, "worst_ms": worst * 1000, "zoom_ms": zoom * 1000, "peak_mb": peak_mb()}
+
+
+if __name__ == "__main__":  # `python -m workbench.gui.bench --open-result PATH`: one JSON line
+    import json
+    import sys
+
+    if sys.argv[1:2] != ["--open-result"] or len(sys.argv) != 3:
+        sys.exit("usage: python -m workbench.gui.bench --open-result RESULT")
+    print(json.dumps(open_result_timed(sys.argv[2])))

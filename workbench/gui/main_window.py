@@ -550,7 +550,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
     def open_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        name = ask_file(self, "Open environment", self._folder(), "Environments (*.json)")
+        filters = "Environments and results (*.json *.npz);;Containers (*.npz);;JSON (*.json);;All (*)"
+        name = ask_file(self, "Open environment or result", self._folder(), filters)
         if name:
             self.open_in_background(Path(name))
 
@@ -564,8 +565,10 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
 
     def save_as(self) -> bool:
         current = self.document.path.name if self.document.path else ""
-        name = ask_file(self, "Save environment", self._folder(), "Environments (*.json)", save=True, name=current)
-        return bool(name) and self.save_to(Path(name if name.endswith(".json") else name + ".json"))
+        filters = "JSON environment (*.json);;Container, for large environments (*.npz)"
+        name = ask_file(self, "Save environment", self._folder(), filters, save=True, name=current)
+        known = name.lower().endswith((".json", ".npz"))
+        return bool(name) and self.save_to(Path(name if known else name + ".json"))
 
     def save_to(self, path: Path) -> bool:
         try:

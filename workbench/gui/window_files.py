@@ -5,17 +5,54 @@ from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QStandardPaths
 
+from workbench.engine import registry
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.files import load_environment
-from workbench.engine.model import Environment
+from workbench.engine.io.container import is_container
+from workbench.engine.io.result_files import is_result_file, load_result
+from workbench.engine.model import Environment, StrategyRef
+from workbench.engine.schedule import Schedule
+from workbench.gui.prepared import prepare
 from workbench.session.document import autosave_text, write_autosave_text
 
 MAX_RECENT = 8
+
+
+@dataclass(frozen=True)
+class OpenedResult:
+    """A result file read (in a worker): its environment, its schedule prepared for drawing, and the
+    environment file the document is then saved to (None for a container, which holds its own)."""
+
+    env: Environment
+    schedule: Schedule
+    environment_path: Path | None
+
+
+def read_file(path: Path) -> Environment | OpenedResult:
+    """What File ▸ Open reads: an environment (JSON or container), or a result (JSON or container)
+    with its environment, prepared for drawing; off the GUI thread."""
+    if not is_result_file(path):
+        return load_environment(path)
+    named: list[str] = []
+
+    def environment(where: str) -> Environment:
+        named.append(where)
+        return load_environment(where)
+
+    env, schedule = load_result(path, environment)
+    with contextlib.suppress(WorkbenchError):  # the document names the result's strategy, if it is known here
+        name = registry.get(schedule.strategy).name
+        if name != env.strategy.name:
+            env = replace(env, strategy=StrategyRef(name))
+    prepare(env, schedule)
+    source = None if is_container(path) else Path(named[0])
+    return OpenedResult(env, schedule, source)
 
 
 def autosave_path() -> Path:
@@ -41,32 +78,57 @@ class WindowFiles:
     opener: Any
     autosaver: Any
     autosave_timer: Any
+    runner: Any
     _opening: Path
 
     def open_path(self, path: Path) -> bool:
         """Open a file here and now (the tests' and scripts' way; the menus open in the background)."""
         try:
-            env = load_environment(path)
+            opened = read_file(path)
         except WorkbenchError as exc:
             self._open_failed(path, str(exc))
             return False
-        self._opened(path, env)
+        self._open_read(0, opened, None, Path(path))
         return True
 
     def open_in_background(self, path: Path) -> None:
         """Open a file, reading and checking it in a worker (an 8 MB environment: 0.2-0.4 s of
         parsing); the document changes when it is read. A later open supersedes this one."""
         self.statusBar().showMessage(f"Opening {path}…")
-        self.opener.start(lambda token: load_environment(path))  # a later start drops this answer
+        self.opener.start(lambda token: read_file(path))  # a later start drops this answer
         self._opening = Path(path)
 
-    def _open_read(self, ticket: int, env: object, error: str | None) -> None:
+    def _open_read(self, ticket: int, opened: object, error: str | None, path: Path | None = None) -> None:
         # (``BackgroundCall`` delivers only the latest start's answer: no ticket to check here.)
+        path = self._opening if path is None else path
         self.statusBar().clearMessage()
-        if error is not None or not isinstance(env, Environment):
-            self._open_failed(self._opening, error or "not an environment")
+        if error is None and isinstance(opened, OpenedResult):
+            self._opened_result(path, opened)
+        elif error is not None or not isinstance(opened, Environment):
+            self._open_failed(path, error or "not an environment")
         else:
-            self._opened(self._opening, env)
+            self._opened(path, opened)
+
+    def _opened_result(self, path: Path, opened: OpenedResult) -> None:
+        """Show a result as it was saved, without running: the environment it holds (or names) becomes
+        the document, and the live run that an opened document starts is called off."""
+        self.document.replace_environment(opened.env, opened.environment_path)
+        self.show_opened_result(path, opened)
+
+    def show_opened_result(self, path: Path, opened: OpenedResult) -> None:
+        """Show ``opened``'s schedule as the document's result, calling off the live run."""
+        schedule = opened.schedule
+        self.runner.cancel()
+        self.runner.busy = False
+        self.document.set_result(self.document.version, schedule)
+        self.add_recent(path)
+        self.chart.fit()
+        self.clear_autosave()
+        self.statusBar().showMessage(
+            f"Opened the result of {schedule.strategy} from {Path(path).name}: {len(schedule.windows):,} windows, "
+            f"{len(schedule.unscheduled):,} jobs left out; not run again (F5 runs it)",
+            15000,
+        )
 
     def _open_failed(self, path: Path, message: str) -> None:
         if not Path(path).exists():  # gone: Open Recent offers it no more

@@ -206,7 +206,7 @@ def run_bench(
     """The benchmarks named in ``only`` (default: window, backfill, easy and css; the others read the
     traces or take minutes)."""
     known = ("window", "backfill", "easy", "css", "why", "plugins", "grid", "lab", "studies", "scale", "saturation")
-    known += ("coldstart",)
+    known += ("coldstart", "archive")
     wanted = set(only or known[:4])  # the others read the traces or take minutes: asked for by name
     unknown = wanted - set(known)
     if unknown:
@@ -215,6 +215,10 @@ def run_bench(
         from workbench.lab.coldstart import run_coldstart
 
         run_coldstart(out, traces)
+    if "archive" in wanted:
+        from workbench.lab.archive_bench import run_archive
+
+        run_archive(out, limit_s)
     if "scale" in wanted:
         from workbench.lab.scale import run_scale
 

@@ -27,6 +27,12 @@ def _clean(value: Any) -> Any:
 
 
 WORK_COUNTS = {"early": "early_completions", "checks": "checks", "searches": "searches", "moves": "moves"}
+WORK_DEFINITIONS = {
+    "early": "early completions: jobs that ended before their reserved end (each plans the queue again)",
+    "checks": "re-checks: waiting jobs searched again after a freed gap cleared their certificate",
+    "searches": "window searches in all: arrivals, re-checks and moves",
+    "moves": "moves: reservations moved earlier",
+}
 
 
 def work_of(schedule: Schedule) -> dict[str, int] | None:
@@ -193,6 +199,8 @@ def metrics_to_csv(
     nodes = [(name, value) for name, value in measures.items() if isinstance(value, dict)] if per_node else []
     for name, value in summary:
         writer.writerow([name, _cell(value), definitions[name]])
+    for name, value in (work_of(schedule) or {}).items():  # a dynamic run's work (docs/formats.md, "Result")
+        writer.writerow([f"work.{name}", value, WORK_DEFINITIONS[name]])
     for name, value in nodes:
         for node, v in value.items():
             writer.writerow([f"{name}[{node}]", _cell(v), definitions[name]])

@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QTableWidget, QTableWidgetItem, QTabWidget
 
+from workbench.engine.io.result import work_of
 from workbench.engine.metrics import FlowMetrics, JobMetrics, definition, flow_metrics, job_metrics
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
@@ -36,6 +37,14 @@ FLOW_ROWS: list[tuple[str, str]] = [
     ("utilisation of free slots", "slot_utilisation"),
     ("AWRT", "awrt"),
     ("alternatives per job (N_A)", "mean_alternatives"),
+]
+# What a dynamic run had to do (``result.work_of``): shown under the measures; "—" for a strategy that
+# plans each job once.
+WORK_ROWS: list[tuple[str, str, str]] = [
+    ("early completions", "early", "jobs that ended before their reserved end: each one plans the queue again"),
+    ("re-checks", "checks", "waiting jobs searched again after a freed gap cleared their certificate"),
+    ("window searches", "searches", "window searches in all: arrivals, re-checks and moves"),
+    ("moves", "moves", "reservations moved earlier"),
 ]
 JOB_COLUMNS = [
     "job",
@@ -140,11 +149,14 @@ class MetricsPanel(QTabWidget):
     def __init__(self, bridge: DocumentBridge | None = None) -> None:
         super().__init__()
         self.bridge = bridge
-        self.flow = QTableWidget(len(FLOW_ROWS), 1)
+        self.flow = QTableWidget(len(FLOW_ROWS) + len(WORK_ROWS), 1)
         self.flow.setHorizontalHeaderLabels(["value"])
-        self.flow.setVerticalHeaderLabels([label for label, _ in FLOW_ROWS])
+        self.flow.setVerticalHeaderLabels([label for label, _ in FLOW_ROWS] + [label for label, _, _ in WORK_ROWS])
         for row, (_, key) in enumerate(FLOW_ROWS):  # each row's definition (docs/metrics.md) as its tooltip
             self.flow.verticalHeaderItem(row).setToolTip(definition(key).text())
+        for row, (_, _, text) in enumerate(WORK_ROWS, start=len(FLOW_ROWS)):
+            self.flow.verticalHeaderItem(row).setToolTip(f"the run's work: {text}")
+        self.work: dict[str, int] | None = None
         self.flow.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.flow.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.job_model = JobMetricsModel()
@@ -179,12 +191,19 @@ class MetricsPanel(QTabWidget):
     def _show_flow(self, metrics: FlowMetrics) -> None:
         for row, (_, key) in enumerate(FLOW_ROWS):
             self.flow.setItem(row, 0, QTableWidgetItem(format_metric(key, getattr(metrics, key), self.time_unit)))
+        self._show_work()
+
+    def _show_work(self) -> None:
+        for row, (_, key, _) in enumerate(WORK_ROWS, start=len(FLOW_ROWS)):
+            text = f"{self.work[key]:,}" if self.work is not None else "—"
+            self.flow.setItem(row, 0, QTableWidgetItem(text))
 
     def show_schedule(self, env: Environment, schedule: Schedule | None, elapsed_ms: float | None = None) -> None:
         self.measuring.stop()  # an answer for an earlier schedule would no longer hold
+        self.work = None if schedule is None else work_of(schedule)
         if schedule is None:
             self.current = None
-            for row in range(len(FLOW_ROWS)):
+            for row in range(self.flow.rowCount()):
                 self.flow.setItem(row, 0, QTableWidgetItem("—"))
             self.job_model.set_rows([])
             return
