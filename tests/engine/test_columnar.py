@@ -333,3 +333,28 @@ def test_swf_lines_read_as_columns_equal_the_line_by_line_read(lines):
     slow = swf._lines_one_by_one(lines, machine, slow_skipped, slow_after)
     assert fast == slow
     assert fast_skipped == slow_skipped and fast_after == slow_after
+
+
+# ---------------------------------------------------------------- a compiled run's windows as columns
+
+
+def test_a_compiled_easy_runs_windows_stay_columns_until_read(tmp_path):
+    """EASY's kernel hands over its windows as columns: measuring and saving the result to the
+    container make no ``Window``; read, they equal the stepped run's, and they pickle as a tuple."""
+    import pickle
+
+    from workbench.engine.grid.configs import lublin_environment
+    from workbench.engine.io.result_files import save_result
+    from workbench.engine.schedule import LazyWindows
+
+    env, _ = lublin_environment(600, 3, 64)
+    lazy = registry.run(env, "EASY", {})
+    assert isinstance(lazy.windows, LazyWindows)
+    flow_metrics(env, lazy)
+    save_result(env, lazy, tmp_path / "r.npz")
+    assert lazy.windows._made is None  # nothing read them one by one
+    stepped = registry.simulator(env, "EASY", {}, history=True).run()
+    assert lazy.windows == stepped.windows and dict(lazy.actual_ends) == pytest.approx(dict(stepped.actual_ends))
+    assert lazy.unscheduled == stepped.unscheduled
+    back = pickle.loads(pickle.dumps(lazy))
+    assert type(back.windows) is tuple and back.windows == stepped.windows

@@ -27,7 +27,7 @@ from workbench.engine import kernels
 from workbench.engine.errors import Cancelled
 from workbench.engine.metrics import FlowMetrics, flow_metrics
 from workbench.engine.model import EPS, Environment, Window
-from workbench.engine.schedule import Schedule, WindowArrays
+from workbench.engine.schedule import LazyEnds, LazyWindows, Schedule, WindowArrays
 from workbench.engine.slots import Distances, SlotTable
 
 StopFn = Callable[[], bool] | None
@@ -177,8 +177,10 @@ class Recorder:
         self.distances: dict[str, Distances] = {}
         self._reported = 0.0
         self._log = _Log()
-        self.windows: dict[str, Window] = {}
-        self.actual: dict[str, float] = {}
+        self._windows: dict[str, Window] = {}
+        self._actual: dict[str, float] = {}
+        # A compiled run's windows as columns, made into records only when read (``place_columns``).
+        self._lazy: tuple[LazyWindows, LazyEnds] | None = None
         self.failed: dict[str, str] = {}
         self.alternatives: dict[str, int] = {}
         self.reservations: dict[str, float] = {}  # EASY: the first reserved start of each head
@@ -202,6 +204,46 @@ class Recorder:
         # any later placement drops them.
         self.arrays: WindowArrays | None = None
 
+    @property
+    def windows(self) -> dict[str, Window]:
+        """Job id -> its window (a later placement of the same job replaced the earlier one)."""
+        if self._lazy is not None:
+            self._materialise()
+        return self._windows
+
+    @property
+    def actual(self) -> dict[str, float]:
+        """Job id -> where its window really ends (``actual_end``)."""
+        if self._lazy is not None:
+            self._materialise()
+        return self._actual
+
+    def _materialise(self) -> None:
+        assert self._lazy is not None
+        windows, ends = self._lazy
+        self._lazy = None
+        for w in windows:
+            self._windows[w.job] = w
+        self._actual.update(ends)
+
+    def place_columns(self, arrays: WindowArrays, job_ids: Sequence[str], node_ids: Sequence[str]) -> None:
+        """Record every window of a compiled run at once, as columns in the schedule's order (start,
+        then job position): no record is made unless something reads one (``LazyWindows``). Only for
+        a run without history, before anything else is placed."""
+        assert not self._windows and not self.history
+        self._lazy = LazyWindows(arrays, job_ids, node_ids), LazyEnds(arrays, job_ids)
+        self.arrays = arrays
+
+    def placed_count(self) -> int:
+        return len(self._lazy[0]) if self._lazy is not None else len(self._windows)
+
+    def last_end(self, default: float) -> float:
+        """The latest actual end of a window placed (``default`` when none is)."""
+        if self._lazy is not None:
+            actual = self._lazy[0].arrays.actual
+            return float(actual.max()) if actual.size else default
+        return max(self._actual.values(), default=default)
+
     def watching(self, job_id: str) -> bool:
         return self.watch is not None and self.watch.job == job_id
 
@@ -220,7 +262,7 @@ class Recorder:
         ``actual_end``: ``self.actual_end(window)`` when the caller has already worked it out."""
         end = self.actual_end(window) if actual_end is None else actual_end
         self.arrays = None
-        self.windows[window.job] = window
+        self.windows[window.job] = window  # (a compiled run's columns become records first)
         self.actual[window.job] = end
         if self.history:  # only snapshots read the log; a long run without them keeps none
             self._log.placements.append((window.job, window, end, distances if self.explain else None))
@@ -301,6 +343,8 @@ class Recorder:
         )
 
     def schedule(self, strategy: str, elapsed_ms: float, prepare_ms: float = 0.0) -> Schedule:
+        if self._lazy is not None:
+            return self._lazy_schedule(strategy, elapsed_ms, prepare_ms)
         order = self.env.job_index
         windows = tuple(sorted(self.windows.values(), key=lambda w: (w.start, order[w.job])))
         unplaced = [j.id for j in self.env.jobs if j.id not in self.windows]
@@ -318,6 +362,29 @@ class Recorder:
             groups=dict(self.groups),
             counts=dict(self.counts),
             arrays=self.arrays if self.arrays is not None and self.arrays.start.size == len(windows) else None,
+        )
+
+
+    def _lazy_schedule(self, strategy: str, elapsed_ms: float, prepare_ms: float) -> Schedule:
+        assert self._lazy is not None
+        windows, ends = self._lazy
+        placed = np.zeros(len(self.env.jobs), dtype=bool)
+        placed[windows.arrays.job_row] = True
+        jobs = self.env.jobs
+        unplaced = [jobs[i].id for i in np.flatnonzero(~placed).tolist()]
+        reasons = {j: self.failed.get(j, "not placed before the end of the run") for j in unplaced}
+        return Schedule(
+            strategy=strategy,
+            windows=windows,
+            unscheduled=tuple(unplaced),
+            reasons=reasons,
+            elapsed_ms=elapsed_ms,
+            prepare_ms=prepare_ms,
+            actual_ends=ends,
+            alternatives=dict(self.alternatives),
+            groups=dict(self.groups),
+            counts=dict(self.counts),
+            arrays=windows.arrays,
         )
 
 

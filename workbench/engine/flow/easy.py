@@ -245,7 +245,7 @@ def _around(env: Environment, rec: Recorder, run: Callable[[], None]) -> FlowRun
     yield rec.snap(t0, f"start: {len(env.jobs)} jobs, {len(env.nodes)} nodes")
     with collection_paused():
         run()
-    yield rec.snap(max(rec.actual.values(), default=t0), f"end: {len(rec.windows)} placed")
+    yield rec.snap(rec.last_end(t0), f"end: {rec.placed_count()} placed")
 
 
 def _compiled_run(
@@ -292,21 +292,19 @@ def _compiled_run(
         rec.check_stop()
         started = int(np.count_nonzero(~np.isnan(start)))
         rec.report(int(state[kernels.NXT]) + started - int(state[kernels.HEAP]), 2 * order.size)
-    # Every job's nodes by position, sorted within the job, in one pass.
-    pos = position[placed][np.lexsort((position[placed], np.repeat(np.arange(m), width)))]
-    ids = [n.id for n in env.nodes]
-    names = [ids[p] for p in pos.tolist()]
+    # Every job's nodes by position, sorted within the job.
+    pos = position[placed]
     price = np.array([n.price for n in env.nodes])
     done = np.flatnonzero(~np.isnan(start))
     total = np.zeros(m)  # each job's nodes' prices, summed as numpy sums a job's n prices
-    for n in np.unique(width[done]).tolist():
+    for n in np.unique(width[done]).tolist():  # the jobs of each width at once
         of_n = done[width[done] == n]
-        total[of_n] = price[pos[offset[of_n, None] + np.arange(n)]].sum(axis=1)
-    columns = (start[done], length[done], offset[done], width[done], (length * total)[done], actual_end[done])
-    for i, t, T, a, n, cost, end in zip(done.tolist(), *(c.tolist() for c in columns), strict=True):
-        # The kernel's actual end: start + share * length.
-        rec.place(Window(env.jobs[i].id, t, T, tuple(names[a : a + n]), cost), actual_end=end)
-    rec.arrays = _arrays(done, start, length, length * total, actual_end, width, offset, pos)
+        slots = offset[of_n, None] + np.arange(n)
+        pos[slots] = np.sort(pos[slots], axis=1)
+        total[of_n] = price[pos[slots]].sum(axis=1)
+    # The kernel's actual end: start + share * length. The windows stay columns until read.
+    arrays = _arrays(done, start, length, length * total, actual_end, width, offset, pos)
+    rec.place_columns(arrays, [j.id for j in env.jobs], [n.id for n in env.nodes])
     left = queue[: int(state[kernels.QLEN])]
     if left.size:
         table = SlotTable.from_environment(env, rec.windows.values())

@@ -22,7 +22,7 @@ from workbench.engine.io.envfile import parse_json, read_text, write_text_atomic
 from workbench.engine.io.result import WORK_COUNTS, result_summary, result_text, schedule_to_dict
 from workbench.engine.metrics import BOUNDED_SLOWDOWN_THRESHOLD, window_arrays
 from workbench.engine.model import Environment, Window
-from workbench.engine.schedule import Schedule
+from workbench.engine.schedule import LazyWindows, Schedule
 
 RESULT_KIND = "result"
 WINDOW_COLUMNS = {
@@ -67,7 +67,10 @@ def _save_container(
     summary = result_summary(env, schedule, threshold, environment)
     meta, arrays = container.environment_arrays(env)
     a = window_arrays(env, schedule)
-    rough = np.fromiter((bool(w.lengths) for w in schedule.windows), dtype=np.int8, count=a.start.size)
+    if isinstance(schedule.windows, LazyWindows):  # a compiled run's: square windows, still columns
+        rough = np.zeros(a.start.size, dtype=np.int8)
+    else:
+        rough = np.fromiter((bool(w.lengths) for w in schedule.windows), dtype=np.int8, count=a.start.size)
     arrays |= {
         "windows.job": a.job_row,
         "windows.start": a.start,
