@@ -1,7 +1,8 @@
 """The engine's compiled loops (numba): a ``Profile``'s rows (the earliest window, the row edits of a
 move, the certificate test), the exact searches with no budget on them (PAST's, CoP's and the gap
 criteria's; the candidates and members of any per-slot criterion's, a plug-in's, and its choice), a
-whole pass of dynamic backfilling and history-free EASY (docs/design.md "The compiled kernels").
+whole pass of dynamic backfilling and history-free EASY, and the chart's level of detail (docs/design.md
+"The compiled kernels").
 
 Dynamic conservative backfilling on a saturated flow asks hundreds of thousands of
 small questions ("does job j have a window before its reservation?") and makes a
@@ -38,6 +39,7 @@ from workbench.engine.kernels.placement import (
     PLACE_NONE,
     PLACE_PAST,
 )
+from workbench.engine.kernels.raster import thin_cells as _thin_cells
 from workbench.engine.kernels.replan import PASS_DONE, PASS_PYTHON, PASS_SELECTOR, PASS_WIDEN
 from workbench.engine.kernels.types import (
     B1,
@@ -186,6 +188,23 @@ easy_nodes = Entry(
     ),
 )
 
+# The chart's level of detail (gui/gantt/layers.py): the pixels its slivers fill.
+thin_cells = Entry(
+    _thin_cells,
+    (
+        ("x", F1),
+        ("w", F1),
+        ("rows", I1),
+        ("pick", I1),
+        ("scale", F8),
+        ("shift", F8),
+        ("first", I8),
+        ("columns", I8),
+        ("cells", BOOL1),
+        ("wide", I1),
+    ),
+)
+
 # Which entries a kind of run uses (``prepare`` makes them ready before the run's clock starts).
 SEARCH = (insert_rows, delete_rows, earliest_in_rows, placement_in_rows)  # any search on a profile
 # A per-slot criterion's search outside the compiled kinds (a plug-in's): prepared when first asked.
@@ -193,10 +212,12 @@ MEMBERS = (members_in_rows, choose_members)
 # Dynamic conservative backfilling: the pass first, whose compile compiles most of the others' code.
 BACKFILL = (replan_pass, *SEARCH, fastest_level, unverify)
 EASY = (easy_hosts, easy_nodes)
-ENTRIES = (*BACKFILL, *MEMBERS, *EASY)
+DRAWING = (thin_cells,)
+ENTRIES = (*BACKFILL, *MEMBERS, *EASY, *DRAWING)
 
 __all__ = [
     "BACKFILL",
+    "DRAWING",
     "EASY",
     "ENTRIES",
     "EVENTS",
@@ -237,5 +258,6 @@ __all__ = [
     "quiesce",
     "replan_pass",
     "signature_counts",
+    "thin_cells",
     "unverify",
 ]

@@ -411,6 +411,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
             height * 0.5,
             np.zeros(table.size, dtype=np.int64),
             [QColor(palette.free_slot())],
+            row=table.node,
         )
 
     def _free_taken(self, ticket: int, answer: object, error: str | None) -> None:
@@ -434,6 +435,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
             self.rows.h[at],
             np.fromiter((kinds.index(t.kind) for t in tasks), np.int64, len(tasks)),
             [QColor(palette.TASK_COLOURS[k]) for k in kinds],
+            row=at,
         )
 
     def _draw_windows(self, env: Environment, windows: list[Window], snapshot: Snapshot | None) -> None:
@@ -457,7 +459,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         light = [palette.planned_colour(c) for c in colouring.colours]
         edge = [QColor("#202020")] * count + [QColor("#606060")] * count
         self.windows.set_rects(
-            parts.x, parts.y, parts.width, rows.h[parts.node], group, colouring.colours + light, edge
+            parts.x, parts.y, parts.width, rows.h[parts.node], group, colouring.colours + light, edge, row=parts.node
         )
         scale = rows.h[parts.released_node] / ROW_HEIGHT
         self.released.set_rects(
@@ -468,6 +470,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
             np.zeros(parts.released_x.size, dtype=np.int64),
             [palette.RELEASED],
             [QColor("#808080")],
+            row=parts.released_node,
         )
         self._draw_hold(env, snapshot)
         extra = [("head's reservation", QColor(palette.HOLD))] if snapshot is not None and snapshot.hold else []

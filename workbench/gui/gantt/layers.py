@@ -19,9 +19,15 @@ from pyqtgraph.Qt import internals
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
+from workbench.engine import kernels
 from workbench.gui.gantt.geometry import paint_order
 
 OUTLINE_MIN_PIXELS = 4.0  # a rectangle this wide, at least, gets its outline ...
+# Level of detail: above this many rectangles in view, those narrower than a pixel are merged into
+# per-row strips of whole pixels (``_strips``), so that a zoomed-out trace paints rows × pixels, not
+# millions of slivers; the pixels filled are the same.
+LOD_RECTS = 20_000
+LOD_CELLS = 40_000_000  # rows × pixels of the strip raster: above it, every rectangle is drawn
 OUTLINE_ROW_PIXELS = 8.0  # ... where rows are this tall: on 5-pixel rows a wide job's parts read as beads
 
 
@@ -38,6 +44,10 @@ class RectLayer(pg.GraphicsObject):
         self._brushes: list[QBrush] = []
         self._pens: list[QPen] = []
         self._buffer = internals.PrimitiveArray(QRectF, 4)
+        self._row = np.empty(0, dtype=np.int64)  # each sorted rectangle's row (None-like when empty)
+        self._row_y = self._row_h = np.empty(0)
+        self._median_h = 0.0
+        self.lod_rects = LOD_RECTS
         self._bounds = QRectF()
         self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.after_paint: Callable[[], None] | None = None  # called once, after the next paint
@@ -70,8 +80,11 @@ class RectLayer(pg.GraphicsObject):
         outline: list[QColor | None] | None = None,
         width: float = 1.0,
         dashed: bool = False,
+        row: np.ndarray | None = None,
     ) -> None:
-        """Replace every rectangle; ``group[i]`` indexes ``colours`` (and ``outline``)."""
+        """Replace every rectangle; ``group[i]`` indexes ``colours`` (and ``outline``). ``row[i]``: the
+        row (a whole number) of a layer whose rectangles in one row share their y and height; with
+        it, a zoomed-out view is drawn at a level of detail (``_strips``)."""
         self.prepareGeometryChange()
         self._x, self._y = np.asarray(x, float), np.asarray(y, float)
         self._w, self._h = np.asarray(w, float), np.asarray(h, float)
@@ -80,13 +93,20 @@ class RectLayer(pg.GraphicsObject):
         # given in that order already (a prepared result), they are kept as they are (a copy of
         # 218,000 parts took up to 18 ms).
         in_order = bool((self._group[1:] >= self._group[:-1]).all())
+        rows = np.empty(0, dtype=np.int64) if row is None else np.asarray(row, dtype=np.int64)
         if in_order:
             self._sorted = (self._x, self._y, self._w, self._h)
             sorted_group = self._group
+            self._row = rows
         else:
             order = paint_order(self._group)
             self._sorted = tuple(np.take(values, order) for values in (self._x, self._y, self._w, self._h))
             sorted_group = self._group[order]
+            self._row = rows[order] if rows.size else rows
+        if self._row.size:
+            count = int(self._row.max()) + 1
+            self._row_y, self._row_h = np.zeros(count), np.zeros(count)
+            self._row_y[self._row], self._row_h[self._row] = self._sorted[1], self._sorted[3]
         self._starts = np.searchsorted(sorted_group, np.arange(len(colours) + 1))
         self._brushes = [QBrush(c) for c in colours]
         self._pens = []
@@ -98,6 +118,8 @@ class RectLayer(pg.GraphicsObject):
             if dashed and line is not None:
                 pen.setStyle(Qt.PenStyle.DashLine)
             self._pens.append(pen)
+        # The rows' usual height (a sample's median: the heights of a layer are few).
+        self._median_h = float(np.median(self._h[:: max(1, self._h.size // 10_000)])) if self._h.size else 0.0
         if self._x.size:
             left, right = float(self._x.min()), float((self._x + self._w).max())
             top, bottom = float(self._y.min()), float((self._y + self._h).max())
@@ -134,28 +156,75 @@ class RectLayer(pg.GraphicsObject):
             return
         exposed = option.exposedRect  # type: ignore[attr-defined]
         x, y, w, h = self._sorted
-        visible = (
-            (x <= exposed.right()) & (x + w >= exposed.left()) & (y <= exposed.bottom()) & (y + h >= exposed.top())
-        )
+        everything = exposed.contains(self._bounds)  # all in view (a full view): no test per rectangle
+        if everything:
+            visible = np.ones(x.size, dtype=bool)
+        else:
+            visible = (
+                (x <= exposed.right()) & (x + w >= exposed.left()) & (y <= exposed.bottom()) & (y + h >= exposed.top())
+            )
         transform = painter.transform()
-        row_pixels = abs(transform.m22()) * float(np.median(self._h))
+        row_pixels = abs(transform.m22()) * self._median_h
         # An outline only where it can be seen around a fill: rows and rectangles a few pixels
         # across. A year of a trace at full view is mostly slivers, and outlining each one drew the
         # picture nearly black (and took most of the paint's time).
         outlined = (w * abs(transform.m11()) >= OUTLINE_MIN_PIXELS) if row_pixels >= OUTLINE_ROW_PIXELS else None
         no_pen = QPen(Qt.PenStyle.NoPen)
+        lod = self._lod_frame(transform, exposed, x.size if everything else int(np.count_nonzero(visible)))
         for g in range(len(self._brushes)):
             lo, hi = self._starts[g], self._starts[g + 1]
-            pick = np.nonzero(visible[lo:hi])[0] + lo
+            pick = np.arange(lo, hi) if everything else np.nonzero(visible[lo:hi])[0] + lo
             if pick.size == 0:
                 continue
             painter.setBrush(self._brushes[g])
+            if lod is not None:
+                pick = self._strips(painter, pick, lod, no_pen)
             if outlined is None:
                 self._draw(painter, pick, no_pen)
                 continue
             edged = outlined[pick]
             self._draw(painter, pick[~edged], no_pen)
             self._draw(painter, pick[edged], self._pens[g])
+
+    def _lod_frame(self, transform: object, exposed: QRectF, shown: int) -> tuple[float, float, int, int] | None:
+        """(pixels per unit, device x of 0, first and last device column in view) when this paint
+        draws at a level of detail: many rectangles in view, rows known, x not flipped or sheared."""
+        if shown < self.lod_rects or not self._row.size:
+            return None
+        m11, m31 = transform.m11(), transform.dx()  # type: ignore[attr-defined]
+        if m11 <= 0 or transform.m12() != 0 or transform.m21() != 0:  # type: ignore[attr-defined]
+            return None
+        first = int(np.floor(exposed.left() * m11 + m31)) - 1
+        last = int(np.ceil(exposed.right() * m11 + m31)) + 1
+        if (last - first + 1) * self._row_y.size > LOD_CELLS:
+            return None
+        return m11, m31, first, last
+
+    def _strips(self, painter: QPainter, pick: np.ndarray, lod: tuple[float, float, int, int], pen: QPen) -> np.ndarray:
+        """Draw the rectangles of ``pick`` narrower than a pixel as the runs of whole pixels they fill in
+        each row, and return the others. A pixel column is filled where a rectangle covers its centre
+        (as the raster engine fills an unsmoothed rectangle: ``kernels.thin_cells``), and each run
+        becomes one rectangle from pixel edge to pixel edge, so the pixels filled are the ones the
+        rectangles themselves fill (``tests/gui/test_lod.py``)."""
+        m11, m31, first, last = lod
+        x, _, w, _ = self._sorted
+        columns = last - first + 1
+        cells = np.zeros(self._row_y.size * (columns + 2), dtype=bool)
+        wide = np.empty(pick.size, dtype=np.int64)
+        listed = kernels.thin_cells(x, w, self._row, pick, m11, m31, first, columns, cells, wide)
+        edges = np.diff(cells.reshape(self._row_y.size, columns + 2).view(np.int8), axis=1)
+        rows, opens = np.nonzero(edges == 1)
+        _, closes = np.nonzero(edges == -1)
+        if rows.size:
+            self._buffer.resize(rows.size)
+            memory = self._buffer.ndarray()
+            memory[:, 0] = (opens + first - m31) / m11
+            memory[:, 1] = self._row_y[rows]
+            memory[:, 2] = (closes - opens) / m11
+            memory[:, 3] = self._row_h[rows]
+            painter.setPen(pen)
+            painter.drawRects(*self._buffer.drawargs())
+        return wide[:listed]
 
     def _draw(self, painter: QPainter, pick: np.ndarray, pen: QPen) -> None:
         """One ``drawRects`` call for the sorted rectangles ``pick``."""

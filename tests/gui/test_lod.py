@@ -1,0 +1,83 @@
+"""The chart's level of detail (issue 45): zoomed out, rectangles narrower than a pixel are drawn as
+per-row strips of whole pixels, and the picture is the one every rectangle drawn alone makes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QColor
+
+from workbench.engine import kernels
+from workbench.gui.gantt.layers import RectLayer
+
+
+def _scene(rng: np.random.Generator, rows: int = 6, count: int = 400):
+    """Rows of slivers (and some wide rectangles, outlined) in three colour groups, in one time span."""
+    row = rng.integers(0, rows, count)
+    x = np.sort(rng.uniform(0, 1000, count))
+    w = np.where(rng.random(count) < 0.85, rng.uniform(0.01, 1.5, count), rng.uniform(5, 60, count))
+    group = rng.integers(0, 3, count)
+    return x, row.astype(float) + 0.1, w, np.full(count, 0.8), group, row
+
+
+def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0) -> bytes:
+    x, y, w, h, group, row = layer_args
+    plot = pg.PlotWidget()
+    plot.resize(width, 160)
+    plot.hideAxis("left")
+    plot.hideAxis("bottom")
+    layer = RectLayer()
+    layer.lod_rects = 0 if lod else 10**12
+    colours = [QColor("#d04040"), QColor("#40a040"), QColor("#4040d0")]
+    layer.set_rects(x, y, w, h, group, colours, [QColor("#202020")] * 3, row=row)
+    plot.addItem(layer)
+    plot.setXRange(-3.3 + shift, 1010.7 + shift, padding=0)
+    plot.setYRange(0, 6, padding=0)
+    plot.show()
+    image = plot.grab().toImage()
+    plot.close()
+    return bytes(image.constBits())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize(("width", "shift"), [(300, 0.0), (257, 0.37)])
+def test_the_level_of_detail_picture_is_the_full_one_pixel_for_pixel(qtbot, seed, width, shift):
+    """The same pixels, whether every sliver is drawn or their rows' strips are."""
+    scene = _scene(np.random.default_rng(seed))
+    full = _picture(scene, lod=False, width=width, shift=shift)
+    assert _picture(scene, lod=True, width=width, shift=shift) == full
+
+
+def _numpy_thin_cells(x, w, rows, pick, scale, shift, first, columns, n_rows):
+    """The numpy the kernel replaced: the pixels whose centres the thin rectangles cover, and the wide."""
+    span = w[pick] * scale
+    thin = span < 1.0
+    left = x[pick] * scale + shift
+    begin = np.ceil(left - 0.5)
+    covered = thin & (np.ceil(left + span - 0.5) > begin)
+    column = begin.astype(np.int64) - first
+    keep = covered & (column >= 0) & (column < columns)
+    cells = np.zeros((n_rows, columns + 2), dtype=bool)
+    cells[rows[pick][keep], column[keep] + 1] = True
+    return cells.ravel(), pick[~thin]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_thin_cells_kernel_equals_its_numpy_reference(seed):
+    """``kernels.thin_cells`` marks the cells and lists the wide rectangles the numpy version does."""
+    rng = np.random.default_rng(seed)
+    n, n_rows = 5000, 7
+    x, w = rng.uniform(-50, 1050, n), np.where(rng.random(n) < 0.8, rng.uniform(0, 2, n), rng.uniform(2, 40, n))
+    rows = rng.integers(0, n_rows, n)
+    pick = np.sort(rng.choice(n, n // 2, replace=False))
+    scale, shift = rng.uniform(0.3, 1.7), rng.uniform(-20, 20)
+    first, columns = math.floor(shift) - 1, int(1000 * scale) + 3
+    cells = np.zeros(n_rows * (columns + 2), dtype=bool)
+    wide = np.empty(pick.size, dtype=np.int64)
+    listed = kernels.thin_cells(x, w, rows, pick, scale, shift, first, columns, cells, wide)
+    want_cells, want_wide = _numpy_thin_cells(x, w, rows, pick, scale, shift, first, columns, n_rows)
+    assert np.array_equal(cells, want_cells)
+    assert np.array_equal(wide[:listed], want_wide)
