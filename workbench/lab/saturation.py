@@ -152,3 +152,46 @@ def run_saturation(out: Out = print, traces: Path | None = None, limit_s: float 
             shown = f"{target:g}" if target is not None else "—"
             line = f"{flow.label:40s} {strategy:9s} {seconds:>8s} {shown:>6s} {got['peak_mb']:7.0f}"
             out(f"{line} {_counts(got['counts']) or ' ' * 41}  {verdict}")
+    run_per_operation(out, limit_s)
+
+
+QUEUED = (1000, 2000, 4000)  # backfill32's queue at t = 0, for the time per operation
+GROWTH_PER_OPERATION = 1.15  # the issue's bound on the growth of the time per move and per re-check
+
+
+def per_operation(got: dict[str, Any]) -> tuple[float, float]:
+    """µs per operation of a run (its seconds over moves + re-checks) and µs per re-check alone
+    (its search time over its searches): the cost the semantics' count of operations is paid at."""
+    counts = got["counts"]
+    operations = counts.get("moves", 0) + counts.get("checks", 0)
+    per_op = got["seconds"] / operations * 1e6 if operations else float("nan")
+    searches = counts.get("searches", 0)
+    per_check = counts.get("search_s", 0.0) / searches * 1e6 if searches else float("nan")
+    return per_op, per_check
+
+
+def run_per_operation(out: Out = print, limit_s: float = 300.0, queued: tuple[int, ...] = QUEUED) -> None:
+    """Dynamic FirstFit on backfill32 with 1,000, 2,000 and 4,000 jobs queued at t = 0: the time per
+    move and re-check, so that growth is judged per operation (≤ 15 % from the first to the last)."""
+    out(f"Per operation: backfill32, N_Q jobs at t = 0, dynamic FirstFit (stopped after {limit_s:g} s)")
+    out(f"{'N_Q':>6s} {'seconds':>8s} {'moves':>9s} {'checks':>10s} {'µs/op':>7s} {'µs/search':>9s}")
+    first: float | None = None
+    for jobs in queued:
+        got = measure(Flow("backfill32", jobs, f"backfill32, N_Q {jobs}"), "FirstFit", None, limit_s)
+        if got["stopped"]:
+            done, total = got["reached"]
+            out(f"{jobs:>6,d} {'>' + format(got['seconds'], '.0f'):>8s}  stopped at the limit, {done}/{total} done")
+            continue
+        per_op, per_check = per_operation(got)
+        counts = got["counts"]
+        growth = ""
+        if first is None:
+            first = per_op
+        else:
+            ratio = per_op / first
+            mark = "✔" if ratio <= GROWTH_PER_OPERATION else "✘"
+            growth = f"  {ratio:.2f}× the first {mark} (≤ {GROWTH_PER_OPERATION})"
+        out(
+            f"{jobs:>6,d} {got['seconds']:8.2f} {int(counts.get('moves', 0)):>9,d} {int(counts.get('checks', 0)):>10,d}"
+            f" {per_op:7.2f} {per_check:9.2f}{growth}"
+        )
