@@ -17,13 +17,14 @@ def fresh_settings(qapp):
     and no autosave, so that nothing one test does is seen by the next."""
     from PySide6.QtCore import QSettings
 
-    from workbench.gui.window_files import autosave_path
+    from workbench.gui.window_files import autosave_paths
 
     def clear() -> None:
         settings = QSettings("SlotWorkbench", "Slot Workbench")
         settings.clear()
         settings.sync()
-        autosave_path().unlink(missing_ok=True)
+        for path in autosave_paths():
+            path.unlink(missing_ok=True)
 
     clear()
     yield

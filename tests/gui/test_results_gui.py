@@ -97,3 +97,29 @@ def test_the_metrics_panel_shows_a_dynamic_runs_work(qtbot, window, tmp_path):
     save_environment(dataclasses.replace(env, strategy=dataclasses.replace(env.strategy, name="EASY")), easy)
     win2 = window(easy)
     assert {win2.metrics.flow.item(len(FLOW_ROWS) + k, 0).text() for k in range(len(WORK_ROWS))} == {"—"}
+
+
+def test_a_large_document_autosaves_in_the_container_and_is_recovered(qtbot, window, tmp_path, monkeypatch):
+    """Past AUTOSAVE_CONTAINER_JOBS the autosave is the container, written in the worker; it reads back
+    as the edited document with its file named, and leaves no JSON autosave beside it; a save clears it."""
+    import threading
+
+    from tests.gui.helpers import threads_running
+    from workbench.gui import window_files
+    from workbench.gui.window_files import autosave_paths, found_autosave
+    from workbench.session.document import read_autosave
+
+    monkeypatch.setattr(window_files, "AUTOSAVE_CONTAINER_JOBS", 3)
+    threads = threads_running(monkeypatch, window_files, "write_autosave_container")
+    text_path, box_path = autosave_paths()
+    text_path.parent.mkdir(parents=True, exist_ok=True)
+    text_path.write_text("{}")  # an older, smaller autosave: replaced, not kept beside
+    win = window(BACKFILL)
+    win.jobs.model.setData(win.jobs.model.index(0, 4), "88")
+    win.autosave_timer.timeout.emit()
+    qtbot.waitUntil(lambda: box_path.exists() and not text_path.exists(), timeout=10_000)
+    assert found_autosave() == box_path and threads and threading.main_thread() not in threads
+    env, original = read_autosave(box_path)
+    assert env == win.document.env and original == BACKFILL
+    win.save_to(tmp_path / "x.npz")
+    assert found_autosave() is None

@@ -25,7 +25,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     from workbench.gui.help import app_icon
     from workbench.gui.main_window import MainWindow
     from workbench.gui.plugin_menu import load_remembered, tell_refusals
-    from workbench.gui.window_files import OpenedResult, autosave_path, read_file
+    from workbench.gui.window_files import OpenedResult, found_autosave, read_file
     from workbench.session.document import read_autosave
 
     if screenshot:
@@ -58,8 +58,9 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     tell_refusals(window, refused)
     if problem:
         QMessageBox.critical(window, "Cannot open environment", problem)
-    if not screenshot and autosave_path().exists():
-        _offer_autosave(window, read_autosave, autosave_path())
+    left = None if screenshot else found_autosave()
+    if left is not None:
+        _offer_autosave(window, read_autosave, left)
     if opened is not None and not strategy:
         window.show_opened_result(env_path, opened)
     else:

@@ -19,7 +19,12 @@ from workbench.engine.io.result_files import is_result_file, load_result
 from workbench.engine.model import Environment, StrategyRef
 from workbench.engine.schedule import Schedule
 from workbench.gui.prepared import prepare
-from workbench.session.document import autosave_text, write_autosave_text
+from workbench.session.document import (
+    AUTOSAVE_CONTAINER_JOBS,
+    autosave_text,
+    write_autosave_container,
+    write_autosave_text,
+)
 
 MAX_RECENT = 8
 
@@ -58,6 +63,18 @@ def read_file(path: Path) -> Environment | OpenedResult:
 def autosave_path() -> Path:
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return Path(folder) / "autosave.json"
+
+
+def autosave_paths() -> tuple[Path, Path]:
+    """Where an autosave is kept: as JSON, or (a large document) in the container."""
+    text = autosave_path()
+    return text, text.with_suffix(".npz")
+
+
+def found_autosave() -> Path | None:
+    """The autosave left by a session that did not close, the newest if there are two."""
+    found = [p for p in autosave_paths() if p.exists()]
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
 
 
 def settings_list(settings: Any, key: str) -> list[str]:
@@ -176,22 +193,35 @@ class WindowFiles:
                 self.statusBar().showMessage(f"Autosave failed: {exc}", 5000)
 
     def autosave_in_background(self) -> None:
-        if self.document.modified:
-            env, original = self.document.env, self.document.path
+        if not self.document.modified:
+            return
+        env, original = self.document.env, self.document.path
+        if len(env.jobs) > AUTOSAVE_CONTAINER_JOBS:  # written in the worker, in the container
+            target = autosave_paths()[1]
+            self.autosaver.start(lambda token: write_autosave_container(env, original, target))
+        else:
             self.autosaver.start(lambda token: autosave_text(env, original))  # a later start or a stop drops it
 
     def _autosave_built(self, ticket: int, text: object, error: str | None) -> None:
-        if not self.document.modified:
-            return  # saved, opened or cleared since: this state needs no recovery file
+        text_path, box_path = autosave_paths()
+        if not self.document.modified:  # saved, opened or cleared since: this state needs no recovery file
+            if text is None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(box_path)
+            return
         try:
             if error is not None:
                 raise WorkbenchError(error)
-            write_autosave_text(str(text), autosave_path())
+            if text is not None:
+                write_autosave_text(str(text), text_path)
+            with contextlib.suppress(FileNotFoundError):  # one autosave only: the one just written
+                os.unlink(box_path if text is not None else text_path)
         except WorkbenchError as exc:
             self.statusBar().showMessage(f"Autosave failed: {exc}", 5000)
 
     def clear_autosave(self) -> None:
         self.autosave_timer.stop()
         self.autosaver.stop()  # an autosave being built is dropped
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(autosave_path())
+        for path in autosave_paths():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from workbench.engine import registry
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import environment_from_dict, load_environment, save_environment
+from workbench.engine.io import container
 from workbench.engine.io.envfile import environment_to_dict, read_text, write_text_atomic
 from workbench.engine.model import Environment, TimeSettings
 from workbench.engine.schedule import Schedule
@@ -180,6 +182,18 @@ def autosave_text(env: Environment, original: Path | None) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
+AUTOSAVE_CONTAINER_JOBS = 20_000  # a larger document is autosaved in the container (.npz), not as JSON
+
+
+def write_autosave_container(env: Environment, original: Path | None, path: Path) -> None:
+    """An autosave of a large document: the container, naming the file it came from. Pure of the GUI,
+    so it runs in a worker (200,000 jobs: about 0.4 s, against some 4 s as JSON text)."""
+    meta, arrays = container.environment_arrays(env)
+    meta["autosave_of"] = str(original) if original else None
+    os.makedirs(Path(path).parent, exist_ok=True)
+    container.write_container(path, "autosave", meta, arrays)
+
+
 def write_autosave_text(text: str, path: Path) -> None:
     os.makedirs(Path(path).parent, exist_ok=True)
     write_text_atomic(text, path)
@@ -187,6 +201,11 @@ def write_autosave_text(text: str, path: Path) -> None:
 
 def read_autosave(path: Path) -> tuple[Environment, Path | None]:
     """The environment and original file of an autosave (ValidationError if it is unusable)."""
+    if container.is_container(path):
+        with container.Container(path) as box:
+            env = container.environment_from_container(box, registry.check_strategy)
+            named = box.meta.get("autosave_of")
+        return env, Path(named) if isinstance(named, str) else None
     try:
         data = json.loads(read_text(path))  # the same limits as any environment file
     except (WorkbenchError, json.JSONDecodeError, RecursionError, ValueError) as exc:
