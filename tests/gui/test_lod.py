@@ -81,3 +81,21 @@ def test_the_thin_cells_kernel_equals_its_numpy_reference(seed):
     want_cells, want_wide = _numpy_thin_cells(x, w, rows, pick, scale, shift, first, columns, n_rows)
     assert np.array_equal(cells, want_cells)
     assert np.array_equal(wide[:listed], want_wide)
+
+
+def test_the_overview_curve_keeps_its_peaks_when_thinned():
+    """A step curve of many steps becomes at most STRIP_BINS steps, each the highest value the full
+    curve takes over it; a short curve is left as it is."""
+    from workbench.gui.gantt.overview import peaks
+
+    rng = np.random.default_rng(4)
+    times = np.cumsum(rng.exponential(1.0, 50_000))
+    values = rng.integers(0, 100, times.size).astype(float)
+    thin_t, thin_v = peaks(times, values, bins=500)
+    assert thin_t.size == 501 and thin_v.max() == values.max() and thin_t[0] == times[0] and thin_t[-1] == times[-1]
+    for k in rng.integers(0, 500, 40):
+        inside = (times >= thin_t[k]) & (times < thin_t[k + 1])
+        holding = values[np.searchsorted(times, thin_t[k], side="right") - 1]
+        assert thin_v[k] == max(values[inside].max(initial=-np.inf), holding)
+    short_t, short_v = peaks(times[:800], values[:800], bins=500)
+    assert np.array_equal(short_t, times[:800]) and np.array_equal(short_v, values[:800])

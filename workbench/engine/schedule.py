@@ -38,6 +38,9 @@ class WindowArrays:
         return np.bincount(self.part_window, weights=self.part_length, minlength=self.start.size)
 
 
+CHUNK = 65_536  # parts made into names per call while the windows are made into records
+
+
 class LazyWindows(Sequence[Window]):
     """A compiled run's windows, made into ``Window`` records only when first read.
 
@@ -54,7 +57,9 @@ class LazyWindows(Sequence[Window]):
     def _records(self) -> tuple[Window, ...]:
         if self._made is None:
             a, ids, names = self.arrays, self._job_ids, self._node_ids
-            parts = [names[p] for p in a.part_node.tolist()]
+            parts: list[str] = []
+            for at in range(0, a.part_node.size, CHUNK):  # a chunk at a time: the GIL is let go between
+                parts.extend(map(names.__getitem__, a.part_node[at : at + CHUNK].tolist()))
             ends = np.cumsum(a.width).tolist()
             columns = (a.job_row.tolist(), a.start.tolist(), a.length.tolist(), a.cost.tolist(), a.width.tolist())
             self._made = tuple(

@@ -23,7 +23,16 @@ from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
 from workbench.engine.timeline import Overview, overview
-from workbench.gui.gantt.geometry import Parts, paint_order, uncovered_tails, visible_end, window_parts
+from workbench.gui.gantt.geometry import (
+    ROW_HEIGHT,
+    LayerData,
+    Parts,
+    layer_data,
+    paint_order,
+    uncovered_tails,
+    visible_end,
+    window_parts,
+)
 from workbench.gui.palette import job_groups
 
 KEEP = 8  # results kept: the live one and a Compare of up to seven more
@@ -41,6 +50,10 @@ class Prepared:
     visible_end: float  # the right edge of the picture
     by_job: np.ndarray  # each window's palette entry under Colour by ▸ Job (``palette.job_groups``)
     overview: Overview  # the whole run's busy share and queue (the overview strip)
+    # The windows' and the free slots' layers on the default rows (node order, no sites) under
+    # Colour by ▸ Job, worked out for the chart (``geometry.LayerData``); None on a grid with sites.
+    window_layer: LayerData | None = None
+    slot_layer: LayerData | None = None
 
 
 _lock = threading.Lock()
@@ -49,10 +62,20 @@ _kept: list[Prepared] = []
 
 def prepare(env: Environment, schedule: Schedule) -> Prepared:
     """Compute, keep and return what the window needs of ``schedule`` (call it off the GUI thread)."""
-    free = SlotTable.from_environment(env).reserve(schedule.windows)
-    ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
+    a = schedule.arrays
+    base = SlotTable.from_environment(env)
+    if a is not None:  # a compiled run's windows, as columns
+        start = a.start[a.part_window]
+        free = base.reserve_parts(a.part_node, start, start + a.part_length)
+        ends = dict(schedule.actual_ends)
+    else:
+        free = base.reserve(schedule.windows)
+        ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
     per_job = job_metrics(env, schedule)
     by_job = job_groups(schedule.windows)
+    parts = by_colour(uncovered_tails(window_parts(env, schedule.windows, ends, None, arrays=a)), by_job)
+    end = visible_end(env, schedule.windows)
+    layers = (None, None) if env.site_ids else default_layers(parts, by_job, free, end)
     done = Prepared(
         env,
         schedule,
@@ -60,15 +83,33 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
         flow_metrics(env, schedule, per_job=per_job),
         per_job,
         ends,
-        by_colour(uncovered_tails(window_parts(env, schedule.windows, ends, None)), by_job),
-        visible_end(env, schedule.windows),
+        parts,
+        end,
         by_job,
         overview(env, schedule),
+        *layers,
     )
     with _lock:
         _kept.append(done)
         del _kept[:-KEEP]
     return done
+
+
+SLOT_OFFSET = (1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT  # a free slot's bar: the middle half of its row
+
+
+def default_layers(parts: Parts, by_job: np.ndarray, free: SlotTable, end: float) -> tuple[LayerData, LayerData]:
+    """The windows' and the free slots' layers as the chart draws a result on its default rows (each
+    node its own row, in node order: y is the node's position) under Colour by ▸ Job."""
+    n = parts.x.size
+    windows = layer_data(parts.x, parts.y, parts.width, np.full(n, ROW_HEIGHT), by_job[parts.window], parts.node)
+    m = free.size
+    y = free.node + SLOT_OFFSET
+    slots = layer_data(
+        free.start, y.astype(float), np.minimum(free.end, end) - free.start, np.full(m, 0.5 * ROW_HEIGHT),
+        np.zeros(m, dtype=np.int64), free.node.astype(np.int64),
+    )  # fmt: skip
+    return windows, slots
 
 
 def by_colour(parts: Parts, by_job: np.ndarray) -> Parts:

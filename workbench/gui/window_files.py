@@ -18,6 +18,7 @@ from workbench.engine.io.container import is_container
 from workbench.engine.io.result_files import is_result_file, load_result
 from workbench.engine.model import Environment, StrategyRef
 from workbench.engine.schedule import Schedule
+from workbench.engine.simulate import collection_paused
 from workbench.gui.prepared import prepare
 from workbench.session.document import (
     AUTOSAVE_CONTAINER_JOBS,
@@ -44,6 +45,11 @@ def read_file(path: Path) -> Environment | OpenedResult:
     with its environment, prepared for drawing; off the GUI thread."""
     if not is_result_file(path):
         return load_environment(path)
+    with collection_paused():  # millions of objects made, none in a cycle: a full collection would hold
+        return _read_result(path)  # the GIL for a second, freezing the window
+
+
+def _read_result(path: Path) -> OpenedResult:
     named: list[str] = []
 
     def environment(where: str) -> Environment:

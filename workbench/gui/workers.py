@@ -211,7 +211,16 @@ class BackgroundCall(QObject):
         if ticket != self.ticket:
             return
         self._token = None
+        # A call that made a great many objects (a result of 200,000 jobs: millions, none in a cycle)
+        # has them frozen now, so that no collection walks them: left to the collector, one came on
+        # the GUI thread moments later and held the GIL for a second. A smaller call's objects are
+        # left to the next call's collection, which frees any cycles it left (``start``).
+        if sum(gc.get_count()) > FREEZE_AT_DELIVERY:
+            gc.freeze()
         self.finished.emit(ticket, result, error)
+
+
+FREEZE_AT_DELIVERY = 200_000  # objects not yet collected, past which an answer is frozen at once
 
 
 class LiveRunner(QObject):

@@ -10,7 +10,7 @@ their reasons come back as a ``Schedule``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from workbench.engine.io.envfile import parse_json, read_text, write_text_atomic
 from workbench.engine.io.result import WORK_COUNTS, result_summary, result_text, schedule_to_dict
 from workbench.engine.metrics import BOUNDED_SLOWDOWN_THRESHOLD, window_arrays
 from workbench.engine.model import Environment, Window
-from workbench.engine.schedule import LazyWindows, Schedule
+from workbench.engine.schedule import LazyEnds, LazyWindows, Schedule, WindowArrays
 
 RESULT_KIND = "result"
 WINDOW_COLUMNS = {
@@ -136,28 +136,52 @@ def _schedule_from_container(box: container.Container, env: Environment) -> Sche
             raise ValidationError(f"{box.path}: windows.{name}, row {int(bad[0])}", "expected a finite number")
     ids = [j.id for j in env.jobs]
     names = [n.id for n in env.nodes]
-    node_names = [names[k] for k in nodes.tolist()]
-    windows, ends, at, at_rough = [], {}, 0, 0
-    listed = (cols[x].tolist() for x in ("job", "start", "length", "cost", "actual_end", "overhead", "width"))
-    for j, t, T, c, end, over, n, r in zip(*listed, rough.tolist(), strict=True):
-        parts = tuple(lengths[at_rough : at_rough + n].tolist()) if r else ()
-        at_rough += n if r else 0
-        windows.append(Window(ids[j], t, T, tuple(node_names[at : at + n]), c, parts, over))
-        ends[ids[j]] = end
-        at += n
+    windows: Sequence[Window]
+    ends: Mapping[str, float]
+    arrays: WindowArrays | None = None
+    if not rough.any() and not cols["overhead"].any():  # square, on one site: columns until read
+        a = WindowArrays(
+            job, cols["start"], cols["length"], cols["cost"], cols["actual_end"], np.zeros(0), width, cols["overhead"],
+            nodes, np.repeat(np.arange(m), width), np.repeat(cols["length"], width),
+        )  # fmt: skip
+        windows, ends, arrays = LazyWindows(a, ids, names), LazyEnds(a, ids), a
+    else:
+        windows = _records(cols, rough, nodes, lengths, ids, names)
+        ends = {w.job: end for w, end in zip(windows, cols["actual_end"].tolist(), strict=True)}
     failed = box.column("failed.job", "i", None)
     _in_range(box.path, "failed.job", failed, len(env.jobs))
     reasons = box.column("failed.reason", "u", failed.size).tolist()
     unscheduled = tuple(ids[j] for j in failed.tolist())
     return Schedule(
         str(doc.get("strategy", "")),
-        tuple(windows),
+        windows,
         unscheduled,
         dict(zip(unscheduled, reasons, strict=True)),
         float(doc.get("elapsed_ms") or 0.0),
         actual_ends=ends,
         counts=_counts(doc.get("work")),
+        arrays=arrays,
     )
+
+
+def _records(
+    cols: dict[str, np.ndarray],
+    rough: np.ndarray,
+    nodes: np.ndarray,
+    lengths: np.ndarray,
+    ids: list[str],
+    names: list[str],
+) -> tuple[Window, ...]:
+    """The windows as records, rough right edges included."""
+    node_names = [names[k] for k in nodes.tolist()]
+    out, at, at_rough = [], 0, 0
+    listed = (cols[x].tolist() for x in ("job", "start", "length", "cost", "overhead", "width"))
+    for j, t, T, c, over, n, r in zip(*listed, rough.tolist(), strict=True):
+        parts = tuple(lengths[at_rough : at_rough + n].tolist()) if r else ()
+        at_rough += n if r else 0
+        out.append(Window(ids[j], t, T, tuple(node_names[at : at + n]), c, parts, over))
+        at += n
+    return tuple(out)
 
 
 def _in_range(path: str, column: str, values: np.ndarray, size: int) -> None:

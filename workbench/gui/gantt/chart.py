@@ -309,7 +309,12 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         else:  # a step early in a run without a horizon ends near its start: keep the result's frame
             self._end = max(self._end, self._live_end)
         self._table = None if ready is not None else SlotTable.from_environment(env)
-        self._draw_slots(env, windows, ready.free if ready is not None else None)
+        default = ready is not None and self._default_rows(env)
+        if default and ready is not None and ready.slot_layer is not None:  # worked out in the worker
+            self._free_for = ((env.nodes, env.local_tasks, env.time, windows), ready.free)
+            self.slots.set_data(ready.slot_layer, [QColor(palette.free_slot())])
+        else:
+            self._draw_slots(env, windows, ready.free if ready is not None else None)
         self._draw_tasks(env)
         self._draw_windows(env, windows, snapshot)
         self._draw_lines(env, snapshot)
@@ -383,6 +388,10 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
             self.addItem(line, ignoreBounds=True)
             self._site_lines.append(line)
 
+    def _default_rows(self, env: Environment) -> bool:
+        """Is each node drawn on its own row, in node order (the rows a prepared layer assumes)?"""
+        return not env.site_ids and self.row_order == "list"
+
     def _draw_slots(self, env: Environment, windows: list[Window], free: SlotTable | None = None) -> None:
         """The free slots, faint: ``free`` when the worker prepared them, else computed here."""
         key = (env.nodes, env.local_tasks, env.time, list(windows))
@@ -442,7 +451,10 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         now = snapshot.time if snapshot is not None else None
         ready = self._ready  # set only when ``windows`` are its schedule's
         rows = self.rows
-        if ready is not None:  # prepared in the worker on rows in node order: only the rows move here
+        default = ready is not None and ready.window_layer is not None and self._default_rows(env)
+        if default and ready is not None:  # prepared in the worker on these very rows
+            parts = ready.parts
+        elif ready is not None:  # prepared in the worker on rows in node order: only the rows move here
             parts = dataclasses.replace(
                 ready.parts, y=rows.y[ready.parts.node], released_y=rows.y[ready.parts.released_node]
             )
@@ -453,14 +465,18 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         )
         self._parts, self._colouring = parts, colouring
         count = len(colouring.colours)
-        group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
-        group = np.where(parts.planned, group + count, group)
         self._window_rect_job = parts.window
         light = [palette.planned_colour(c) for c in colouring.colours]
         edge = [QColor("#202020")] * count + [QColor("#606060")] * count
-        self.windows.set_rects(
-            parts.x, parts.y, parts.width, rows.h[parts.node], group, colouring.colours + light, edge, row=parts.node
-        )
+        if default and ready is not None and ready.window_layer is not None and self.colour_by == "job":
+            self.windows.set_data(ready.window_layer, colouring.colours + light, edge)
+        else:
+            group = colouring.group[parts.window] if parts.window.size else np.empty(0, np.int64)
+            group = np.where(parts.planned, group + count, group)
+            self.windows.set_rects(
+                parts.x, parts.y, parts.width, rows.h[parts.node], group, colouring.colours + light, edge,
+                row=parts.node,
+            )
         scale = rows.h[parts.released_node] / ROW_HEIGHT
         self.released.set_rects(
             parts.released_x,

@@ -20,7 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 from workbench.engine import kernels
-from workbench.gui.gantt.geometry import paint_order
+from workbench.gui.gantt.geometry import LayerData, paint_order
 
 OUTLINE_MIN_PIXELS = 4.0  # a rectangle this wide, at least, gets its outline ...
 # Level of detail: above this many rectangles in view, those narrower than a pixel are merged into
@@ -108,6 +108,20 @@ class RectLayer(pg.GraphicsObject):
             self._row_y, self._row_h = np.zeros(count), np.zeros(count)
             self._row_y[self._row], self._row_h[self._row] = self._sorted[1], self._sorted[3]
         self._starts = np.searchsorted(sorted_group, np.arange(len(colours) + 1))
+        self._set_style(colours, outline, width, dashed)
+        # The rows' usual height (a sample's median: the heights of a layer are few).
+        self._median_h = float(np.median(self._h[:: max(1, self._h.size // 10_000)])) if self._h.size else 0.0
+        if self._x.size:
+            left, right = float(self._x.min()), float((self._x + self._w).max())
+            top, bottom = float(self._y.min()), float((self._y + self._h).max())
+            self._bounds = QRectF(left, top, right - left, bottom - top)
+        else:
+            self._bounds = QRectF()
+        self.update()
+
+    def _set_style(
+        self, colours: list[QColor], outline: list[QColor | None] | None, width: float, dashed: bool
+    ) -> None:
         self._brushes = [QBrush(c) for c in colours]
         self._pens = []
         for i in range(len(colours)):
@@ -118,14 +132,22 @@ class RectLayer(pg.GraphicsObject):
             if dashed and line is not None:
                 pen.setStyle(Qt.PenStyle.DashLine)
             self._pens.append(pen)
-        # The rows' usual height (a sample's median: the heights of a layer are few).
-        self._median_h = float(np.median(self._h[:: max(1, self._h.size // 10_000)])) if self._h.size else 0.0
-        if self._x.size:
-            left, right = float(self._x.min()), float((self._x + self._w).max())
-            top, bottom = float(self._y.min()), float((self._y + self._h).max())
-            self._bounds = QRectF(left, top, right - left, bottom - top)
-        else:
-            self._bounds = QRectF()
+
+    def set_data(
+        self, data: LayerData, colours: list[QColor], outline: list[QColor | None] | None = None, width: float = 1.0
+    ) -> None:
+        """Replace every rectangle by ``data``, worked out ahead (``geometry.layer_data``): nothing to
+        sort, measure or check here."""
+        self.prepareGeometryChange()
+        self._x, self._y, self._w, self._h = data.x, data.y, data.w, data.h
+        self._group = data.group
+        self._sorted = (data.x, data.y, data.w, data.h)
+        self._row, self._row_y, self._row_h = data.row, data.row_y, data.row_h
+        self._median_h = data.median_h
+        self._starts = np.searchsorted(data.group, np.arange(len(colours) + 1))
+        self._set_style(colours, outline, width, False)
+        left, top, right, bottom = data.bounds
+        self._bounds = QRectF(left, top, right - left, bottom - top) if data.x.size else QRectF()
         self.update()
 
     def set_outlines(

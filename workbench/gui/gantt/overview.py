@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QLabel
@@ -99,8 +100,8 @@ class OverviewStrip(pg.PlotWidget):
             return
         self.show()
         peak = max(int(data.queue.max()), 1)
-        self.busy.setData(data.times, data.busy)
-        self.queue.setData(data.times, data.queue / peak)
+        self.busy.setData(*peaks(data.times, data.busy))
+        self.queue.setData(*peaks(data.times, data.queue / peak))
         start, end = data.span
         self.view.setXRange(start, end, padding=0)
         self.queue.setToolTip(f"queue, peak {peak}")
@@ -151,3 +152,19 @@ class OverviewStrip(pg.PlotWidget):
             return  # on the band: a drag moves it
         half = (end - start) / 2
         self.region.setRegion((point.x() - half, point.x() + half))  # emits range_moved
+
+
+STRIP_BINS = 4000  # a run's curve is drawn with at most this many steps (the strip is a few thousand pixels)
+
+
+def peaks(times: np.ndarray, values: np.ndarray, bins: int = STRIP_BINS) -> tuple[np.ndarray, np.ndarray]:
+    """A step curve (each value holds until the next time) of more than ``2 * bins`` steps as ``bins``
+    steps of equal width, each the highest value the curve takes in it: at 200,000 jobs the full
+    curve's fill took 250 ms a repaint, and at the strip's width the peaks draw the same outline."""
+    if times.size <= 2 * bins:
+        return times, values
+    edges = np.linspace(float(times[0]), float(times[-1]), bins + 1)
+    highest = np.full(bins, -np.inf)
+    np.maximum.at(highest, np.clip(np.searchsorted(edges, times, side="right") - 1, 0, bins - 1), values)
+    holding = values[np.clip(np.searchsorted(times, edges[:-1], side="right") - 1, 0, times.size - 1)]
+    return np.append(edges[:-1], times[-1]), np.append(np.maximum(highest, holding), values[-1])
