@@ -177,9 +177,10 @@ class Recorder:
         self.distances: dict[str, Distances] = {}
         self._reported = 0.0
         self._log = _Log()
-        self._windows: dict[str, Window] = {}
-        self._actual: dict[str, float] = {}
-        # A compiled run's windows as columns, made into records only when read (``place_columns``).
+        # Job id -> its window and where it really ends. A compiled run's windows are kept as columns
+        # instead (``place_columns``) until ``materialise``: these dicts are then empty.
+        self.windows: dict[str, Window] = {}
+        self.actual: dict[str, float] = {}
         self._lazy: tuple[LazyWindows, LazyEnds] | None = None
         self.failed: dict[str, str] = {}
         self.alternatives: dict[str, int] = {}
@@ -204,45 +205,34 @@ class Recorder:
         # any later placement drops them.
         self.arrays: WindowArrays | None = None
 
-    @property
-    def windows(self) -> dict[str, Window]:
-        """Job id -> its window (a later placement of the same job replaced the earlier one)."""
-        if self._lazy is not None:
-            self._materialise()
-        return self._windows
-
-    @property
-    def actual(self) -> dict[str, float]:
-        """Job id -> where its window really ends (``actual_end``)."""
-        if self._lazy is not None:
-            self._materialise()
-        return self._actual
-
-    def _materialise(self) -> None:
-        assert self._lazy is not None
+    def materialise(self) -> None:
+        """Make a compiled run's columns (``place_columns``) into the ``windows`` and ``actual`` dicts,
+        for code that reads them one by one; nothing to do otherwise."""
+        if self._lazy is None:
+            return
         windows, ends = self._lazy
         self._lazy = None
         for w in windows:
-            self._windows[w.job] = w
-        self._actual.update(ends)
+            self.windows[w.job] = w
+        self.actual.update(ends)
 
     def place_columns(self, arrays: WindowArrays, job_ids: Sequence[str], node_ids: Sequence[str]) -> None:
         """Record every window of a compiled run at once, as columns in the schedule's order (start,
         then job position): no record is made unless something reads one (``LazyWindows``). Only for
         a run without history, before anything else is placed."""
-        assert not self._windows and not self.history
+        assert not self.windows and not self.history
         self._lazy = LazyWindows(arrays, job_ids, node_ids), LazyEnds(arrays, job_ids)
         self.arrays = arrays
 
     def placed_count(self) -> int:
-        return len(self._lazy[0]) if self._lazy is not None else len(self._windows)
+        return len(self._lazy[0]) if self._lazy is not None else len(self.windows)
 
     def last_end(self, default: float) -> float:
         """The latest actual end of a window placed (``default`` when none is)."""
         if self._lazy is not None:
             actual = self._lazy[0].arrays.actual
             return float(actual.max()) if actual.size else default
-        return max(self._actual.values(), default=default)
+        return max(self.actual.values(), default=default)
 
     def watching(self, job_id: str) -> bool:
         return self.watch is not None and self.watch.job == job_id
@@ -261,8 +251,10 @@ class Recorder:
         and L_right its strategy saw, kept when the run explains itself (``explain``);
         ``actual_end``: ``self.actual_end(window)`` when the caller has already worked it out."""
         end = self.actual_end(window) if actual_end is None else actual_end
+        if self._lazy is not None:  # a compiled run's columns become records first
+            self.materialise()
         self.arrays = None
-        self.windows[window.job] = window  # (a compiled run's columns become records first)
+        self.windows[window.job] = window
         self.actual[window.job] = end
         if self.history:  # only snapshots read the log; a long run without them keeps none
             self._log.placements.append((window.job, window, end, distances if self.explain else None))

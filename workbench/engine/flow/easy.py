@@ -307,6 +307,7 @@ def _compiled_run(
     rec.place_columns(arrays, [j.id for j in env.jobs], [n.id for n in env.nodes])
     left = queue[: int(state[kernels.QLEN])]
     if left.size:
+        rec.materialise()
         table = SlotTable.from_environment(env, rec.windows.values())
         for i in left.tolist():
             rec.fail(env.jobs[i].id, explain_failure(table, env.jobs[i], max(env.jobs[i].arrival, t0)))
