@@ -169,10 +169,13 @@ class SlotTable:
             for w in windows
             for node_id, end in w.part_ends()
         ]
+        pieces = [p for p in pieces if p[2] - p[1] > EPS]
+        if not pieces:
+            return self
         add_n = np.array([p[0] for p in pieces], dtype=np.int64)
         add_s = np.array([p[1] for p in pieces], dtype=np.float64)
         add_e = np.array([p[2] for p in pieces], dtype=np.float64)
-        return self.reserve_parts(add_n, add_s, add_e)
+        return self._reserve(add_n, add_s, add_e)
 
     def reserve_parts(self, node: IntArray, start: FloatArray, end: FloatArray) -> SlotTable:
         """``reserve`` of window parts given as columns (node position, start, end): a compiled run's
@@ -181,7 +184,10 @@ class SlotTable:
         keep = end - start > EPS
         if not keep.any():
             return self
-        add_n, add_s, add_e = np.asarray(node, dtype=np.int64)[keep], start[keep], end[keep]
+        return self._reserve(np.asarray(node, dtype=np.int64)[keep], start[keep], end[keep])
+
+    def _reserve(self, add_n: IntArray, add_s: FloatArray, add_e: FloatArray) -> SlotTable:
+        """``reserve`` of parts already clipped to the interval, none empty."""
         busy_node = np.concatenate([self.busy_node, add_n])
         busy_start = np.concatenate([self.busy_start, add_s])
         busy_end = np.concatenate([self.busy_end, add_e])
