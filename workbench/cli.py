@@ -128,7 +128,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _cmd_metrics(args: argparse.Namespace) -> int:
-    from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
+    from workbench.engine.io.atomic import write_json_atomic, write_text_atomic
     from workbench.engine.io.result import metrics_to_csv, result_summary
 
     out = Path(args.output) if args.output else None
@@ -210,7 +210,7 @@ def _export_schedule(args: argparse.Namespace, out: Path) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from workbench.engine import registry
     from workbench.engine.files import load_environment
-    from workbench.engine.io.envfile import write_json_atomic
+    from workbench.engine.io.atomic import write_json_atomic
     from workbench.engine.io.result import snapshot_summary
 
     env = load_environment(args.env)

@@ -18,13 +18,14 @@ TINY = ROOT / "sample_envs" / "tiny.json"
 
 
 def test_schedule_writes_the_design_json(tmp_path, capsys):
-    """`schedule` writes strategy, windows with actual_end, unscheduled, reasons, metrics (and the
-    definitions they follow), elapsed_ms."""
+    """`schedule` writes strategy, the environment file it ran on, windows with actual_end,
+    unscheduled, reasons, metrics (and the definitions they follow), the run's work, elapsed_ms."""
     out = tmp_path / "r.json"
     assert main(["schedule", str(TINY), "--strategy", "MinCost", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
-    keys = {"strategy", "windows", "unscheduled", "reasons", "metrics", "metric_definitions", "elapsed_ms"}
-    assert set(doc) == {*keys, "prepare_ms"}  # the kernels' preparation, apart from the run's time
+    keys = {"strategy", "environment", "windows", "unscheduled", "reasons", "metrics", "metric_definitions", "work"}
+    assert set(doc) == {*keys, "elapsed_ms", "prepare_ms"}  # the kernels' preparation, apart from the run's time
+    assert (out.parent / doc["environment"]).resolve() == TINY.resolve() and doc["work"] is not None
     assert doc["strategy"] == "MinCost"
     direct = registry.run(load_environment(TINY), "MinCost")
     assert [(w["job"], w["start"], w["length"], tuple(w["nodes"])) for w in doc["windows"]] == [

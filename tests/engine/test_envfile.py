@@ -211,7 +211,7 @@ def test_only_regular_files_are_read(tmp_path):
     """A named pipe, a folder or an oversized file is refused at once, with the reason."""
     import os
 
-    from workbench.engine.io.envfile import read_text
+    from workbench.engine.io.text import read_text
 
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)

@@ -46,7 +46,7 @@ def frame(folder: Path) -> Any:
 
 def export(folder: Path, fmt: str, target: Path | None = None) -> Path:
     """Write the tidy rows of ``folder`` as ``fmt`` (csv or parquet); returns the file written."""
-    from workbench.engine.io.envfile import write_text_atomic
+    from workbench.engine.io.atomic import write_text_atomic
 
     if fmt not in ("csv", "parquet"):
         raise ParameterError("--format", f"expected csv or parquet, got {fmt!r}")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from workbench.engine.errors import ParameterError
-from workbench.engine.io.envfile import write_text_atomic
+from workbench.engine.io.atomic import write_text_atomic
 from workbench.lab.catalogue import get_study
 from workbench.lab.cells import Cell, Table, cells, matches, number, with_interval
 from workbench.lab.database import Database, Row

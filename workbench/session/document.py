@@ -18,7 +18,9 @@ from workbench.engine import registry
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import environment_from_dict, load_environment, save_environment
 from workbench.engine.io import container
-from workbench.engine.io.envfile import environment_to_dict, read_text, write_text_atomic
+from workbench.engine.io.atomic import write_text_atomic
+from workbench.engine.io.envfile import environment_to_dict
+from workbench.engine.io.text import read_text
 from workbench.engine.model import Environment, TimeSettings
 from workbench.engine.schedule import Schedule
 from workbench.session.edits import Edit

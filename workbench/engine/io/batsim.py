@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from workbench.engine.errors import ValidationError, show
-from workbench.engine.io.envfile import MAX_NODES, Field, Obj, parse_json, read_text
+from workbench.engine.io.envfile import MAX_NODES, Field, Obj
+from workbench.engine.io.text import parse_json, read_text
 from workbench.engine.io.trace import (
     Machine,
     Selection,

@@ -130,7 +130,7 @@ def write_container(
     path: str | os.PathLike[str], kind: str, meta: dict[str, Any], arrays: dict[str, np.ndarray]
 ) -> None:
     """Write ``arrays`` and ``meta`` (with the format, version and kind) atomically to ``path``."""
-    from workbench.engine.io.envfile import write_bytes_atomic
+    from workbench.engine.io.atomic import write_bytes_atomic
 
     head = {"format": FORMAT, "version": VERSION, "kind": kind, **meta}
     text = json.dumps(head, ensure_ascii=False, allow_nan=True)

@@ -8,39 +8,30 @@ half-written file. ``environment_from_dict(environment_to_dict(env)) == env``.
 
 from __future__ import annotations
 
-import contextlib
-import glob
-import gzip
 import itertools
-import json
 import math
 import os
-import stat
-import tempfile
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
-from workbench.engine.errors import ParameterError, ValidationError, WorkbenchError, show, text_problem
+from workbench.engine.errors import ParameterError, ValidationError, show, text_problem
 from workbench.engine.io import columns
+from workbench.engine.io.atomic import write_json_atomic
 
 # Limits of what a file may ask for (docs/formats.md, "Limits"; ``io/limits.py``): beyond them the
 # loader refuses with the limit named, before anything is allocated or run.
 from workbench.engine.io.limits import (  # re-exported: importers name them here
-    INT_DIGITS,
-    MAX_DEPTH,
     MAX_ID,
     MAX_ITEMS,
     MAX_MAGNITUDE,
     MAX_NODE_COUNT,
     MAX_NODES,
     MAX_TEXT,
-    json_bytes_limit,
 )
+from workbench.engine.io.text import parse_json, read_text
 from workbench.engine.model import (
     EPS,
     JOB_CRITERIA,
@@ -168,70 +159,6 @@ def load_environment(path: str | os.PathLike[str], check_strategy: StrategyCheck
 def environment_from_json(text: str, check_strategy: StrategyCheck | None = None) -> Environment:
     """Parse and validate the text of an environment file (errors name the JSON path)."""
     return environment_from_dict(parse_json(text), check_strategy)
-
-
-def parse_json(text: str) -> Any:
-    """JSON text within the loader's limits (nesting, long integer literals), or an error at ``$``."""
-    if not text.strip():  # json's own words for it are "Expecting value"
-        raise ValidationError("$", "the file is empty (or only blank): expected a JSON object")
-    try:
-        data = json.loads(text, parse_int=_parse_int)
-    except json.JSONDecodeError as exc:
-        raise ValidationError("$", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except RecursionError:
-        raise ValidationError("$", f"nested too deeply (at most {MAX_DEPTH} levels)") from None
-    _check_depth(data)
-    return data
-
-
-def _parse_int(literal: str) -> int | float:
-    # Python refuses int literals over 4300 digits; past 18 none is exact as a float anyway.
-    return int(literal) if len(literal) <= INT_DIGITS else float(literal)
-
-
-def _check_depth(data: Any) -> None:
-    level = [(data, 0)]
-    while level:
-        value, depth = level.pop()
-        if depth > MAX_DEPTH:
-            raise ValidationError("$", f"nested too deeply (at most {MAX_DEPTH} levels)")
-        if isinstance(value, dict):
-            level.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            level.extend((v, depth + 1) for v in value)
-
-
-def read_text(path: str | os.PathLike[str], limit: int | None = None, gzipped: bool = False) -> str:
-    """The text of a regular UTF-8 file of at most ``limit`` bytes (a pipe or device is refused
-    at once, instead of blocking); ``gzipped``: of the gzip file at ``path``, at most ``limit``
-    bytes once decompressed. The default limit is the text whose parsed objects fit in the memory
-    one file may take (``limits.json_bytes_limit``)."""
-    limit = json_bytes_limit() if limit is None else limit
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise WorkbenchError(f"{path}: {kind}; expected a file")
-        if info.st_size > limit:
-            raise WorkbenchError(
-                f"{path}: {info.st_size / 2**20:.0f} MiB of text, which needs more memory to read than this "
-                f"machine allows ({limit / 2**20:.0f} MiB of text); save it as a container (.npz)"
-            )
-        if not gzipped:
-            return Path(path).read_text(encoding="utf-8")
-        with gzip.open(path, "rb") as stream:
-            data = stream.read(limit + 1)
-        if len(data) > limit:
-            raise WorkbenchError(f"{path}: over {limit / 2**20:.0f} MiB decompressed; the limit is that")
-        return data.decode("utf-8")
-    except FileNotFoundError:
-        raise WorkbenchError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise WorkbenchError(f"{path}: not a UTF-8 text file") from None
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise WorkbenchError(f"{path}: not a whole gzip file ({exc or 'it ends too soon'})") from None
-    except OSError as exc:
-        raise WorkbenchError(f"{path}: cannot read ({exc.strerror})") from None
 
 
 class Obj:
@@ -667,56 +594,3 @@ def job_to_dict(j: Job) -> dict[str, Any]:
 def save_environment(env: Environment, path: str | os.PathLike[str]) -> None:
     """Write ``env`` atomically (temporary file + rename): never a half-written file."""
     write_json_atomic(environment_to_dict(env), path)
-
-
-def write_json_atomic(data: Any, path: str | os.PathLike[str], indent: int | None = 2) -> None:
-    write_text_atomic(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", path)
-
-
-def write_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
-    """Write ``text`` (UTF-8) atomically to ``path`` (``write_bytes_atomic``)."""
-    data = text.encode("utf-8")
-    write_bytes_atomic(lambda handle: handle.write(data), path)
-
-
-def write_bytes_atomic(write: Callable[[BinaryIO], object], path: str | os.PathLike[str]) -> None:
-    """Call ``write`` on a temporary file beside ``path``, flush it to disk, rename it over ``path``.
-
-    A read-only target, or one that is not a regular file, is refused (as editors do);
-    temporary files a killed save left for the same target are removed first.
-    """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if target.exists():
-        if not target.is_file():
-            raise WorkbenchError(f"{target}: not a regular file; choose a file name")
-        writable = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
-        if not target.stat().st_mode & writable or not os.access(target, os.W_OK):
-            raise WorkbenchError(f"{target}: read-only; make it writable or save under another name")
-    for stale in folder.glob(f".{glob.escape(target.name)}.*.tmp"):
-        with contextlib.suppress(OSError):
-            stale.unlink()
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise WorkbenchError(f"{target}: cannot write ({exc.strerror})") from None
-    try:
-        # mkstemp makes the file private; give it the target's mode (or the usual one).
-        try:
-            mode = target.stat().st_mode & 0o777
-        except OSError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise WorkbenchError(f"{target}: cannot write ({exc.strerror})") from None
-        raise

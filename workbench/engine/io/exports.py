@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from workbench.engine.errors import ParameterError
+from workbench.engine.io.atomic import write_json_atomic, write_text_atomic
 from workbench.engine.io.batsim import environment_to_batsim, schedule_to_batsim_csv
-from workbench.engine.io.envfile import write_json_atomic, write_text_atomic
 from workbench.engine.io.result import schedule_to_csv, schedule_to_dict
 from workbench.engine.io.swf import schedule_to_swf
 from workbench.engine.model import Environment

@@ -18,8 +18,9 @@ import numpy as np
 
 from workbench.engine.errors import ValidationError, WorkbenchError, show
 from workbench.engine.io import container
-from workbench.engine.io.envfile import parse_json, read_text, write_text_atomic
+from workbench.engine.io.atomic import write_text_atomic
 from workbench.engine.io.result import WORK_COUNTS, result_summary, result_text, schedule_to_dict
+from workbench.engine.io.text import parse_json, read_text
 from workbench.engine.metrics import BOUNDED_SLOWDOWN_THRESHOLD, window_arrays
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import LazyEnds, LazyWindows, Schedule, WindowArrays

@@ -22,7 +22,6 @@ from typing import Any
 
 from workbench.engine.io.envfile import (
     FORMAT,
-    MAX_DEPTH,
     MAX_ID,
     MAX_MAGNITUDE,
     MAX_NODE_COUNT,
@@ -31,6 +30,7 @@ from workbench.engine.io.envfile import (
     VERSION,
     Field,
 )
+from workbench.engine.io.limits import MAX_DEPTH
 
 FILE = "environment.schema.json"
 DOCS_COPY = Path(__file__).resolve().parents[3] / "docs" / FILE
@@ -133,7 +133,7 @@ def shipped_schema_text() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the schema; ``--write`` regenerates the shipped file and its copy in docs/."""
-    from workbench.engine.io.envfile import write_text_atomic
+    from workbench.engine.io.atomic import write_text_atomic
 
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--write"]:

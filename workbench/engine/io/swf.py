@@ -40,7 +40,8 @@ import numpy as np
 
 from workbench.engine.errors import ValidationError, WorkbenchError, show, text_problem
 from workbench.engine.io.columns import jobs_from_columns as columns_jobs
-from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_MAGNITUDE, MAX_NODES, read_text
+from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_MAGNITUDE, MAX_NODES
+from workbench.engine.io.text import read_text
 from workbench.engine.io.trace import (
     CANCELLED,
     Machine,
@@ -356,7 +357,7 @@ def write_swf(path: str | os.PathLike[str], rows: list[tuple[int, float, float, 
     for job, submit, run, procs, req in rows:
         fields = [job, int(submit), -1, int(run), procs, -1, -1, procs, int(req), -1, 1, 1, 1, -1, 1, -1, -1, -1]
         lines.append(" ".join(str(f) for f in fields))
-    from workbench.engine.io.envfile import write_text_atomic
+    from workbench.engine.io.atomic import write_text_atomic
 
     write_text_atomic("\n".join(lines) + "\n", path)
 
