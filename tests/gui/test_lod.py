@@ -99,3 +99,39 @@ def test_the_overview_curve_keeps_its_peaks_when_thinned():
         assert thin_v[k] == max(values[inside].max(initial=-np.inf), holding)
     short_t, short_v = peaks(times[:800], values[:800], bins=500)
     assert np.array_equal(short_t, times[:800]) and np.array_equal(short_v, values[:800])
+
+
+def _figure_image(xa, xb, ya, hk, merge: bool, scale: float) -> bytes:
+    from PySide6.QtGui import QImage, QPainter
+
+    from workbench.gui.figure import merge_slivers
+
+    image = QImage(int(320 * scale), int(60 * scale), QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.scale(scale, scale)
+    if merge:
+        xa, xb, ya, hk = merge_slivers(xa, xb, ya, hk, painter.transform().m11())
+    painter.setPen(pg.mkPen(None))
+    painter.setBrush(QColor("#4040d0"))
+    for a, b, y, h in zip(xa, xb, ya, hk, strict=True):
+        painter.drawRect(pg.QtCore.QRectF(float(a), float(y), float(b - a), float(h)))
+    painter.end()
+    return bytes(image.constBits())
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.125])
+def test_a_figures_slivers_merged_fill_the_same_pixels(qtbot, scale):
+    """An exported figure's thousands of slivers, merged per row (``figure.merge_slivers``), fill the
+    pixels they fill drawn one by one, at 96 DPI and at 300 DPI; and they are far fewer."""
+    from workbench.gui import figure
+
+    rng = np.random.default_rng(7)
+    n = 3 * figure.FIGURE_LOD
+    xa = rng.uniform(10, 300, n)
+    xb = xa + np.where(rng.random(n) < 0.9, rng.uniform(0.01, 0.9, n) / scale, rng.uniform(1, 5, n))
+    row = rng.integers(0, 5, n)
+    ya, hk = 5.0 + 10.0 * row, np.full(n, 8.0)
+    merged = figure.merge_slivers(xa, xb, ya, hk, scale)
+    assert merged[0].size < n / 2
+    assert _figure_image(xa, xb, ya, hk, True, scale) == _figure_image(xa, xb, ya, hk, False, scale)
