@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -229,25 +230,46 @@ def _slowdowns(a: WindowArrays, threshold: float) -> tuple[np.ndarray, np.ndarra
     return wait, response, slowdown, bounded
 
 
+class JobRows(Sequence[JobMetrics]):
+    """Each placed job's measures (``job_metrics``), worked out as columns at once and made into a
+    ``JobMetrics`` only when a row is read: a table of 200,000 rows reads the few it shows."""
+
+    def __init__(self, jobs: list[str], columns: tuple[np.ndarray, ...]) -> None:
+        self._jobs, self._columns = jobs, columns
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return JobMetrics(self._jobs[index], *(float(c[index]) for c in self._columns))
+
+
+def job_rows(env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD) -> JobRows:
+    """Each placed job's measures, in window order, as ``JobRows``."""
+    check_threshold(threshold)
+    a = window_arrays(env, schedule)
+    wait, response, slowdown, bounded = _slowdowns(a, threshold)
+    jobs = env.jobs
+    ids = [jobs[j].id for j in a.job_row.tolist()]
+    columns = (a.start, a.start + a.length, a.actual, wait, a.length, a.cost, a.cpu_time, slowdown, response, bounded)
+    return JobRows(ids, columns)
+
+
 def job_metrics(
     env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD
 ) -> list[JobMetrics]:
     """Each placed job's measures (docs/metrics.md); ``threshold`` is the bounded slowdown's τ."""
-    check_threshold(threshold)
-    a = window_arrays(env, schedule)
-    wait, response, slowdown, bounded = _slowdowns(a, threshold)
-    columns = (a.start, a.start + a.length, a.actual, wait, a.length, a.cost, a.cpu_time, slowdown, response, bounded)
-    return [
-        JobMetrics(w.job, *values)
-        for w, *values in zip(schedule.windows, *(c.tolist() for c in columns), strict=True)
-    ]
+    rows = job_rows(env, schedule, threshold)
+    return [rows[k] for k in range(len(rows))]
 
 
 def flow_metrics(
     env: Environment,
     schedule: Schedule,
     threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
-    per_job: list[JobMetrics] | None = None,
+    per_job: Sequence[JobMetrics] | None = None,
 ) -> FlowMetrics:
     """The flow's measures, each as ``DEFINITIONS`` states it; ``threshold`` is the bounded slowdown's τ.
     ``per_job`` is accepted for callers that have it, and not needed: the measures are array code

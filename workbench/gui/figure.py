@@ -19,7 +19,18 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSize, QSizeF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPageSize, QPainter, QPdfWriter, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QPen,
+    QTransform,
+)
 
 from workbench.engine.errors import WorkbenchError
 from workbench.engine.model import Environment, Window
@@ -147,6 +158,9 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
             QRectF(16, 30, width - 32, 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, fig.subtitle
         )
 
+    transform = painter.transform()  # figure units to the output's pixels (a 300 DPI PNG: 3.125)
+    device_scale = transform.m11() if isinstance(transform, QTransform) else 1.0
+
     def rects(
         x: np.ndarray, y: np.ndarray, w: np.ndarray, h: float | np.ndarray, colour: QColor, edge: QColor | None
     ) -> None:
@@ -158,7 +172,7 @@ def paint(fig: Figure, painter: QPainter, width: float, height: float) -> None:
         if not keep.any():
             return
         xa, xb, ya, hk = px(a[keep]), px(b[keep]), py(y[keep]), tall[keep] * row_px
-        xa, xb, ya, hk = merge_slivers(xa, xb, ya, hk, painter.transform().m11())
+        xa, xb, ya, hk = merge_slivers(xa, xb, ya, hk, device_scale)
         painter.setBrush(QBrush(colour))
         pen = QPen(edge) if edge is not None else QPen(Qt.PenStyle.NoPen)
         pen.setCosmetic(False)

@@ -14,11 +14,12 @@ No Qt objects here.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_metrics
+from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_rows
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
@@ -44,7 +45,7 @@ class Prepared:
     schedule: Schedule
     free: SlotTable
     metrics: FlowMetrics
-    jobs: list[JobMetrics]
+    jobs: Sequence[JobMetrics]
     actual_ends: dict[str, float]  # each window's job's actual end
     parts: Parts  # the windows' parts, on rows in the environment's node order, by colour (``by_colour``)
     visible_end: float  # the right edge of the picture
@@ -71,7 +72,7 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
     else:
         free = base.reserve(schedule.windows)
         ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
-    per_job = job_metrics(env, schedule)
+    per_job = job_rows(env, schedule)  # made into rows as the Metrics table reads them
     by_job = job_groups(schedule.windows)
     parts = by_colour(uncovered_tails(window_parts(env, schedule.windows, ends, None, arrays=a)), by_job)
     end = visible_end(env, schedule.windows)

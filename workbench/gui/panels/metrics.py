@@ -7,6 +7,7 @@ corner says so (the view state's status, ``session/state.py``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -101,10 +102,10 @@ class JobMetricsModel(QAbstractTableModel):
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[JobMetrics] = []
+        self.rows: Sequence[JobMetrics] = []
         self.time_unit = "model"  # View ▸ Time unit
 
-    def set_rows(self, rows: list[JobMetrics]) -> None:
+    def set_rows(self, rows: Sequence[JobMetrics]) -> None:
         self.beginResetModel()
         self.rows = rows
         self.endResetModel()
@@ -222,7 +223,7 @@ class MetricsPanel(QTabWidget):
         if ticket == self.measuring.ticket and error is None and isinstance(answer, tuple):
             self._show_measured(*answer)
 
-    def _show_measured(self, metrics: FlowMetrics, jobs: list[JobMetrics]) -> None:
+    def _show_measured(self, metrics: FlowMetrics, jobs: Sequence[JobMetrics]) -> None:
         self.current = metrics
         self._show_flow(metrics)
         self.job_model.set_rows(jobs)
