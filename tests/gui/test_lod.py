@@ -46,6 +46,7 @@ def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0) -> byt
 @pytest.mark.parametrize(("width", "shift"), [(300, 0.0), (257, 0.37)])
 def test_the_level_of_detail_picture_is_the_full_one_pixel_for_pixel(qtbot, seed, width, shift):
     """The same pixels, whether every sliver is drawn or their rows' strips are."""
+    kernels.prepare((kernels.thin_cells,))  # (a paint never compiles it: the window's warm-up does)
     scene = _scene(np.random.default_rng(seed))
     full = _picture(scene, lod=False, width=width, shift=shift)
     assert _picture(scene, lod=True, width=width, shift=shift) == full
@@ -135,3 +136,13 @@ def test_a_figures_slivers_merged_fill_the_same_pixels(qtbot, scale):
     merged = figure.merge_slivers(xa, xb, ya, hk, scale)
     assert merged[0].size < n / 2
     assert _figure_image(xa, xb, ya, hk, True, scale) == _figure_image(xa, xb, ya, hk, False, scale)
+
+
+def test_a_paint_never_waits_for_the_kernel_to_compile(qtbot, monkeypatch):
+    """Before the warm-up has made ``thin_cells`` ready, a zoomed-out layer is drawn whole, not at a
+    level of detail that would compile the kernel on the GUI thread."""
+    monkeypatch.setattr(kernels.thin_cells, "ready", False)
+    called = []
+    monkeypatch.setattr(RectLayer, "_strips", lambda *args: called.append(args))
+    _picture(_scene(np.random.default_rng(1)), lod=True)
+    assert called == []

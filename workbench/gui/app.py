@@ -30,6 +30,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
 
     if screenshot:
         _quiet_offscreen_platform()
+        _load_drawing_kernels()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setOrganizationName("SlotWorkbench")
     app.setApplicationName("Slot Workbench")
@@ -86,6 +87,15 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     code = app.exec()
     _wait_for_workers()
     return code
+
+
+def _load_drawing_kernels() -> None:
+    """A screenshot skips the window's warm-up; the chart's level of detail is loaded here when its
+    machine code is on disk (a load, never a compile: without it the picture is drawn whole)."""
+    from workbench.engine import kernels
+
+    if all(entry.saved() for entry in kernels.DRAWING):
+        kernels.prepare(kernels.DRAWING)
 
 
 WORKER_WAIT = 5.0  # seconds a closed window waits for its cancelled background calls

@@ -130,10 +130,12 @@ def open_result_timed(path: str, heartbeat_ms: int = 5, timeout_s: float = 600.0
     from PySide6.QtWidgets import QApplication
 
     from workbench.engine.files import default_environment_path, load_environment
+    from workbench.engine.warmup import warm
     from workbench.gui.main_window import MainWindow
     from workbench.lab.archive_bench import peak_mb, reset_peak
 
     app = QApplication.instance() or QApplication([])
+    warm()  # as the window's warm-up does at start (quiet windows skip it)
     start = Path(default_environment_path())
     window = MainWindow(load_environment(start), start, quiet=True)
     window.resize(1400, 900)

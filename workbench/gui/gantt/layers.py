@@ -213,6 +213,8 @@ class RectLayer(pg.GraphicsObject):
         draws at a level of detail: many rectangles in view, rows known, x not flipped or sheared."""
         if shown < self.lod_rects or not self._row.size:
             return None
+        if not kernels.thin_cells.ready:  # never compiled on the GUI thread: the warm-up makes it ready
+            return None
         m11, m31 = transform.m11(), transform.dx()  # type: ignore[attr-defined]
         if m11 <= 0 or transform.m12() != 0 or transform.m21() != 0:  # type: ignore[attr-defined]
             return None
