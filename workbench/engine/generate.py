@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from workbench.engine.errors import ParameterError, show
-from workbench.engine.io.envfile import MAX_ITEMS, MAX_NODE_COUNT, MAX_NODES
+from workbench.engine.io.limits import MAX_ITEMS, MAX_NODE_COUNT, MAX_NODES
 from workbench.engine.model import (
     JOB_CRITERIA,
     Environment,

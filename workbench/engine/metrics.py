@@ -246,10 +246,16 @@ class JobRows(Sequence[JobMetrics]):
         return JobMetrics(self._jobs[index], *(float(c[index]) for c in self._columns))
 
 
-def job_rows(env: Environment, schedule: Schedule, threshold: float = BOUNDED_SLOWDOWN_THRESHOLD) -> JobRows:
-    """Each placed job's measures, in window order, as ``JobRows``."""
+def job_rows(
+    env: Environment,
+    schedule: Schedule,
+    threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
+    arrays: WindowArrays | None = None,
+) -> JobRows:
+    """Each placed job's measures, in window order, as ``JobRows``; ``arrays``: ``window_arrays``
+    when the caller has it (the flow's measures read the same)."""
     check_threshold(threshold)
-    a = window_arrays(env, schedule)
+    a = window_arrays(env, schedule) if arrays is None else arrays
     wait, response, slowdown, bounded = _slowdowns(a, threshold)
     jobs = env.jobs
     ids = [jobs[j].id for j in a.job_row.tolist()]
@@ -269,13 +275,13 @@ def flow_metrics(
     env: Environment,
     schedule: Schedule,
     threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
-    per_job: Sequence[JobMetrics] | None = None,
+    arrays: WindowArrays | None = None,
 ) -> FlowMetrics:
     """The flow's measures, each as ``DEFINITIONS`` states it; ``threshold`` is the bounded slowdown's τ.
-    ``per_job`` is accepted for callers that have it, and not needed: the measures are array code
-    over the windows (``window_arrays``)."""
+    They are array code over the windows' columns (``arrays``: ``window_arrays`` when the caller has
+    it, as ``job_rows`` reads the same)."""
     check_threshold(threshold)
-    a = window_arrays(env, schedule)
+    a = window_arrays(env, schedule) if arrays is None else arrays
     placed = a.start.size
     n_nodes = len(env.nodes)
     t0 = env.time.start

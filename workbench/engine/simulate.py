@@ -335,35 +335,22 @@ class Recorder:
         )
 
     def schedule(self, strategy: str, elapsed_ms: float, prepare_ms: float = 0.0) -> Schedule:
-        if self._lazy is not None:
-            return self._lazy_schedule(strategy, elapsed_ms, prepare_ms)
-        order = self.env.job_index
-        windows = tuple(sorted(self.windows.values(), key=lambda w: (w.start, order[w.job])))
-        unplaced = [j.id for j in self.env.jobs if j.id not in self.windows]
-        reasons = {j: self.failed.get(j, "not placed before the end of the run") for j in unplaced}
-        return Schedule(
-            strategy=strategy,
-            windows=windows,
-            unscheduled=tuple(unplaced),
-            reasons=reasons,
-            elapsed_ms=elapsed_ms,
-            prepare_ms=prepare_ms,
-            actual_ends=dict(self.actual),
-            alternatives=dict(self.alternatives),
-            distances=dict(self.distances),
-            groups=dict(self.groups),
-            counts=dict(self.counts),
-            arrays=self.arrays if self.arrays is not None and self.arrays.start.size == len(windows) else None,
-        )
-
-
-    def _lazy_schedule(self, strategy: str, elapsed_ms: float, prepare_ms: float) -> Schedule:
-        assert self._lazy is not None
-        windows, ends = self._lazy
-        placed = np.zeros(len(self.env.jobs), dtype=bool)
-        placed[windows.arrays.job_row] = True
         jobs = self.env.jobs
-        unplaced = [jobs[i].id for i in np.flatnonzero(~placed).tolist()]
+        windows: Sequence[Window]
+        ends: Mapping[str, float]
+        arrays: WindowArrays | None
+        if self._lazy is not None:  # a compiled run's columns, in the schedule's order already
+            windows, ends = self._lazy
+            arrays = self._lazy[0].arrays
+            placed = np.zeros(len(jobs), dtype=bool)
+            placed[arrays.job_row] = True
+            unplaced = [jobs[i].id for i in np.flatnonzero(~placed).tolist()]
+        else:
+            order = self.env.job_index
+            windows = tuple(sorted(self.windows.values(), key=lambda w: (w.start, order[w.job])))
+            ends = dict(self.actual)
+            arrays = self.arrays if self.arrays is not None and self.arrays.start.size == len(windows) else None
+            unplaced = [j.id for j in jobs if j.id not in self.windows]
         reasons = {j: self.failed.get(j, "not placed before the end of the run") for j in unplaced}
         return Schedule(
             strategy=strategy,
@@ -374,9 +361,10 @@ class Recorder:
             prepare_ms=prepare_ms,
             actual_ends=ends,
             alternatives=dict(self.alternatives),
+            distances=dict(self.distances),
             groups=dict(self.groups),
             counts=dict(self.counts),
-            arrays=windows.arrays,
+            arrays=arrays,
         )
 
 

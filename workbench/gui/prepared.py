@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_rows
+from workbench.engine.metrics import FlowMetrics, JobMetrics, flow_metrics, job_rows, window_arrays
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.slots import SlotTable
@@ -30,6 +30,7 @@ from workbench.gui.gantt.geometry import (
     Parts,
     layer_data,
     paint_order,
+    slot_bars,
     uncovered_tails,
     visible_end,
     window_parts,
@@ -72,7 +73,8 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
     else:
         free = base.reserve(schedule.windows)
         ends = {w.job: schedule.actual_end(env, w) for w in schedule.windows}
-    per_job = job_rows(env, schedule)  # made into rows as the Metrics table reads them
+    columns = window_arrays(env, schedule)  # read once, for the flow's measures and the job rows
+    per_job = job_rows(env, schedule, arrays=columns)  # made into rows as the Metrics table reads them
     by_job = job_groups(schedule.windows)
     parts = by_colour(uncovered_tails(window_parts(env, schedule.windows, ends, None, arrays=a)), by_job)
     end = visible_end(env, schedule.windows)
@@ -81,7 +83,7 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
         env,
         schedule,
         free,
-        flow_metrics(env, schedule, per_job=per_job),
+        flow_metrics(env, schedule, arrays=columns),
         per_job,
         ends,
         parts,
@@ -96,19 +98,16 @@ def prepare(env: Environment, schedule: Schedule) -> Prepared:
     return done
 
 
-SLOT_OFFSET = (1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT  # a free slot's bar: the middle half of its row
-
-
 def default_layers(parts: Parts, by_job: np.ndarray, free: SlotTable, end: float) -> tuple[LayerData, LayerData]:
     """The windows' and the free slots' layers as the chart draws a result on its default rows (each
     node its own row, in node order: y is the node's position) under Colour by ▸ Job."""
     n = parts.x.size
     windows = layer_data(parts.x, parts.y, parts.width, np.full(n, ROW_HEIGHT), by_job[parts.window], parts.node)
     m = free.size
-    y = free.node + SLOT_OFFSET
+    top, height = slot_bars(free.node.astype(float), np.full(m, ROW_HEIGHT))
     slots = layer_data(
-        free.start, y.astype(float), np.minimum(free.end, end) - free.start, np.full(m, 0.5 * ROW_HEIGHT),
-        np.zeros(m, dtype=np.int64), free.node.astype(np.int64),
+        free.start, top, np.minimum(free.end, end) - free.start, height, np.zeros(m, dtype=np.int64),
+        free.node.astype(np.int64),
     )  # fmt: skip
     return windows, slots
 

@@ -93,7 +93,7 @@ def _import(swf: str, answer: Any) -> None:
     answer.put({"rows": phases.rows, "jobs": len(result.env.jobs)})
 
 
-def _end_to_end(path: str, suffix: str, out_path: str, answer: Any) -> None:
+def _end_to_end(path: str, out_path: str, answer: Any) -> None:
     from workbench.allocator import settle_allocator
     from workbench.engine import registry
     from workbench.engine.files import load_environment
@@ -153,7 +153,7 @@ def run_archive(out: Out = print, limit_s: float = 300.0, sizes: tuple[int, ...]
                 verdict = "" if jobs != 200_000 else (" ✔ (≤ 3 s)" if seconds <= 3 else " ✘ (≤ 3 s)")
                 out(f"{jobs:>10,d} {name + ' (SWF)':28s} {seconds:8.2f} {peak:8.0f}{verdict}")
             for suffix in (".npz", ".json"):
-                got = in_child(_end_to_end, paths[suffix], suffix, str(folder / f"r{jobs}{suffix}"))
+                got = in_child(_end_to_end, paths[suffix], str(folder / f"r{jobs}{suffix}"))
                 total = sum(seconds for _, seconds, _ in got["rows"])
                 peak = max(p for _, _, p in got["rows"])
                 for name, seconds, p in got["rows"]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench.engine import registry
 from workbench.engine.errors import ParameterError, ValidationError, text_problem
-from workbench.engine.io.envfile import MAX_ID, MAX_TEXT
+from workbench.engine.io.limits import MAX_ID, MAX_TEXT
 from workbench.engine.model import (
     EPS,
     JOB_CRITERIA,

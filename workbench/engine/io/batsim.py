@@ -20,7 +20,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from workbench.engine.errors import ValidationError, show
-from workbench.engine.io.envfile import MAX_NODES, Field, Obj
+from workbench.engine.io.envfile import Obj
+from workbench.engine.io.limits import MAX_NODES
+from workbench.engine.io.records import Field
 from workbench.engine.io.text import parse_json, read_text
 from workbench.engine.io.trace import (
     Machine,
@@ -60,7 +62,7 @@ CSV_COLUMNS = (
 )
 
 
-# The fields the importer reads, checked as the environment loader checks its own (envfile.Field);
+# The fields the importer reads, checked as the environment loader checks its own (records.Field);
 # Batsim allows fields of its users' besides these, which are left alone.
 TOP = {"nb_res": Field("number", "the machine's resources", nullable=True)}
 PROFILE = {

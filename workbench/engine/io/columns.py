@@ -4,7 +4,7 @@ The environment file (``io/envfile.py``), the container (``io/container.py``) an
 meet here. A column holds one field of every job; ``check_job_columns`` checks a field's rule
 (docs/formats.md) over the whole column at once and names the first row that breaks it, so a
 200,000-job file is checked in numpy time, not field by field in Python. The rules are the ones
-``envfile.RECORDS`` states; the JSON reader reruns its own record check on a failing row, so its
+``records.RECORDS`` states; the JSON reader reruns its own record check on a failing row, so its
 messages stay word for word what they were.
 """
 
@@ -19,21 +19,12 @@ import numpy as np
 
 from workbench.engine.errors import ValidationError, show, text_problem
 from workbench.engine.io.limits import MAX_ID, MAX_MAGNITUDE, MAX_NODE_COUNT, MAX_TEXT
+from workbench.engine.io.records import RECORDS
 from workbench.engine.model import JOB_CRITERIA, Job
 
 NUMBERS = ("min_performance", "volume", "budget", "arrival", "priority", "actual_fraction")
 TEXTS = ("id", "name", "user", "site")
 JOB_FIELDS = ("id", "name", "node_count", *NUMBERS[:3], "criterion", *NUMBERS[3:], "user", "site")
-
-# Bounds per number column (low, low_open, high); budget is +inf for "no budget".
-BOUNDS: dict[str, tuple[float | None, bool, float | None]] = {
-    "min_performance": (0.0, False, None),
-    "volume": (0.0, True, None),
-    "budget": (0.0, True, None),
-    "arrival": (0.0, False, None),
-    "priority": (None, False, None),
-    "actual_fraction": (0.0, True, 1.0),
-}
 
 _CONTROL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 _CONTROL_FREE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
@@ -46,18 +37,28 @@ def json_where(row: int, column: str) -> str:
     return f"$.jobs[{row}].{column}"
 
 
-def text_column_problem(values: Sequence[str], free: bool) -> int | None:
-    """The first row whose text ``errors.text_problem`` refuses, or None (one regex pass over all)."""
+def check_text_column(values: Sequence[str], column: str, where: Where, free: bool = False) -> None:
+    """``errors.text_problem`` over a column of ids (or of ``free`` text), in one regex pass; the
+    first row it refuses is named with its message."""
     limit = MAX_TEXT if free else MAX_ID
     pattern = _CONTROL_FREE if free else _CONTROL
-    if not values:
-        return None
-    if max(map(len, values)) <= limit and pattern.search(" ".join(values)) is None:
-        return None
+    if not values or (max(map(len, values)) <= limit and pattern.search(" ".join(values)) is None):
+        return
     for row, value in enumerate(values):
-        if text_problem(value, limit, free) is not None:
-            return row
-    return None  # pragma: no cover - the fast test and the slow one agree
+        problem = text_problem(value, limit, free)
+        if problem is not None:
+            raise ValidationError(where(row, column), problem)
+
+
+def check_unique(ids: Sequence[str], where: Where, what: str) -> None:
+    """No id twice: the second row with one is named."""
+    if len(set(ids)) == len(ids):
+        return
+    seen: set[str] = set()
+    for row, ident in enumerate(ids):
+        if ident in seen:
+            raise ValidationError(where(row, "id"), f"duplicate {what} id {show(ident)}")
+        seen.add(ident)
 
 
 def check_job_columns(cols: dict[str, Any], where: Where, sites: set[str] | None) -> None:
@@ -68,21 +69,11 @@ def check_job_columns(cols: dict[str, Any], where: Where, sites: set[str] | None
     ``sites``: the site ids a job may name (None: any)."""
     ids = cols["id"]
     for column in TEXTS:
-        row = text_column_problem(cols[column], free=column == "name")
-        if row is not None:
-            value = cols[column][row]
-            raise ValidationError(
-                where(row, column), str(text_problem(value, MAX_TEXT if column == "name" else MAX_ID, column == "name"))
-            )
+        check_text_column(cols[column], column, where, free=column == "name")
     blank = next((i for i, ident in enumerate(ids) if not ident or (ident[0].isspace() and not ident.strip())), None)
     if blank is not None:
         raise ValidationError(where(blank, "id"), "expected a non-empty string")
-    if len(set(ids)) != len(ids):
-        seen: set[str] = set()
-        for row, ident in enumerate(ids):
-            if ident in seen:
-                raise ValidationError(where(row, "id"), f"duplicate job id {show(ident)}")
-            seen.add(ident)
+    check_unique(ids, where, "job")
     bad = set(cols["criterion"]) - set(JOB_CRITERIA)
     if bad:
         row = next(i for i, c in enumerate(cols["criterion"]) if c in bad)
@@ -111,8 +102,10 @@ def check_job_columns(cols: dict[str, Any], where: Where, sites: set[str] | None
 
 
 def check_number_column(values: np.ndarray, column: str, where: Where) -> None:
-    """One number column against its bounds (``BOUNDS``); +inf is allowed only as "no budget"."""
-    low, low_open, high = BOUNDS[column]
+    """One number column against the bounds the job record states (``records.RECORDS``); +inf is
+    allowed only as "no budget"."""
+    spec = RECORDS["job"][column]
+    low, low_open, high = spec.low, spec.low_open, spec.high
     finite = np.isfinite(values)
     if column == "budget":
         finite |= values == math.inf

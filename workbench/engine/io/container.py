@@ -27,7 +27,7 @@ import numpy as np
 
 from workbench.engine.errors import ValidationError, WorkbenchError, show
 from workbench.engine.io import columns
-from workbench.engine.io.limits import MAX_ITEMS, MAX_NODES, memory_problem
+from workbench.engine.io.limits import MAX_ITEMS, MAX_MAGNITUDE, MAX_NODES, memory_problem
 from workbench.engine.model import (
     JOB_CRITERIA,
     TASK_KINDS,
@@ -307,10 +307,6 @@ def environment_from_container(box: Container, check_strategy: Any = None) -> En
     }
     if meta.get("sites"):
         doc["sites"] = [{"id": s[0], "name": s[1]} for s in meta["sites"] if isinstance(s, list) and len(s) == 2]
-    time = doc["time"]
-    if isinstance(time, dict) and time.get("unit") == "model":
-        time = {k: v for k, v in time.items() if k != "unit"}
-        doc["time"] = time
     try:
         shell = envfile.environment_from_dict(doc, check_strategy)
     except ValidationError as exc:  # a node's row, or the metadata's field, as the JSON file's path
@@ -336,19 +332,12 @@ def _tasks(path: str, cols: dict[str, np.ndarray], kinds: list[str], nodes: tupl
     where = _row_where(path, "local_tasks")
     ids = cols["id"].tolist()
     labels = cols["label"].tolist()
-    for name, values, free in (("id", ids, False), ("label", labels, True)):
-        row = columns.text_column_problem(values, free)
-        if row is not None:
-            raise ValidationError(where(row, name), "control characters or too long")
-    if len(set(ids)) != len(ids):
-        seen: set[str] = set()
-        for row, ident in enumerate(ids):
-            if ident in seen:
-                raise ValidationError(where(row, "id"), f"duplicate local task id {show(ident)}")
-            seen.add(ident)
+    columns.check_text_column(ids, "id", where)
+    columns.check_text_column(labels, "label", where, free=True)
+    columns.check_unique(ids, where, "local task")
     start, end = cols["start"], cols["end"]
     for name, values in (("start", start), ("end", end)):
-        bad = np.flatnonzero(~np.isfinite(values) | (np.abs(values) > 1e15))
+        bad = np.flatnonzero(~np.isfinite(values) | (np.abs(values) > MAX_MAGNITUDE))
         if bad.size:
             raise ValidationError(where(int(bad[0]), name), f"expected a finite number, got {float(values[bad[0]])}")
     bad = np.flatnonzero(end <= start)

@@ -1,6 +1,6 @@
 """The environment format as a JSON Schema (draft 2020-12), generated from the loader's own table.
 
-``envfile.RECORDS`` says what every field is and how it is checked; the loader reads files by it
+``records.RECORDS`` says what every field is and how it is checked; the loader reads files by it
 and ``environment_schema`` writes it out as a schema, so other tools can write environments and
 the two cannot disagree. The schema is shipped beside this module (``environment.schema.json``)
 and published as ``docs/environment.schema.json``; a test holds both to what this module makes
@@ -20,17 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from workbench.engine.io.envfile import (
-    FORMAT,
-    MAX_ID,
-    MAX_MAGNITUDE,
-    MAX_NODE_COUNT,
-    MAX_TEXT,
-    RECORDS,
-    VERSION,
-    Field,
-)
-from workbench.engine.io.limits import MAX_DEPTH
+from workbench.engine.io.limits import MAX_DEPTH, MAX_ID, MAX_MAGNITUDE, MAX_NODE_COUNT, MAX_TEXT
+from workbench.engine.io.records import FORMAT, RECORDS, VERSION, Field
 
 FILE = "environment.schema.json"
 DOCS_COPY = Path(__file__).resolve().parents[3] / "docs" / FILE

@@ -40,7 +40,7 @@ import numpy as np
 
 from workbench.engine.errors import ValidationError, WorkbenchError, show, text_problem
 from workbench.engine.io.columns import jobs_from_columns as columns_jobs
-from workbench.engine.io.envfile import MAX_ID, MAX_ITEMS, MAX_MAGNITUDE, MAX_NODES
+from workbench.engine.io.limits import MAX_ID, MAX_ITEMS, MAX_MAGNITUDE, MAX_NODES
 from workbench.engine.io.text import read_text
 from workbench.engine.io.trace import (
     CANCELLED,

@@ -17,7 +17,8 @@ from functools import cached_property
 import numpy as np
 
 from workbench.engine.errors import ValidationError
-from workbench.engine.io.envfile import MAX_NODES, job_problem
+from workbench.engine.io.envfile import job_problem
+from workbench.engine.io.limits import MAX_NODES
 from workbench.engine.model import Environment, Job, Node, StrategyRef, TimeSettings
 from workbench.engine.numbers import number
 

@@ -412,12 +412,13 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
             table = (self._table or SlotTable.from_environment(env)).reserve(windows)
         self._free_for = (key, table)
         slot_end = np.minimum(table.end, self._end)
-        height = self.rows.h[table.node]  # a node's bar: ROW_HEIGHT, or its strip of a collapsed lane
+        # A node's bar: ROW_HEIGHT, or its strip of a collapsed lane.
+        top, height = geometry.slot_bars(self.rows.y[table.node], self.rows.h[table.node])
         self.slots.set_rects(
             table.start,
-            self.rows.y[table.node] + ((1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT) * height / ROW_HEIGHT,
+            top,
             slot_end - table.start,
-            height * 0.5,
+            height,
             np.zeros(table.size, dtype=np.int64),
             [QColor(palette.free_slot())],
             row=table.node,

@@ -311,6 +311,22 @@ def row_labels(env: Environment, layout: RowLayout) -> list[str]:
     return labels
 
 
+def pixel_runs(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of filled cells of each row of ``cells`` (rows × columns of 0/1 int8, its first and
+    last columns empty): (row, first column, one past the last) of each, in row order. The level of
+    detail of the chart and of the exported figure draws each run as one rectangle."""
+    edges = np.diff(cells, axis=1)
+    rows, opens = np.nonzero(edges == 1)
+    _, closes = np.nonzero(edges == -1)
+    return rows, opens, closes
+
+
+def slot_bars(y: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where a free slot is drawn on a node's row (y, height of the node's bar): the middle half of
+    the bar, faint (the chart's and the worker's prepared layer alike)."""
+    return y + ((1 - ROW_HEIGHT) / 2 + 0.25 * ROW_HEIGHT) * h / ROW_HEIGHT, 0.5 * h
+
+
 @dataclass(frozen=True)
 class LayerData:
     """A ``RectLayer``'s rectangles worked out ahead, off the GUI thread: in paint order (``group``
@@ -333,10 +349,12 @@ class LayerData:
 def layer_data(
     x: np.ndarray, y: np.ndarray, w: np.ndarray, h: np.ndarray, group: np.ndarray, row: np.ndarray
 ) -> LayerData:
-    """``LayerData`` of rectangles already in paint order whose rows share their y and height."""
+    """``LayerData`` of rectangles already in paint order whose rows (``row``: none, for a layer that
+    has no level of detail) share their y and height."""
     rows = int(row.max()) + 1 if row.size else 0
     row_y, row_h = np.zeros(rows), np.zeros(rows)
-    row_y[row], row_h[row] = y, h
+    if row.size:
+        row_y[row], row_h[row] = y, h
     if x.size:
         bounds = (float(x.min()), float(y.min()), float((x + w).max()), float((y + h).max()))
     else:

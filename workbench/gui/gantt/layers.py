@@ -20,7 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 
 from workbench.engine import kernels
-from workbench.gui.gantt.geometry import LayerData, paint_order
+from workbench.gui.gantt.geometry import LayerData, layer_data, paint_order, pixel_runs
 
 OUTLINE_MIN_PIXELS = 4.0  # a rectangle this wide, at least, gets its outline ...
 # Level of detail: above this many rectangles in view, those narrower than a pixel are merged into
@@ -85,39 +85,19 @@ class RectLayer(pg.GraphicsObject):
         """Replace every rectangle; ``group[i]`` indexes ``colours`` (and ``outline``). ``row[i]``: the
         row (a whole number) of a layer whose rectangles in one row share their y and height; with
         it, a zoomed-out view is drawn at a level of detail (``_strips``)."""
-        self.prepareGeometryChange()
-        self._x, self._y = np.asarray(x, float), np.asarray(y, float)
-        self._w, self._h = np.asarray(w, float), np.asarray(h, float)
-        self._group = np.asarray(group, dtype=np.int64)
+        x, y, w, h = (np.asarray(values, float) for values in (x, y, w, h))
+        group = np.asarray(group, dtype=np.int64)
+        rows = np.empty(0, dtype=np.int64) if row is None else np.asarray(row, dtype=np.int64)
         # Rectangles sorted by group (``geometry.paint_order``), so each group is one contiguous run;
         # given in that order already (a prepared result), they are kept as they are (a copy of
         # 218,000 parts took up to 18 ms).
-        in_order = bool((self._group[1:] >= self._group[:-1]).all())
-        rows = np.empty(0, dtype=np.int64) if row is None else np.asarray(row, dtype=np.int64)
-        if in_order:
-            self._sorted = (self._x, self._y, self._w, self._h)
-            sorted_group = self._group
-            self._row = rows
+        if bool((group[1:] >= group[:-1]).all()):
+            data = layer_data(x, y, w, h, group, rows)
         else:
-            order = paint_order(self._group)
-            self._sorted = tuple(np.take(values, order) for values in (self._x, self._y, self._w, self._h))
-            sorted_group = self._group[order]
-            self._row = rows[order] if rows.size else rows
-        if self._row.size:
-            count = int(self._row.max()) + 1
-            self._row_y, self._row_h = np.zeros(count), np.zeros(count)
-            self._row_y[self._row], self._row_h[self._row] = self._sorted[1], self._sorted[3]
-        self._starts = np.searchsorted(sorted_group, np.arange(len(colours) + 1))
-        self._set_style(colours, outline, width, dashed)
-        # The rows' usual height (a sample's median: the heights of a layer are few).
-        self._median_h = float(np.median(self._h[:: max(1, self._h.size // 10_000)])) if self._h.size else 0.0
-        if self._x.size:
-            left, right = float(self._x.min()), float((self._x + self._w).max())
-            top, bottom = float(self._y.min()), float((self._y + self._h).max())
-            self._bounds = QRectF(left, top, right - left, bottom - top)
-        else:
-            self._bounds = QRectF()
-        self.update()
+            order = paint_order(group)
+            data = layer_data(*(np.take(v, order) for v in (x, y, w, h, group)), rows[order] if rows.size else rows)
+        self.set_data(data, colours, outline, width, dashed)
+        self._x, self._y, self._w, self._h, self._group = x, y, w, h, group  # given order: ``index_at``'s
 
     def _set_style(
         self, colours: list[QColor], outline: list[QColor | None] | None, width: float, dashed: bool
@@ -134,7 +114,12 @@ class RectLayer(pg.GraphicsObject):
             self._pens.append(pen)
 
     def set_data(
-        self, data: LayerData, colours: list[QColor], outline: list[QColor | None] | None = None, width: float = 1.0
+        self,
+        data: LayerData,
+        colours: list[QColor],
+        outline: list[QColor | None] | None = None,
+        width: float = 1.0,
+        dashed: bool = False,
     ) -> None:
         """Replace every rectangle by ``data``, worked out ahead (``geometry.layer_data``): nothing to
         sort, measure or check here."""
@@ -145,7 +130,7 @@ class RectLayer(pg.GraphicsObject):
         self._row, self._row_y, self._row_h = data.row, data.row_y, data.row_h
         self._median_h = data.median_h
         self._starts = np.searchsorted(data.group, np.arange(len(colours) + 1))
-        self._set_style(colours, outline, width, False)
+        self._set_style(colours, outline, width, dashed)
         left, top, right, bottom = data.bounds
         self._bounds = QRectF(left, top, right - left, bottom - top) if data.x.size else QRectF()
         self.update()
@@ -236,9 +221,7 @@ class RectLayer(pg.GraphicsObject):
         cells = np.zeros(self._row_y.size * (columns + 2), dtype=bool)
         wide = np.empty(pick.size, dtype=np.int64)
         listed = kernels.thin_cells(x, w, self._row, pick, m11, m31, first, columns, cells, wide)
-        edges = np.diff(cells.reshape(self._row_y.size, columns + 2).view(np.int8), axis=1)
-        rows, opens = np.nonzero(edges == 1)
-        _, closes = np.nonzero(edges == -1)
+        rows, opens, closes = pixel_runs(cells.reshape(self._row_y.size, columns + 2).view(np.int8))
         if rows.size:
             self._buffer.resize(rows.size)
             memory = self._buffer.ndarray()

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QTableWidget, QTableWidgetItem, QTabWidget
 
 from workbench.engine.io.result import work_of
-from workbench.engine.metrics import FlowMetrics, JobMetrics, definition, flow_metrics, job_metrics
+from workbench.engine.metrics import FlowMetrics, JobMetrics, definition, flow_metrics, job_rows, window_arrays
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.gui import prepared
@@ -141,9 +141,9 @@ class JobMetricsModel(QAbstractTableModel):
 MEASURED_HERE = 2000  # windows of a schedule measured on the GUI thread; more go to a worker
 
 
-def _measure(env: Environment, schedule: Schedule) -> tuple[FlowMetrics, list[JobMetrics]]:
-    jobs = job_metrics(env, schedule)
-    return flow_metrics(env, schedule, per_job=jobs), jobs
+def _measure(env: Environment, schedule: Schedule) -> tuple[FlowMetrics, Sequence[JobMetrics]]:
+    columns = window_arrays(env, schedule)
+    return flow_metrics(env, schedule, arrays=columns), job_rows(env, schedule, arrays=columns)
 
 
 class MetricsPanel(QTabWidget):
