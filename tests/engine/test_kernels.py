@@ -159,3 +159,92 @@ def test_the_finish_time_search_breaks_ties_in_whole_cost_units_then_position():
     ref = _run(env, reference_placer(selector, True))
     assert fast.windows == ref.windows
     assert fast.windows[0].nodes == ("a", "b")
+
+
+@st.composite
+def row_edits(draw: st.DrawFn) -> tuple[list[list[tuple[float, float]]], list[tuple[str, int, float, float]], float]:
+    """Rows of abutting or spaced intervals on a grid of halves (so that gaps of exactly ``theta``
+    and intervals that abut both occur), and a sequence of edits: an interval put into a free gap,
+    or one taken out."""
+    rows = []
+    for _ in range(draw(st.integers(1, 3))):
+        t, row = 0.0, []
+        for _ in range(draw(st.integers(0, 6))):
+            t += draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]))
+            length = draw(st.sampled_from([0.5, 1.0, 2.5]))
+            row.append((t, t + length))
+            t += length
+        rows.append(row)
+    edits = [
+        (
+            draw(st.sampled_from(["insert", "delete"])),
+            draw(st.integers(0, 99)),
+            draw(st.floats(0, 1)),
+            draw(st.floats(0, 1)),
+        )
+        for _ in range(draw(st.integers(1, 12)))
+    ]
+    return rows, edits, draw(st.sampled_from([0.5, 1.0, 2.0]))
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=row_edits(), istart=st.sampled_from([0.0, 1.5]), iend=st.sampled_from([math.inf, 12.0]))
+def test_a_moves_edits_keep_every_gap_list_equal_to_a_new_listing(case, istart, iend):
+    """``insert_listed`` and ``delete_listed`` edit a listed row's gap list in place (O(log S) to find
+    the place, not a listing of the whole row): after every edit the list is what ``list_gaps``
+    makes of the row afresh, and the row is what ``insert_rows``/``delete_rows`` make of it."""
+    from workbench.engine.kernels.edits import delete_listed, delete_rows, insert_listed, insert_rows
+    from workbench.engine.kernels.gaps import list_gaps
+    from workbench.engine.kernels.types import Lists
+
+    rows_in, edits, theta = case
+    n, width = len(rows_in), 32
+
+    def empty() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        bs, be = np.full((n, width), math.inf), np.full((n, width), math.inf)
+        return bs, be, np.full((n, width), -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+
+    bs, be, owner, count = empty()
+    for x, row in enumerate(rows_in):
+        for k, (a, b) in enumerate(row):
+            bs[x, k], be[x, k] = a, b
+        count[x] = len(row)
+    plain = Rows(bs.copy(), be.copy(), owner.copy(), count.copy(), istart, iend)  # edited without lists
+    rows = Rows(bs, be, owner, count, istart, iend)
+    lists = Lists(np.empty((n, width + 1)), np.empty((n, width + 1)), np.zeros(n, dtype=np.int64), theta, 0.0)
+    for x in range(n):
+        list_gaps(rows, lists, x)
+    fresh = Lists(np.empty((n, width + 1)), np.empty((n, width + 1)), np.zeros(n, dtype=np.int64), theta, 0.0)
+    for kind, pick, u, v in edits:
+        x = pick % n
+        xs = np.array([x], dtype=np.int64)
+        c = int(count[x])
+        if kind == "delete" and c:
+            k = pick % c
+            start, ends = float(bs[x, k]), np.array([be[x, k]])
+            assert delete_listed(rows, lists, xs, start, ends) == -1
+            assert delete_rows(plain, xs, start, ends) == -1
+        elif kind == "insert" and c + 1 < width:
+            # A free stretch of the row (from istart: the gaps before it too): the interval fills part of it.
+            starts = [0.0] + [float(e) for e in be[x, :c]]
+            ends_ = [float(s) for s in bs[x, :c]] + [20.0]
+            free = [(a, b) for a, b in zip(starts, ends_, strict=True) if b > a]
+            if not free:
+                continue
+            a, b = free[pick % len(free)]
+            s = a + (b - a) * min(u, v)
+            e = a + (b - a) * max(u, v)
+            if e <= s:
+                continue
+            insert_listed(rows, lists, xs, s, np.array([e]), 7)
+            insert_rows(plain, xs, s, np.array([e]), 7)
+        for arr, ref in zip(rows[:4], plain[:4], strict=True):
+            assert np.array_equal(arr, ref)
+        for y in range(n):
+            list_gaps(rows, fresh, y)
+            m = int(lists.size[y])
+            if m >= 0:  # -1: to be listed again when next read (never for rows that do not overlap)
+                assert m == fresh.size[y]
+                assert np.array_equal(lists.starts[y, :m], fresh.starts[y, :m])
+                assert np.array_equal(lists.ends[y, :m], fresh.ends[y, :m])
+            assert m >= 0

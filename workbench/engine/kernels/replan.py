@@ -9,7 +9,7 @@ import numpy as np
 
 from workbench.engine.kernels.certificates import unverify
 from workbench.engine.kernels.earliest import FINISH_SLACK, earliest_in_lists
-from workbench.engine.kernels.edits import delete_rows, insert_rows
+from workbench.engine.kernels.edits import delete_listed, insert_listed
 from workbench.engine.kernels.gaps import holding_gap
 from workbench.engine.kernels.jit import compiled
 from workbench.engine.kernels.placement import PLACE_FINISH, PLACE_NONE, placement_in_rows
@@ -146,12 +146,10 @@ def replan_pass(
         if before < math.inf:  # give back the old window; test its gaps before the new one takes any
             old = shapes.nodes[at : at + n].copy()
             ends = np.full(n, before + shapes.length[j])
-            if delete_rows(rows, old, before, ends) >= 0:
+            if delete_listed(rows, lists, old, before, ends) >= 0:
                 raise ValueError("a moved window is not in the profile")
-            lists.size[old] = -1  # their lists are listed again when next read
             cleared += unverify(rows, nodes.perf, Freed(old, np.full(n, before), ends), queue, factor, now, j)
-        insert_rows(rows, new, t, np.full(n, t + length), j)
-        lists.size[new] = -1
+        insert_listed(rows, lists, new, t, np.full(n, t + length), j)
         shapes.nodes[at : at + n] = new
         shapes.length[j] = length
         start[j] = t
