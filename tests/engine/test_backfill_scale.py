@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -587,3 +588,59 @@ def test_the_compiled_finish_time_search_sums_wide_windows_as_numpy_does():
         assert got is not None and want is not None
         assert got.window == want.window
         assert got.value == want.value
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=saturated_flows(), name=st.sampled_from(["FirstFit", "BFshort", "CoP"]), watch=st.integers(0, 5))
+def test_why_here_stops_once_the_job_can_move_no_more_with_the_full_runs_answer(env, name, watch):
+    """"Why here?" stops a dynamic run once the watched job waits no more (``WatchSettled``): its
+    answer is the one a run to the end gives."""
+    from unittest import mock
+
+    from workbench.engine.explain import explain_job
+
+    job = env.jobs[watch % len(env.jobs)].id
+    with mock.patch.object(Recorder, "watched_settled", lambda self: None):
+        full = explain_job(env, name, {}, job)
+    assert explain_job(env, name, {}, job) == full
+
+
+def test_why_here_stops_the_run_where_the_job_starts():
+    """On a queue with early completions, "Why here?" of a job that starts at the first event stops
+    the run there: it searches far fewer jobs than the whole run does."""
+    from unittest import mock
+
+    from workbench.engine.explain import explain_job
+    from workbench.engine.generate import generate
+
+    env = generate("backfill32", 5, jobs=60)
+    env = dataclasses.replace(env, jobs=tuple(dataclasses.replace(j, actual_fraction=0.5) for j in env.jobs))
+    schedule = registry.run(env, "FirstFit")
+    first = min(schedule.windows, key=lambda w: w.start).job
+    searched: list[int] = []
+    run = Recorder.watched_settled
+
+    def settled(self: Recorder) -> None:
+        searched.append(int(self.counts["searches"]))
+        run(self)
+
+    with mock.patch.object(Recorder, "watched_settled", settled):
+        why = explain_job(env, "FirstFit", {}, first)
+    assert why.chosen == schedule.window_of(first)
+    assert len(searched) == 1 and searched[0] < schedule.counts["searches"] / 2
+
+
+def test_why_here_reads_easy_from_its_result_without_running_it(monkeypatch):
+    """EASY keeps no per-job candidates: given its result, "Why here?" answers from it, the same
+    words as after a run, and runs nothing."""
+    from workbench.engine.explain import explain_job
+    from workbench.engine.generate import generate
+
+    env = generate("backfill32", 3, jobs=12)
+    schedule = registry.run(env, "EASY")
+    job = env.jobs[7].id
+    ran = explain_job(env, "EASY", {}, job)
+    monkeypatch.setattr(registry, "simulator", lambda *a, **k: pytest.fail("ran the strategy"))
+    read = explain_job(env, "EASY", {}, job, schedule=schedule)
+    assert read == ran
+    assert read.chosen == schedule.window_of(job)

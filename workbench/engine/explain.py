@@ -31,7 +31,7 @@ from workbench.engine.schedule import Schedule
 from workbench.engine.search import SearchSpec, budget_units, cost_units, knapsack_count
 from workbench.engine.search.choice import n_best, with_level_item
 from workbench.engine.selectors import BestOfAlternatives, SearchSelector
-from workbench.engine.simulate import Watch
+from workbench.engine.simulate import Watch, WatchSettled
 from workbench.engine.slots import SlotTable, window_lengths
 from workbench.engine.waits import Wait, explain_wait
 
@@ -292,30 +292,43 @@ def explain_job(
     job_id: str,
     should_stop: Any = None,
     show: Callable[[float], str] = number,
+    schedule: Schedule | None = None,
 ) -> Explanation:
     """Run ``strategy`` on ``env`` with ``job_id`` watched, and explain where it went (``show``
-    writes the summary's times)."""
+    writes the summary's times).
+
+    The run stops once the job can never move again (``WatchSettled``): nothing after that changes
+    the answer. A strategy that keeps no per-job candidates (``StrategyInfo.explains`` False)
+    is not run at all when its ``schedule`` on ``env`` is given (made by it): its answer is read from it.
+    """
     job = env.job(job_id)
-    sim = registry.simulator(env, strategy, params, should_stop, history=False)
-    watch = Watch(job_id)
-    sim.recorder.watch = watch
-    schedule = sim.run()
-    chosen = schedule.window_of(job_id)
-    name = registry.get(strategy).name
-    if watch.alternatives:
-        return _explain_alternatives(name, job, watch, chosen)
-    search = watch.placed_by or watch.seen
-    if search is not None:
-        table, earliest, selector = search
-        if isinstance(selector, BestOfAlternatives):
-            return _explain_alternatives_kept(name, table, job, selector, earliest, chosen)
-        if isinstance(selector, SearchSelector):
-            return explain_choice(name, table, job, selector.spec, earliest, chosen, show)
-    reason = schedule.reasons.get(job_id, "")
+    info = registry.get(strategy)
+    if schedule is None or info.explains or registry.name_key(schedule.strategy) != registry.name_key(info.name):
+        sim = registry.simulator(env, strategy, params, should_stop, history=False)
+        watch = Watch(job_id)
+        sim.recorder.watch = watch
+        try:
+            schedule = sim.run()
+            chosen, reason = schedule.window_of(job_id), schedule.reasons.get(job_id, "")
+        except WatchSettled:
+            chosen, reason = sim.recorder.windows.get(job_id), sim.recorder.failed.get(job_id, "")
+        if watch.alternatives:
+            return _explain_alternatives(info.name, job, watch, chosen)
+        search = watch.placed_by or watch.seen
+        if search is not None:
+            table, earliest, selector = search
+            if isinstance(selector, BestOfAlternatives):
+                return _explain_alternatives_kept(info.name, table, job, selector, earliest, chosen)
+            if isinstance(selector, SearchSelector):
+                return explain_choice(info.name, table, job, selector.spec, earliest, chosen, show)
+    else:
+        chosen, reason = schedule.window_of(job_id), schedule.reasons.get(job_id, "")
     text = reason or (
-        f"{name} started it at {show(chosen.start)}" if chosen is not None else f"{name} did not place it"
+        f"{info.name} started it at {show(chosen.start)}" if chosen is not None else f"{info.name} did not place it"
     )
-    return Explanation(job_id, name, "", chosen, (), 0, text, (), ("this strategy keeps no per-job candidates",))
+    return Explanation(
+        job_id, info.name, "", chosen, (), 0, text, (), ("this strategy keeps no per-job candidates",)
+    )
 
 
 def _explain_alternatives(name: str, job: Job, watch: Watch, chosen: Window | None) -> Explanation:

@@ -47,6 +47,11 @@ class Watch:
     combination: str = ""
 
 
+class WatchSettled(Exception):
+    """Raised by a flow once the watched job can never be placed again (it started, or can start
+    no earlier): the rest of the run cannot change what "Why here?" says, so it stops there."""
+
+
 @dataclass
 class _Log:
     """Append-only history of a run: (job, window, actual end) placements, failures, alternatives."""
@@ -236,6 +241,11 @@ class Recorder:
 
     def watching(self, job_id: str) -> bool:
         return self.watch is not None and self.watch.job == job_id
+
+    def watched_settled(self) -> None:
+        """The watched job can never move again: stop the run (``WatchSettled``)."""
+        if self.watch is not None:
+            raise WatchSettled(self.watch.job)
 
     def saw(self, table: SlotTable, earliest: float, selector: object) -> None:
         """The slots a search for the watched job saw (call only when ``watching`` it)."""

@@ -57,6 +57,9 @@ class StrategyInfo:
     description: str
     params: tuple[Param, ...]
     flow: Flow = field(repr=False)
+    # Its runs record the search that placed each job, which "Why here?" replays; False: what it
+    # says of a job is its schedule's (``explain.explain_job`` then reads it, not runs it again).
+    explains: bool = True
 
     def resolve(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults overlaid with ``params``, each checked; unknown names are errors."""
@@ -404,6 +407,7 @@ def _define_flows() -> None:
             "EASY backfilling: start what fits now without delaying the first job in the queue " + cite("004", "§3"),
             (Param("fast_path", bool, True, "host-level fast path when all nodes are identical"),),
             _easy_flow,
+            explains=False,
         )
     )
     _add(

@@ -183,6 +183,7 @@ class Replanner:
         # Per job, the level of its fastest window and that level's speed (``fastest_levels``).
         self.fastest, self.top = fastest_levels(profile, jobs)
         self.start = np.full(m, math.inf)
+        self.watched = next((i for i, job in enumerate(jobs) if rec.watching(job.id)), -1)
         for i, job in enumerate(jobs):
             if job.id in plan:
                 self.start[i] = plan[job.id].start
@@ -301,6 +302,7 @@ class Replanner:
             self.active[i] = window is None or window.start > earliest + EPS
         if new:
             self.live = np.union1d(self.live, np.array(new, dtype=np.int64))
+            self._watch_settled(self.now + EPS)
         return [self.jobs[i].id for i in new]
 
     def _expire(self) -> list[str]:
@@ -326,7 +328,15 @@ class Replanner:
         self.active[live] &= self.start[live] > np.maximum(self.arrival[live], now) + EPS
         self.live = live[self.active[live]]
         self._unverify(freed, NO_OWNER)
+        self._watch_settled(self.now - EPS)
         return sorted(finished)
+
+    def _watch_settled(self, came_by: float) -> None:
+        """Stop a "Why here?" run once the watched job, planned when it came (by ``came_by``), waits
+        no more: no search of it can come after (``Recorder.watched_settled``)."""
+        w = self.watched
+        if w >= 0 and not self.active[w] and self.arrival[w] <= came_by:
+            self.rec.watched_settled()
 
     def _unverify(self, freed: list[tuple[int, float, float]], mover: int) -> None:
         """Clear the certificate of every waiting job a freed gap [a, b) on node x could help.

@@ -181,7 +181,7 @@ class WhyPanel(QWidget):
         def work(stop: Any) -> tuple[Explanation | None, Wait | None, str]:
             late = explain_late(env, result, job, name, show) if result is not None else None
             try:
-                return explain_job(env, name, params, job, stop, show), late, ""
+                return explain_job(env, name, params, job, stop, show, result), late, ""
             except Cancelled:
                 raise
             except WorkbenchError as exc:  # Why here? cannot answer; Why so late? still can
