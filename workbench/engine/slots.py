@@ -309,6 +309,46 @@ def window_distances(table: SlotTable, window: Window) -> Distances:
     return tuple(float(v) for v in left), tuple(float(v) for v in right)
 
 
+def distances_around(table: SlotTable, window: Window) -> Distances:
+    """``window_distances`` of a window among the other busy intervals of ``table``, which holds it
+    as busy too (a result's free slots, every window in them), without a table of all the others
+    made again: on each of its nodes, ``build``'s gaps between the other busy intervals, and the one
+    that holds the part. One pass over the busy intervals (6 million at 200,000 windows: tens of
+    milliseconds, against seconds).
+
+    Raises ``ValueError``, as ``window_distances`` does, when another interval overlaps a part (a
+    window that started after another's early end overlaps that one's reserved tail)."""
+    index = table.index
+    pos = np.array([index[node_id] for node_id in window.nodes], dtype=np.int64)
+    t = window.start
+    ends = t + np.asarray(window.part_lengths, dtype=np.float64)
+    near = np.flatnonzero(np.isin(table.busy_node, pos))
+    # By node (a radix sort of small integers), so that each part reads its own node's intervals.
+    key = table.busy_node[near].astype(np.int16 if len(table.node_ids) < 32_768 else np.int64)
+    near = near[np.argsort(key, kind="stable")]
+    node, start, end = table.busy_node[near], table.busy_start[near], table.busy_end[near]
+    lo, hi = np.searchsorted(node, pos, "left"), np.searchsorted(node, pos, "right")
+    left = np.empty(pos.size)
+    right = np.empty(pos.size)
+    for k in range(pos.size):
+        s, e = start[lo[k] : hi[k]], end[lo[k] : hi[k]]
+        own = np.flatnonzero((s == max(t, table.istart)) & (e == min(ends[k], table.iend)))
+        if own.size:
+            s, e = np.delete(s, own[0]), np.delete(e, own[0])
+        # ``build``'s gaps on this node, its sentinels before istart and from iend included, and
+        # ``slot_bounds``'s one slot that holds the part.
+        s = np.concatenate([s, [-math.inf, table.iend]])
+        e = np.concatenate([e, [table.istart, math.inf]])
+        order = np.argsort(s, kind="stable")
+        gs, ge = e[order][:-1], s[order][1:]
+        hit = np.flatnonzero((ge - gs > EPS) & (gs <= t + EPS) & (ge >= ends[k] - EPS))
+        if hit.size != 1:
+            raise ValueError(f"node {table.node_ids[pos[k]]} is not free over [{t}, {ends[k]}]")
+        left[k] = t - gs[hit[0]]
+        right[k] = 0.0 if math.isinf(ge[hit[0]]) else ge[hit[0]] - ends[k]
+    return tuple(float(v) for v in left), tuple(float(v) for v in right)
+
+
 def node_attributes(env: Environment) -> dict[str, FloatArray]:
     """Every attribute name used by any node, as an (N,) array (0 where a node lacks it)."""
     keys: dict[str, None] = {}

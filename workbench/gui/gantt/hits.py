@@ -10,10 +10,13 @@ from typing import Any
 from PySide6.QtCore import QPointF
 
 from workbench.engine.model import Environment, Window
-from workbench.engine.slots import SlotTable, window_distances
+from workbench.engine.slots import Distances, SlotTable, distances_around, window_distances
+from workbench.gui import prepared
 from workbench.gui.gantt import geometry, tooltips
 from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.numbers import number, time
+
+MEASURED_UP_TO = 20_000  # a Cycles step's windows beyond which a tooltip measures no distances
 
 
 class ChartHits:
@@ -35,6 +38,8 @@ class ChartHits:
     _actual_ends: Any
     _distances: Any
     _window_list: list[Window]
+    _schedule: Any
+    _last_measured: tuple[Any, Distances | None] = (None, None)
     _window_rect_job: Any
 
     def window_at(self, point: QPointF) -> Window | None:
@@ -67,12 +72,28 @@ class ChartHits:
         seen = self._distances.get(window.job)
         measured = seen is None
         if measured:  # the strategy kept none: measure them on the picture, among the other windows
-            others = [w for w in self._window_list if w.job != window.job]
-            with contextlib.suppress(ValueError):
-                seen = window_distances(SlotTable.from_environment(env, others), window)
+            seen = self._measured(env, window)
         actual = self._actual_ends.get(window.job)
         now = self.snapshot.time if self.snapshot is not None else None
         return tooltips.window_tip(env, window, self.time_unit, actual, seen, measured, now)
+
+    def _measured(self, env: Environment, window: Window) -> Distances | None:
+        """L_left and L_right of ``window`` among the other windows of the picture: on a result, read
+        from the free slots the worker prepared (``distances_around``); on a Cycles step, from a table
+        of the other windows, made only up to ``MEASURED_UP_TO`` windows (none past it: the tooltip
+        lists the nodes alone rather than hold the window for seconds)."""
+        ready = prepared.lookup(env, self._schedule) if self.snapshot is None else None
+        with contextlib.suppress(ValueError):
+            if ready is not None:
+                # The pointer moves over a window many times: keep the last answer.
+                key = (id(ready), window.job)
+                if self._last_measured[0] != key:
+                    self._last_measured = (key, distances_around(ready.free, window))
+                return self._last_measured[1]
+            if len(self._window_list) <= MEASURED_UP_TO:
+                others = [w for w in self._window_list if w.job != window.job]
+                return window_distances(SlotTable.from_environment(env, others), window)
+        return None
 
     def _t(self, t: float) -> str:
         """A time or a duration as the user reads it: in View ▸ Time unit, with the unit's name."""
