@@ -123,3 +123,46 @@ def test_a_large_document_autosaves_in_the_container_and_is_recovered(qtbot, win
     assert env == win.document.env and original == BACKFILL
     win.save_to(tmp_path / "x.npz")
     assert found_autosave() is None
+
+
+def test_a_result_named_on_the_command_line_opens_once_the_window_is_up(qtbot, tmp_path, monkeypatch):
+    """`workbench RESULT` puts the window on screen first and reads the result in the background (at
+    200,000 jobs the reading took seconds with nothing on screen); the result is then shown as saved,
+    not run again."""
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.gui import app, window_files
+    from workbench.gui.app import run_app
+    from workbench.gui.main_window import MainWindow
+
+    env = load_environment(BACKFILL)
+    schedule = registry.run(env, "FirstFit", {})
+    result = tmp_path / "result.npz"
+    save_result(env, schedule, result)
+    shown_before_read: list[tuple[Path, bool]] = []
+    real = window_files.read_file
+
+    def read(path):
+        windows = QApplication.topLevelWidgets()
+        shown_before_read.append((Path(path), any(isinstance(w, MainWindow) and w.isVisible() for w in windows)))
+        return real(path)
+
+    monkeypatch.setattr(window_files, "read_file", read)
+    opening: list[MainWindow] = []
+    background = MainWindow.open_in_background
+
+    def open_in_background(self, path):
+        opening.append(self)
+        background(self, path)
+
+    monkeypatch.setattr(MainWindow, "open_in_background", open_in_background)
+    monkeypatch.setattr(QApplication, "exec", lambda *_: 0)  # return at once instead of running the loop,
+    monkeypatch.setattr(app, "_wait_for_workers", lambda: None)  # and leave the reading to finish
+    runs = _count_runs(monkeypatch)
+    assert run_app(result) == 0
+    (win,) = opening
+    qtbot.addWidget(win)
+    qtbot.waitUntil(lambda: win.document.result is not None, timeout=20_000)
+    assert [shown for path, shown in shown_before_read if path == result] == [True]
+    assert win.document.result.windows == schedule.windows
+    assert runs == []

@@ -22,6 +22,7 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from workbench.engine.io.result_files import is_result_file
     from workbench.gui.help import app_icon
     from workbench.gui.main_window import MainWindow
     from workbench.gui.plugin_menu import load_remembered, tell_refusals
@@ -39,13 +40,18 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     env, path, problem = None, env_path, ""
     refused = [] if screenshot else load_remembered(QSettings("SlotWorkbench", "Slot Workbench"))
     opened = None
+    # A result is read in the background after the window is up (200,000 jobs: seconds of reading and
+    # laying out, which used to pass before anything was on screen); a screenshot waits for it here.
+    later = not screenshot and not strategy and is_result_file(env_path)
     try:
-        read = read_file(env_path)  # an environment, or a result shown as it was saved
+        read = None if later else read_file(env_path)  # an environment, or a result shown as it was saved
         if isinstance(read, OpenedResult):
             opened, env, path = read, read.env, read.environment_path
-        else:
+        elif read is not None:
             env = read
-        if strategy:
+        else:
+            path = None
+        if strategy and env is not None:
             env = replace(env, strategy=StrategyRef(registry.get(strategy).name))
     except WorkbenchError as exc:
         if screenshot:
@@ -62,7 +68,9 @@ def run_app(env_path: Path, strategy: str | None = None, screenshot: str | None 
     left = None if screenshot else found_autosave()
     if left is not None:
         _offer_autosave(window, read_autosave, left)
-    if opened is not None and not strategy:
+    if later:
+        window.open_in_background(env_path)
+    elif opened is not None and not strategy:
         window.show_opened_result(env_path, opened)
     else:
         window.run_now()
