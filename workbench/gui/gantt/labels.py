@@ -49,20 +49,24 @@ class ChartLabels:
         chosen = np.empty(0, dtype=np.int64)
         if parts is not None and readable and parts.window.size:
             per_unit = self.view.width() / max(x1 - x0, 1e-9)
-            lo, hi = np.maximum(parts.x, x0), np.minimum(parts.x + parts.width, x1)
-            room = (hi - lo) * per_unit
-            rows = (parts.y + ROW_HEIGHT > y0) & (parts.y < y1)
-            chosen = np.flatnonzero(rows & (room >= LABEL_PX * 3 + LABEL_PAD))  # a name of three characters
-            if chosen.size > 4 * MAX_LABELS:
-                chosen = chosen[np.argpartition(-room[chosen], 4 * MAX_LABELS)[: 4 * MAX_LABELS]]
+            # The rows in view first (a few of hundreds): the rest reads only their parts (at 6 million
+            # parts the whole arrays took 0.7 s a zoom).
+            near = np.flatnonzero((parts.y + ROW_HEIGHT > y0) & (parts.y < y1))
+            x, width = parts.x[near], parts.width[near]
+            room = (np.minimum(x + width, x1) - np.maximum(x, x0)) * per_unit
+            wide = room >= LABEL_PX * 3 + LABEL_PAD  # a name of three characters
+            near, room = near[wide], room[wide]
+            if near.size > 4 * MAX_LABELS:
+                best = np.argpartition(-room, 4 * MAX_LABELS)[: 4 * MAX_LABELS]
+                near, room = near[best], room[best]
             fits = [
-                int(k) for k in chosen
-                if room[k] >= LABEL_PX * len(self._name(int(parts.window[k]))) + LABEL_PAD
+                (float(r), int(k)) for k, r in zip(near, room, strict=True)
+                if r >= LABEL_PX * len(self._name(int(parts.window[k]))) + LABEL_PAD
                 and self.rows.node(int(parts.y[k])) is not None
             ]  # fmt: skip
             if len(fits) > MAX_LABELS:
-                fits = sorted(fits, key=lambda k: -room[k])[:MAX_LABELS]
-            chosen = np.array(sorted(fits), dtype=np.int64)
+                fits = sorted(fits, key=lambda f: -f[0])[:MAX_LABELS]
+            chosen = np.array(sorted(k for _, k in fits), dtype=np.int64)
         while len(self._labels) < chosen.size:
             label = pg.TextItem("", anchor=(0.5, 0.5))
             font = QFont()
