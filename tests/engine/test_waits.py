@@ -8,9 +8,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
+from tests.support.hypothesis_strategies import examples, flows
 from workbench.engine import registry
 from workbench.engine.generate import generate
 from workbench.engine.grid.configs import lublin_environment
@@ -204,3 +205,21 @@ def test_a_stretch_short_of_nodes_names_the_jobs_ahead_that_waited_too():
     assert first.cause == "nodes" and "1 job ahead of it in the queue was waiting too: job b." in first.text
     assert wait.role.startswith("was the head of the queue when it started")
     assert "ahead of it" not in explain_wait(env, schedule, "b", "EASY").stretches[0].text
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=flows(max_jobs=14, max_nodes=6))
+def test_a_compiled_runs_columns_explain_a_wait_as_its_windows_do(env):
+    """Why so late? reads a compiled run's windows as columns (``Schedule.arrays``: at 200,000 jobs a
+    pass over every part in Python took seconds a click), and only the intervals that reach the wait:
+    every job's answer is the one its windows, read one by one, give."""
+    import dataclasses
+
+    from workbench.engine.explain import explain_late
+
+    schedule = registry.run(env, "EASY")
+    if schedule.arrays is None:
+        return  # a run with no columns: nothing to compare
+    plain = dataclasses.replace(schedule, arrays=None, windows=tuple(schedule.windows))
+    for job in env.jobs:
+        assert explain_late(env, schedule, job.id, "EASY") == explain_late(env, plain, job.id, "EASY")
