@@ -105,3 +105,33 @@ def test_the_latest_plan_gives_every_earlier_steps_busy_share(seed, strategy):
         earlier = [s for s in snaps if s.time <= latest.time]
         got = latest.busy_fractions([s.time for s in earlier])
         assert got == pytest.approx([s.busy_fraction for s in earlier])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    name=hs.sampled_from(["EASY", "FirstFit", "CoP"]),
+    seed=hs.integers(0, 50),
+    reads=hs.lists(hs.sampled_from(["next", "next", "next", "back", "skip"]), min_size=1, max_size=40),
+)
+def test_a_steps_plan_made_from_the_step_before_is_the_plan_made_afresh(name, seed, reads):
+    """A step's windows and plan are made from the step before's when it has them (a step through a
+    long run reads only the placements since) and the step before then lets go of its copy: in any
+    order of reading, forwards, back or skipping, each step's windows, actual ends, distances and
+    window index are those made from the whole log."""
+    import dataclasses
+
+    env = generate("backfill32", seed, jobs=14)
+    env = dataclasses.replace(env, jobs=tuple(dataclasses.replace(j, actual_fraction=0.6) for j in env.jobs))
+    sim = registry.simulator(env, name, {}, history=True)
+    while not sim.done:
+        sim.step()
+    snaps = sim.snapshots
+    at = 0
+    for read in reads:
+        at = max(0, at - 1) if read == "back" else min(len(snaps) - 1, at + (2 if read == "skip" else 1))
+        snap = snaps[at]
+        fresh = dataclasses.replace(snap, previous=None)
+        assert snap.windows == fresh.windows
+        assert dict(snap.actual_ends) == dict(fresh.actual_ends)
+        assert snap.schedule.distances == fresh.schedule.distances
+        assert all(snap.schedule.window_of(w.job) == w for w in fresh.windows)
