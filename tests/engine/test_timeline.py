@@ -117,7 +117,7 @@ def test_a_steps_plan_made_from_the_step_before_is_the_plan_made_afresh(name, se
     """A step's windows and plan are made from the step before's when it has them (a step through a
     long run reads only the placements since) and the step before then lets go of its copy: in any
     order of reading, forwards, back or skipping, each step's windows, actual ends, distances and
-    window index are those made from the whole log."""
+    window index are those made from the whole log, and no window is longer than its ``longest``."""
     import dataclasses
 
     env = generate("backfill32", seed, jobs=14)
@@ -135,3 +135,4 @@ def test_a_steps_plan_made_from_the_step_before_is_the_plan_made_afresh(name, se
         assert dict(snap.actual_ends) == dict(fresh.actual_ends)
         assert snap.schedule.distances == fresh.schedule.distances
         assert all(snap.schedule.window_of(w.job) == w for w in fresh.windows)
+        assert snap.longest >= max((w.length for w in fresh.windows), default=0.0)

@@ -166,6 +166,8 @@ def test_a_large_step_draws_the_windows_near_the_view_and_follows_a_pan(qtbot, w
     drawn = {w.job for w in chart._window_list}
     meeting = {w.job for w in snap.windows if w.start <= x1 and w.end >= x0}
     assert meeting <= drawn and len(drawn) < len(snap.windows)
+    lo, hi = chart._drawn_span  # exactly the windows that meet the span drawn (found from their starts)
+    assert drawn == {w.job for w in snap.windows if w.start <= hi and w.end >= lo}
     width = x1 - x0
     far = min(snap.windows, key=lambda w: w.start)  # the first window of the run, far left of "now"
     assert far.job not in drawn

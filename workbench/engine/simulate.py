@@ -137,6 +137,16 @@ class Snapshot:
         return tuple(kept)
 
     @cached_property
+    def longest(self) -> float:
+        """No window placed so far is longer (a bound: one a later placement replaced may count),
+        so that the windows meeting a time span are found from their starts (``windows`` are by start)."""
+        before = self.previous
+        if before is not None and before._log is self._log and "longest" in before.__dict__:
+            since = self._log.placements[before._placed : self._placed]
+            return max([before.longest, *(window.length for _, window, _, _ in since)])
+        return max((w.length for w in self.windows), default=0.0)
+
+    @cached_property
     def actual_ends(self) -> Mapping[str, float]:
         return MappingProxyType(dict(self._plan[1]))
 

@@ -10,6 +10,7 @@ The chart never edits anything itself: it emits what the user asked for.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import html
 import math
@@ -276,7 +277,12 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         lo = min(x0, snapshot.time - width) - width
         hi = max(x1, snapshot.time + width) + width
         self._drawn_span = (lo, hi)
-        return [w for w in windows if w.start <= hi and w.end >= lo]  # a window ends (actually) by w.end
+        # The windows come by start, and none is longer than ``longest``: only those starting in
+        # [lo - longest, hi] can meet the span (a pass over every window took 80 ms at 100,000).
+        reach = lo - snapshot.longest - 1e-9 * (1.0 + abs(lo))
+        first = bisect.bisect_left(windows, reach, key=lambda w: w.start)
+        last = bisect.bisect_right(windows, hi, key=lambda w: w.start)
+        return [w for w in windows[first:last] if w.end >= lo]  # a window ends (actually) by w.end
 
     def _on_x_range(self, _view: object, x_range: tuple[float, float]) -> None:
         """Draw the step again when the view leaves the times drawn, or narrows far inside them (the
