@@ -25,9 +25,9 @@ def insert_rows(rows: Rows, xs: np.ndarray, start: float, ends: np.ndarray, who:
 def delete_rows(rows: Rows, xs: np.ndarray, start: float, ends: np.ndarray) -> int:
     """Take [start, ends[i]) out of row xs[i] (the first that matches within EPS); -1 when done,
     else the position in ``xs`` of the first row that does not hold its interval (nothing changed)."""
-    found = _find(rows, xs, start, ends)
-    if found[0] == -2:
-        return int(found[1])
+    found, missing = _find(rows, xs, start, ends)
+    if missing >= 0:
+        return missing
     for i in range(xs.size):
         _delete(rows, xs[i], found[i])
     return -1
@@ -54,9 +54,9 @@ def delete_listed(rows: Rows, lists: Lists, xs: np.ndarray, start: float, ends: 
     """``delete_rows``, and each listed row's list edited to match: the gaps on either side of the
     interval become one."""
     bs, be, count, istart, iend = rows.bs, rows.be, rows.size, rows.istart, rows.iend
-    found = _find(rows, xs, start, ends)
-    if found[0] == -2:
-        return int(found[1])
+    found, missing = _find(rows, xs, start, ends)
+    if missing >= 0:
+        return missing
     for i in range(xs.size):
         x = xs[i]
         p = found[i]
@@ -72,11 +72,12 @@ def delete_listed(rows: Rows, lists: Lists, xs: np.ndarray, start: float, ends: 
 
 
 @compiled
-def _find(rows: Rows, xs: np.ndarray, start: float, ends: np.ndarray) -> np.ndarray:
+def _find(rows: Rows, xs: np.ndarray, start: float, ends: np.ndarray) -> tuple[np.ndarray, int]:
     """Where each row holds [start, ends[i]) (the first within EPS: a binary search to the first that
-    starts from start - EPS, then on); (-2, i) when row xs[i] holds none."""
+    starts from start - EPS, then on), and -1; or the position in ``xs`` of the first row that holds
+    none."""
     bs, be, count = rows.bs, rows.be, rows.size
-    found = np.empty(max(xs.size, 2), dtype=np.int64)
+    found = np.empty(xs.size, dtype=np.int64)
     for i in range(xs.size):
         x = xs[i]
         k = count_below(bs[x], count[x], start - EPS, False)
@@ -87,9 +88,8 @@ def _find(rows: Rows, xs: np.ndarray, start: float, ends: np.ndarray) -> np.ndar
                 break
             k += 1
         if found[i] < 0:
-            found[0], found[1] = -2, i
-            return found
-    return found
+            return found, i
+    return found, -1
 
 
 @compiled
