@@ -156,13 +156,16 @@ def test_a_result_named_on_the_command_line_opens_once_the_window_is_up(qtbot, t
         background(self, path)
 
     monkeypatch.setattr(MainWindow, "open_in_background", open_in_background)
+    errors: list[str] = []
+    monkeypatch.setattr(MainWindow, "error", lambda self, title, text: errors.append(f"{title}: {text}"))
     monkeypatch.setattr(QApplication, "exec", lambda *_: 0)  # return at once instead of running the loop,
     monkeypatch.setattr(app, "_wait_for_workers", lambda: None)  # and leave the reading to finish
     runs = _count_runs(monkeypatch)
     assert run_app(result) == 0
     (win,) = opening
     qtbot.addWidget(win)
-    qtbot.waitUntil(lambda: win.document.result is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: win.document.result is not None or bool(errors), timeout=20_000)
+    assert errors == []
     assert [shown for path, shown in shown_before_read if path == result] == [True]
     assert win.document.result.windows == schedule.windows
     assert runs == []
