@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tests.support import reference_metrics
 from tests.support.hypothesis_strategies import examples, flows, saturated_flows
-from workbench.engine import registry
+from workbench.engine import jobarrays, registry
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import load_environment, save_environment
 from workbench.engine.io import envfile
@@ -159,7 +159,14 @@ def test_random_environments_round_trip_through_the_container(tmp_path, env):
     """Any environment a file can hold reads back equal from the container, as from JSON."""
     save_environment(env, tmp_path / "h.npz")
     save_environment(env, tmp_path / "h.json")
-    assert load_environment(tmp_path / "h.npz") == load_environment(tmp_path / "h.json") == env
+    loaded = load_environment(tmp_path / "h.npz")
+    assert loaded == load_environment(tmp_path / "h.json") == env
+    # The job arrays the container hands over are those its jobs give.
+    for name in jobarrays.FIELDS:
+        got = jobarrays.job_array(loaded, name)
+        want = np.array([getattr(job, name) for job in loaded.jobs], dtype=got.dtype)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == (np.int64 if name == "node_count" else np.float64) and not got.flags.writeable
 
 
 def _columns(path: Path) -> dict[str, np.ndarray]:

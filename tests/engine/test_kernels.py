@@ -248,3 +248,51 @@ def test_a_moves_edits_keep_every_gap_list_equal_to_a_new_listing(case, istart, 
                 assert np.array_equal(lists.starts[y, :m], fresh.starts[y, :m])
                 assert np.array_equal(lists.ends[y, :m], fresh.ends[y, :m])
             assert m >= 0
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(values=st.lists(st.integers(0, 6).map(float), min_size=1, max_size=40), data=st.data())
+def test_the_shadows_selection_is_numpys_partition(values, data):
+    """EASY's shadow (``easy._kth_smallest``, in place on scratch) is the k-th smallest, as
+    ``np.partition`` finds it, duplicates included; the values stay the same multiset."""
+    from workbench.engine.kernels.easy import _kth_smallest
+
+    k = data.draw(st.integers(0, len(values) - 1))
+    scratch = np.array([*values, 99.0])  # an entry past ``size`` that must be left out
+    assert _kth_smallest(scratch, len(values), k) == np.partition(np.array(values), k)[k]
+    assert sorted(scratch[:-1]) == sorted(values) and scratch[-1] == 99.0
+
+
+def _parts_in_numpy(ordered, offset, width, length, hosts, position):
+    """The numpy ``window_parts`` replaced: each job's nodes by position, sorted, in window order."""
+    pos = position[hosts]
+    for n in np.unique(width[ordered]).tolist():
+        of_n = ordered[width[ordered] == n]
+        slots = offset[of_n, None] + np.arange(n)
+        pos[slots] = np.sort(pos[slots], axis=1)
+    n = width[ordered]
+    first = np.repeat(offset[ordered] - (np.cumsum(n) - n), n)
+    return pos[first + np.arange(int(n.sum()))], np.repeat(np.arange(ordered.size), n), np.repeat(length[ordered], n)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(data=st.data(), jobs=st.integers(1, 12), hosts=st.integers(1, 9))
+def test_a_compiled_runs_parts_are_the_numpy_ones(data, jobs, hosts):
+    """``kernels.window_parts`` lays the parts out as the numpy it replaced did, whether each job's
+    columns come in position order or not, and when its window column reuses the host list."""
+    from workbench.engine import kernels
+
+    width = np.array(data.draw(st.lists(st.integers(1, hosts), min_size=jobs, max_size=jobs)), dtype=np.int64)
+    offset = np.zeros(jobs, dtype=np.int64)
+    np.cumsum(width[:-1], out=offset[1:])
+    placed = np.concatenate([data.draw(st.permutations(range(hosts)))[:n] for n in width]).astype(np.int64)
+    position = np.array(data.draw(st.permutations(range(hosts))), dtype=np.int64)
+    ordered = np.array(data.draw(st.permutations(range(jobs))), dtype=np.int64)[: data.draw(st.integers(1, jobs))]
+    length = np.arange(1.0, jobs + 1.0)
+    want = _parts_in_numpy(ordered, offset, width, length, placed.copy(), position)
+    parts = int(width[ordered].sum())
+    node, part_length = np.empty(parts, np.int64), np.empty(parts)
+    hosts_seen = placed.copy()
+    kernels.window_parts(ordered, offset, width, length, hosts_seen, position, node, hosts_seen[:parts], part_length)
+    for got, expected in zip((node, hosts_seen[:parts], part_length), want, strict=True):
+        np.testing.assert_array_equal(got, expected)

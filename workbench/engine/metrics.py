@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from workbench.engine.errors import ParameterError, show
+from workbench.engine.jobarrays import job_array
 from workbench.engine.model import Environment, Window
 from workbench.engine.schedule import Schedule, WindowArrays
 from workbench.engine.slots import SlotTable
@@ -175,17 +176,14 @@ def window_arrays(env: Environment, schedule: Schedule) -> WindowArrays:
     has them as arrays already), else read from the windows once."""
     if schedule.arrays is not None and schedule.arrays.start.size == len(schedule.windows):
         a = schedule.arrays
-        arrival = np.fromiter((j.arrival for j in env.jobs), dtype=np.float64, count=len(env.jobs))
-        return dataclasses.replace(a, arrival=arrival[a.job_row])
+        return dataclasses.replace(a, arrival=job_array(env, "arrival")[a.job_row])
     windows = schedule.windows
     m = len(windows)
     index, node_index = env.job_index, env.node_index
-    jobs = env.jobs
     rows = np.fromiter((index[w.job] for w in windows), dtype=np.int64, count=m)
     start = np.fromiter((w.start for w in windows), dtype=np.float64, count=m)
     length = np.fromiter((w.length for w in windows), dtype=np.float64, count=m)
-    fraction = np.fromiter((j.actual_fraction for j in jobs), dtype=np.float64, count=len(jobs))
-    arrival = np.fromiter((j.arrival for j in jobs), dtype=np.float64, count=len(jobs))
+    fraction, arrival = job_array(env, "actual_fraction"), job_array(env, "arrival")
     actual = start + fraction[rows] * length if m else np.zeros(0)
     given = schedule.actual_ends
     if given:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -38,6 +37,7 @@ from workbench.engine.flow.events import (
     run_events,
 )
 from workbench.engine.flow.listing import fail_still_waiting, list_scheduling, window_now
+from workbench.engine.jobarrays import job_array
 from workbench.engine.kernels.types import EasyArrivals, EasyJobs, EasyNodes, EasyRun
 from workbench.engine.model import EPS, Environment, Job, Window
 from workbench.engine.schedule import WindowArrays
@@ -156,10 +156,8 @@ FACTS = ("node_count", "min_performance", "volume", "budget", "actual_fraction",
 
 
 def _job_facts(env: Environment) -> np.ndarray:
-    """Every job's ``FACTS``, one contiguous row per fact (read in one pass over the jobs)."""
-    with collection_paused():  # a tuple per job, and not one cycle
-        rows = np.array(list(map(attrgetter(*FACTS), env.jobs)), dtype=np.float64)
-    return rows.reshape(len(env.jobs), len(FACTS)).T.copy()
+    """Every job's ``FACTS``, one contiguous row per fact."""
+    return np.array([job_array(env, fact) for fact in FACTS], dtype=np.float64)
 
 
 def _runs_on_hosts(facts: np.ndarray, hosts: int, perf: float, price: float) -> np.ndarray:
@@ -290,20 +288,9 @@ def _compiled_run(
     plain = tuple(arrivals), tuple(jobs), tuple(run)  # (the kernels take plain tuples)
     while not kernel(*plain, chunk):
         rec.check_stop()
-        started = int(np.count_nonzero(~np.isnan(start)))
+        started = int(state[kernels.SEQ])  # one sequence number per start
         rec.report(int(state[kernels.NXT]) + started - int(state[kernels.HEAP]), 2 * order.size)
-    # Every job's nodes by position, sorted within the job.
-    pos = position[placed]
-    price = np.array([n.price for n in env.nodes])
-    done = np.flatnonzero(~np.isnan(start))
-    total = np.zeros(m)  # each job's nodes' prices, summed as numpy sums a job's n prices
-    for n in np.unique(width[done]).tolist():  # the jobs of each width at once
-        of_n = done[width[done] == n]
-        slots = offset[of_n, None] + np.arange(n)
-        pos[slots] = np.sort(pos[slots], axis=1)
-        total[of_n] = price[pos[slots]].sum(axis=1)
-    # The kernel's actual end: start + share * length. The windows stay columns until read.
-    arrays = _arrays(done, start, length, length * total, actual_end, width, offset, pos)
+    arrays = _arrays(env, start, length, actual_end, width, offset, placed, position)
     rec.place_columns(arrays, [j.id for j in env.jobs], [n.id for n in env.nodes])
     left = queue[: int(state[kernels.QLEN])]
     if left.size:
@@ -315,33 +302,55 @@ def _compiled_run(
 
 
 def _arrays(
-    done: np.ndarray,
+    env: Environment,
     start: np.ndarray,
     length: np.ndarray,
-    cost: np.ndarray,
     actual_end: np.ndarray,
     width: np.ndarray,
     offset: np.ndarray,
-    pos: np.ndarray,
+    placed: np.ndarray,
+    position: np.ndarray,
 ) -> WindowArrays:
-    """The run's windows as columns in the schedule's order (start, then job position), so that
-    the measures and the writers need not read them back window by window."""
+    """The run's windows as columns in the schedule's order (start, then job position), each one's
+    nodes by position, so that the measures and the writers need not read them back window by
+    window. ``placed``: each started job's kernel columns at its ``offset``; ``position``: each
+    column's node."""
+    done = np.flatnonzero(~np.isnan(start))
     ordered = done[np.lexsort((done, start[done]))]
     n = width[ordered]
     parts = int(n.sum())
-    first = np.repeat(offset[ordered] - (np.cumsum(n) - n), n)
+    part_node, part_length = np.empty(parts, np.int64), np.empty(parts)
+    # Each part's window goes into the kernel's host list, whose memory is in use already (on a
+    # million jobs, 240 MB that need not be touched afresh).
+    part_window = placed[:parts] if placed.size >= parts else np.empty(parts, np.int64)
+    kernels.window_parts(ordered, offset, width, length, placed, position, part_node, part_window, part_length)
+    # Each window's cost: its length times its nodes' prices summed as numpy sums n prices.
+    price = np.array([node.price for node in env.nodes])
+    widths = np.unique(n).tolist()
+    if np.all(price == price[0]):  # identical prices: one sum for each width
+        per_width = np.zeros(max(widths, default=0) + 1)
+        for k in widths:
+            per_width[k] = np.full(k, price[0]).sum()
+        total = per_width[n]
+    else:
+        total = np.zeros(ordered.size)
+        first = np.zeros(ordered.size, dtype=np.int64)
+        np.cumsum(n[:-1], out=first[1:])
+        for k in widths:  # the windows of each width at once
+            of_k = np.flatnonzero(n == k)
+            total[of_k] = price[part_node[first[of_k, None] + np.arange(k)]].sum(axis=1)
     return WindowArrays(
         ordered,
         start[ordered],
         length[ordered],
-        cost[ordered],
+        length[ordered] * total,
         actual_end[ordered],
         np.zeros(0),  # the arrivals are the environment's (``metrics.window_arrays``)
         n,
         np.zeros(ordered.size),
-        pos[first + np.arange(parts)],
-        np.repeat(np.arange(ordered.size), n),
-        np.repeat(length[ordered], n),
+        part_node,
+        part_window,
+        part_length,
     )
 
 

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from workbench.engine import jobarrays
 from workbench.engine.errors import ValidationError, WorkbenchError, show
 from workbench.engine.io import columns
 from workbench.engine.io.limits import MAX_ITEMS, MAX_MAGNITUDE, MAX_NODES, memory_problem
@@ -323,7 +324,9 @@ def environment_from_container(box: Container, check_strategy: Any = None) -> En
     jobs = columns.jobs_from_columns(job_cols)
     from dataclasses import replace
 
-    return replace(shell, local_tasks=tasks, jobs=jobs)
+    env = replace(shell, local_tasks=tasks, jobs=jobs)
+    jobarrays.seed(env, job_cols)  # the columns the jobs were made from, kept for the run and measures
+    return env
 
 
 def _tasks(path: str, cols: dict[str, np.ndarray], kinds: list[str], nodes: tuple[Node, ...]) -> tuple[LocalTask, ...]:

@@ -22,13 +22,15 @@ entries a kind of run uses, so that a run prepares (and announces) just those be
 Each kernel is held by a test to code that does not use it (tests/engine/test_kernels.py):
 ``earliest_in_rows`` to ``firstfit.first_fit`` on ``Profile.gaps``; the row edits to a full
 rebuild of the slot table; ``unverify`` to its definition; ``replan_pass`` to
-``tests/support/reference_backfill.py``; ``easy_hosts`` and ``easy_nodes`` to the stepped EASY.
+``tests/support/reference_backfill.py``; ``easy_hosts`` and ``easy_nodes`` to the stepped EASY;
+``window_parts`` to the numpy it replaced.
 """
 
 from workbench.engine.kernels import calls
 from workbench.engine.kernels.boundary import Entry, Preparing, listen, prepare, prepared_seconds, quiesce
 from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ
 from workbench.engine.kernels.jit import KERNELS, signature_counts
+from workbench.engine.kernels.parts import window_parts as _window_parts
 from workbench.engine.kernels.placement import (
     PLACE_COORD,
     PLACE_COP,
@@ -187,6 +189,20 @@ easy_nodes = Entry(
         ("max_events", I8),
     ),
 )
+window_parts = Entry(
+    _window_parts,
+    (
+        ("ordered", I1),
+        ("offset", I1),
+        ("width", I1),
+        ("length", F1),
+        ("hosts", I1),
+        ("position", I1),
+        ("part_node", I1),
+        ("part_window", I1),
+        ("part_length", F1),
+    ),
+)
 
 # The chart's level of detail (gui/gantt/layers.py): the pixels its slivers fill.
 thin_cells = Entry(
@@ -211,7 +227,7 @@ SEARCH = (insert_rows, delete_rows, earliest_in_rows, placement_in_rows)  # any 
 MEMBERS = (members_in_rows, choose_members)
 # Dynamic conservative backfilling: the pass first, whose compile compiles most of the others' code.
 BACKFILL = (replan_pass, *SEARCH, fastest_level, unverify)
-EASY = (easy_hosts, easy_nodes)
+EASY = (easy_hosts, easy_nodes, window_parts)
 DRAWING = (thin_cells,)
 ENTRIES = (*BACKFILL, *MEMBERS, *EASY, *DRAWING)
 
@@ -260,4 +276,5 @@ __all__ = [
     "signature_counts",
     "thin_cells",
     "unverify",
+    "window_parts",
 ]

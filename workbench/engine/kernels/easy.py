@@ -116,6 +116,31 @@ def _easy_start(at: int, now: float, chosen: np.ndarray, jobs: EasyJobs, run: Ea
 
 
 @compiled
+def _kth_smallest(values: np.ndarray, size: int, k: int) -> float:
+    """The k-th smallest (from 0) of ``values[:size]``, which it reorders (Hoare's selection)."""
+    lo, hi = 0, size - 1
+    while lo < hi:
+        pivot = values[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    return values[k]
+
+
+@compiled
 def _lowest_free(free: np.ndarray, reserved: np.ndarray, avoid_reserved: bool, need: int) -> np.ndarray:
     """The ``need`` lowest free hosts (outside the reservation when ``avoid_reserved``)."""
     chosen = np.empty(need, dtype=np.int64)
@@ -150,17 +175,29 @@ def easy_hosts(arrivals: EasyArrivals, jobs: EasyJobs, run: EasyRun, max_events:
         now = _easy_event(arrivals, jobs, run)
         while state[QLEN] > 0 and width[queue[0]] <= state[NFREE]:
             _easy_start(0, now, _lowest_free(free, reserved, False, width[queue[0]]), jobs, run)
-        if state[QLEN] == 0 or state[NFREE] == 0:
-            continue
+        if state[QLEN] <= 1 or state[NFREE] == 0:
+            continue  # no job behind the blocked head, or no host for one
+        fits = False
+        for at in range(1, state[QLEN]):
+            if width[queue[at]] <= state[NFREE]:
+                fits = True
+                break
+        if not fits:
+            continue  # no job behind the head fits the free hosts, reservation or not
         n = width[queue[0]]
+        busy = 0
         for h in range(n_hosts):
-            available[h] = now if free[h] else predicted[h]
-        shadow = np.partition(available, n - 1)[n - 1]
+            if not free[h]:
+                available[busy] = predicted[h]
+                busy += 1
+        # Free hosts are available now, before any busy one: the shadow is the (n - free)-th
+        # earliest predicted end of a busy host.
+        shadow = _kth_smallest(available, busy, n - state[NFREE] - 1)
         held_free = 0
         taken = 0
         for h in range(n_hosts):
             reserved[h] = False
-            if taken < n and available[h] <= shadow + EPS:
+            if taken < n and (free[h] or predicted[h] <= shadow + EPS):
                 reserved[h] = True
                 taken += 1
                 if free[h]:
