@@ -23,7 +23,18 @@ def _scene(rng: np.random.Generator, rows: int = 6, count: int = 400):
     return x, row.astype(float) + 0.1, w, np.full(count, 0.8), group, row
 
 
-def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0) -> bytes:
+def _disjoint_scene(rng: np.random.Generator, rows: int = 6, count: int = 400):
+    """``_scene``'s kind of rows, each rectangle after the one before in its row (as a node's windows
+    or free slots lie): where see-through groups overlap nothing."""
+    x, y, w, h, group, row = _scene(rng, rows, count)
+    for r in range(rows):
+        mine = np.flatnonzero(row == r)
+        gaps = rng.uniform(0.0, 1.0, mine.size)
+        x[mine] = np.cumsum(gaps + np.concatenate(([0.0], w[mine][:-1]))) - 3.0
+    return x, y, w, h, group, row
+
+
+def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0, alpha: int = 255) -> bytes:
     x, y, w, h, group, row = layer_args
     plot = pg.PlotWidget()
     plot.resize(width, 160)
@@ -31,7 +42,7 @@ def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0) -> byt
     plot.hideAxis("bottom")
     layer = RectLayer()
     layer.lod_rects = 0 if lod else 10**12
-    colours = [QColor("#d04040"), QColor("#40a040"), QColor("#4040d0")]
+    colours = [QColor(208, 64, 64, alpha), QColor(64, 160, 64, alpha), QColor(64, 64, 208, alpha)]
     layer.set_rects(x, y, w, h, group, colours, [QColor("#202020")] * 3, row=row)
     plot.addItem(layer)
     plot.setXRange(-3.3 + shift, 1010.7 + shift, padding=0)
@@ -44,44 +55,84 @@ def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0) -> byt
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize(("width", "shift"), [(300, 0.0), (257, 0.37)])
-def test_the_level_of_detail_picture_is_the_full_one_pixel_for_pixel(qtbot, seed, width, shift):
-    """The same pixels, whether every sliver is drawn or their rows' strips are."""
+@pytest.mark.parametrize("alpha", [255, 140])
+def test_the_level_of_detail_picture_is_the_full_one_pixel_for_pixel(qtbot, seed, width, shift, alpha):
+    """The same pixels, whether every sliver is drawn or their rows' strips are: opaque groups read in
+    one pass (a pixel shows the last group over it), see-through ones a group at a time (their
+    overlaps would blend, so their scene has none). The opaque scene's slivers overlap within rows,
+    across groups."""
     kernels.prepare((kernels.thin_cells,))  # (a paint never compiles it: the window's warm-up does)
-    scene = _scene(np.random.default_rng(seed))
-    full = _picture(scene, lod=False, width=width, shift=shift)
-    assert _picture(scene, lod=True, width=width, shift=shift) == full
+    scene = (_scene if alpha == 255 else _disjoint_scene)(np.random.default_rng(seed))
+    full = _picture(scene, lod=False, width=width, shift=shift, alpha=alpha)
+    assert _picture(scene, lod=True, width=width, shift=shift, alpha=alpha) == full
 
 
-def _numpy_thin_cells(x, w, rows, pick, scale, shift, first, columns, n_rows):
-    """The numpy the kernel replaced: the pixels whose centres the thin rectangles cover, and the wide."""
-    span = w[pick] * scale
-    thin = span < 1.0
-    left = x[pick] * scale + shift
-    begin = np.ceil(left - 0.5)
-    covered = thin & (np.ceil(left + span - 0.5) > begin)
-    column = begin.astype(np.int64) - first
-    keep = covered & (column >= 0) & (column < columns)
-    cells = np.zeros((n_rows, columns + 2), dtype=bool)
-    cells[rows[pick][keep], column[keep] + 1] = True
-    return cells.ravel(), pick[~thin]
+def _reference_thin_cells(x, w, rows, group, pick, scale, shift, first, columns, n_rows):
+    """What the kernel computes, rectangle by rectangle: the pixels whose centres the thin rectangles
+    cover, each holding the code (group + 1) of the last one over it, and the wide."""
+    cells = np.zeros((n_rows, columns + 2), dtype=np.int16)
+    wide = []
+    for i in pick.tolist():
+        span = w[i] * scale
+        if span >= 1.0:
+            wide.append(i)
+            continue
+        left = x[i] * scale + shift
+        begin = math.ceil(left - 0.5)
+        if math.ceil(left + span - 0.5) > begin and 0 <= begin - first < columns:
+            cells[rows[i], begin - first + 1] = group[i] + 1
+    return cells.ravel(), np.array(wide, dtype=np.int64)
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_the_thin_cells_kernel_equals_its_numpy_reference(seed):
-    """``kernels.thin_cells`` marks the cells and lists the wide rectangles the numpy version does."""
+def test_the_thin_cells_kernel_equals_its_reference(seed):
+    """``kernels.thin_cells`` marks the cells and lists the wide rectangles the plain loop does."""
     rng = np.random.default_rng(seed)
     n, n_rows = 5000, 7
     x, w = rng.uniform(-50, 1050, n), np.where(rng.random(n) < 0.8, rng.uniform(0, 2, n), rng.uniform(2, 40, n))
     rows = rng.integers(0, n_rows, n)
+    group = rng.integers(0, 4, n)
     pick = np.sort(rng.choice(n, n // 2, replace=False))
     scale, shift = rng.uniform(0.3, 1.7), rng.uniform(-20, 20)
     first, columns = math.floor(shift) - 1, int(1000 * scale) + 3
-    cells = np.zeros(n_rows * (columns + 2), dtype=bool)
+    cells = np.zeros(n_rows * (columns + 2), dtype=np.int16)
     wide = np.empty(pick.size, dtype=np.int64)
-    listed = kernels.thin_cells(x, w, rows, pick, scale, shift, first, columns, cells, wide)
-    want_cells, want_wide = _numpy_thin_cells(x, w, rows, pick, scale, shift, first, columns, n_rows)
+    listed = kernels.thin_cells(x, w, rows, group, pick, False, scale, shift, first, columns, cells, wide)
+    want_cells, want_wide = _reference_thin_cells(x, w, rows, group, pick, scale, shift, first, columns, n_rows)
     assert np.array_equal(cells, want_cells)
     assert np.array_equal(wide[:listed], want_wide)
+    # Every rectangle, unlisted: as if each were picked.
+    cells[:], every = 0, np.arange(n)
+    wide = np.empty(n, dtype=np.int64)
+    none = np.empty(0, np.int64)
+    listed = kernels.thin_cells(x, w, rows, group, none, True, scale, shift, first, columns, cells, wide)
+    want_cells, want_wide = _reference_thin_cells(x, w, rows, group, every, scale, shift, first, columns, n_rows)
+    assert np.array_equal(cells, want_cells)
+    assert np.array_equal(wide[:listed], want_wide)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pixel_runs_are_the_runs_of_one_code(seed):
+    """``pixel_runs`` finds every maximal run of one non-zero code in each row, and nothing else."""
+    from workbench.gui.gantt.geometry import pixel_runs
+
+    rng = np.random.default_rng(seed)
+    cells = rng.choice(np.array([0, 0, 1, 2, 3], dtype=np.int16), size=(6, 40))
+    cells[:, 0] = cells[:, -1] = 0
+    want = []
+    for r in range(cells.shape[0]):
+        c = 1
+        while c < cells.shape[1]:
+            if cells[r, c]:
+                end = c
+                while cells[r, end + 1] == cells[r, c]:
+                    end += 1
+                want.append((r, c - 1, end, int(cells[r, c])))
+                c = end + 1
+            else:
+                c += 1
+    got = list(zip(*(v.tolist() for v in pixel_runs(cells)), strict=True))
+    assert got == want
 
 
 def test_the_overview_curve_keeps_its_peaks_when_thinned():
@@ -143,6 +194,6 @@ def test_a_paint_never_waits_for_the_kernel_to_compile(qtbot, monkeypatch):
     level of detail that would compile the kernel on the GUI thread."""
     monkeypatch.setattr(kernels.thin_cells, "ready", False)
     called = []
-    monkeypatch.setattr(RectLayer, "_strips", lambda *args: called.append(args))
+    monkeypatch.setattr(RectLayer, "_strip_runs", lambda *args: called.append(args))
     _picture(_scene(np.random.default_rng(1)), lod=True)
     assert called == []

@@ -8,6 +8,7 @@ choice per file, and every time shown (tables, Cycles, the status bar) is in tha
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -557,3 +558,25 @@ def test_the_empty_cycles_plot_spans_the_first_documents_own_time(qtbot, window,
     low, high = win.cycles.plot.getPlotItem().vb.viewRange()[0]
     last = max(j.arrival for j in env.jobs)
     assert low <= env.time.start + 1e-9 and high >= last - 1e-9 and high - low < 2 * (last - env.time.start) + 10
+
+
+def test_jobs_that_name_no_least_performance_open_without_a_crash(qtbot, window, tmp_path):
+    """A job may leave out ``min_performance`` (0: any node will do). Opening such a file whose jobs all
+    arrive at the start divided by that 0 twice (the time unit's span, the empty Cycles plot) and
+    raised; the longest run is now the volume on the slowest node."""
+    from workbench.engine.jobarrays import longest_run
+
+    path = tmp_path / "any_speed.json"
+    path.write_text(json.dumps({
+        "format": "workbench.environment",
+        "version": 1,
+        "nodes": [{"id": "slow", "performance": 2, "price": 1}, {"id": "fast", "performance": 8, "price": 3}],
+        "jobs": [{"id": "a", "node_count": 1, "volume": 40}, {"id": "b", "node_count": 2, "volume": 10}],
+    }))  # fmt: skip
+    win = window()
+    assert win.open_path(path)
+    wait_result(qtbot, win)
+    assert longest_run(win.document.env) == 20.0  # job a on the slow node
+    low, high = win.cycles.plot.getPlotItem().vb.viewRange()[0]
+    assert math.isfinite(low) and math.isfinite(high) and high > low
+    assert win.document.result is not None and len(win.document.result.windows) == 2

@@ -44,3 +44,21 @@ def seed(env: Environment, columns: Mapping[str, np.ndarray]) -> None:
             got = np.array(columns[name], dtype=dtype)  # a copy: the caller's may change
             got.flags.writeable = False
             cache[name] = got
+
+
+def share(old: Environment, new: Environment) -> Environment:
+    """``new``, holding ``old``'s job arrays when it holds the same jobs (a change of its name or
+    strategy only)."""
+    if new.jobs is old.jobs and _CACHE in old.__dict__:
+        new.__dict__[_CACHE] = old.__dict__[_CACHE]
+    return new
+
+
+def longest_run(env: Environment) -> float:
+    """The longest any job can run: its volume on the slowest node it may use (a job that names no
+    least performance, 0, may use the slowest of all); 0 without jobs or nodes."""
+    if not env.jobs or not env.nodes:
+        return 0.0
+    slowest = min(node.performance for node in env.nodes)
+    least = np.maximum(job_array(env, "min_performance"), slowest)
+    return float((job_array(env, "volume") / least).max())

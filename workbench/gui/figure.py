@@ -359,7 +359,7 @@ def merge_slivers(
     columns = int(begin.max()) - first + 1 if begin.size else 1
     cells = np.zeros((tops.shape[1], columns + 2), dtype=np.int8)
     cells[row[covered], begin[covered].astype(np.int64) - first + 1] = 1
-    rows, opens, closes = geometry.pixel_runs(cells)
+    rows, opens, closes, _ = geometry.pixel_runs(cells)
     wide = ~thin
     return (
         np.concatenate([xa[wide], (opens + first) / scale]),

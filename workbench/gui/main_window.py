@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import is_bundled_sample
+from workbench.engine.jobarrays import job_array, longest_run
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
@@ -375,8 +376,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
             )
         kept = self._display_units.get(str(self.document.path)) if self.document.path is not None else None
         # The run's likely span, before any result: from the start to the last arrival plus a long job.
-        span = max((j.arrival for j in env.jobs), default=env.time.start) - env.time.start
-        span += max((j.volume / j.min_performance for j in env.jobs), default=0.0)
+        last = float(job_array(env, "arrival").max()) if env.jobs else env.time.start
+        span = last - env.time.start + longest_run(env)
         self.set_time_unit(kept if kept in offered else default_unit(env.time.unit, span))
 
     def _set_cursor(self, on: bool) -> None:

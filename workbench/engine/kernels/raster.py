@@ -20,7 +20,9 @@ def thin_cells(
     x: np.ndarray,
     w: np.ndarray,
     rows: np.ndarray,
+    group: np.ndarray,
     pick: np.ndarray,
+    every: bool,
     scale: float,
     shift: float,
     first: int,
@@ -28,13 +30,15 @@ def thin_cells(
     cells: np.ndarray,
     wide: np.ndarray,
 ) -> int:
-    """For each rectangle ``pick[k]``: narrower than a pixel (``w * scale < 1``), mark the pixel column
+    """For each rectangle ``pick[k]`` (with ``every``, each rectangle: a full view need not list
+    millions): narrower than a pixel (``w * scale < 1``), mark the pixel column
     whose centre it covers, if any, in ``cells`` (rows of ``columns + 2``, column ``c`` of the view at
-    ``c - first + 1``); wider, list it in ``wide``. The count listed in ``wide``."""
+    ``c - first + 1``) with its ``group`` + 1 (a later rectangle's over an earlier one's, as a
+    later one is painted over); wider, list it in ``wide``. The count listed in ``wide``."""
     width = columns + 2
     listed = 0
-    for k in range(pick.size):
-        i = pick[k]
+    for k in range(x.size if every else pick.size):
+        i = k if every else pick[k]
         span = w[i] * scale
         if span >= 1.0:
             wide[listed] = i
@@ -45,5 +49,5 @@ def thin_cells(
         if math.ceil(left + span - 0.5) > begin:
             column = int(begin) - first
             if 0 <= column < columns:
-                cells[rows[i] * width + column + 1] = True
+                cells[rows[i] * width + column + 1] = group[i] + 1
     return listed

@@ -22,6 +22,7 @@ def array(dtype: types.Type, ndim: int = 1) -> types.Array:
 
 
 F1, I1, BOOL1, F2, I2 = array(F8), array(I8), array(B1), array(F8, 2), array(I8, 2)
+H1 = array(types.int16)  # the chart's pixel cells: a rectangle group's code each
 
 
 class Rows(NamedTuple):

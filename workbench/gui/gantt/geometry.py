@@ -311,14 +311,15 @@ def row_labels(env: Environment, layout: RowLayout) -> list[str]:
     return labels
 
 
-def pixel_runs(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The runs of filled cells of each row of ``cells`` (rows × columns of 0/1 int8, its first and
-    last columns empty): (row, first column, one past the last) of each, in row order. The level of
-    detail of the chart and of the exported figure draws each run as one rectangle."""
-    edges = np.diff(cells, axis=1)
-    rows, opens = np.nonzero(edges == 1)
-    _, closes = np.nonzero(edges == -1)
-    return rows, opens, closes
+def pixel_runs(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of filled cells of each row of ``cells`` (rows × columns of codes, 0 for empty, its
+    first and last columns empty): (row, first column less one, last column, code) of each run of
+    one code, in row order. The level of detail of the chart and of the exported figure draws each
+    run as one rectangle, in its code's colour."""
+    rows, edges = np.nonzero(cells[:, 1:] != cells[:, :-1])  # a run starts or ends after each
+    code = cells[rows, edges + 1]
+    opens = np.flatnonzero(code)  # where a run starts; the next edge (in its row) ends it
+    return rows[opens], edges[opens], edges[opens + 1], code[opens]
 
 
 def slot_bars(y: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -45,6 +45,8 @@ class RectLayer(pg.GraphicsObject):
         self._pens: list[QPen] = []
         self._buffer = internals.PrimitiveArray(QRectF, 4)
         self._row = np.empty(0, dtype=np.int64)  # each sorted rectangle's row (None-like when empty)
+        self._sorted_group = np.empty(0, dtype=np.int64)
+        self._opaque = True  # every brush opaque: the level of detail reads every group at once
         self._row_y = self._row_h = np.empty(0)
         self._median_h = 0.0
         self.lod_rects = LOD_RECTS
@@ -127,10 +129,13 @@ class RectLayer(pg.GraphicsObject):
         self._x, self._y, self._w, self._h = data.x, data.y, data.w, data.h
         self._group = data.group
         self._sorted = (data.x, data.y, data.w, data.h)
+        self._sorted_group = data.group
         self._row, self._row_y, self._row_h = data.row, data.row_y, data.row_h
         self._median_h = data.median_h
         self._starts = np.searchsorted(data.group, np.arange(len(colours) + 1))
         self._set_style(colours, outline, width, dashed)
+        # (A see-through group with no rectangle, planned windows of a finished run, does not count.)
+        self._opaque = all(c.alpha() == 255 for g, c in enumerate(colours) if self._starts[g + 1] > self._starts[g])
         left, top, right, bottom = data.bounds
         self._bounds = QRectF(left, top, right - left, bottom - top) if data.x.size else QRectF()
         self.update()
@@ -178,14 +183,25 @@ class RectLayer(pg.GraphicsObject):
         outlined = (w * abs(transform.m11()) >= OUTLINE_MIN_PIXELS) if row_pixels >= OUTLINE_ROW_PIXELS else None
         no_pen = QPen(Qt.PenStyle.NoPen)
         lod = self._lod_frame(transform, exposed, x.size if everything else int(np.count_nonzero(visible)))
+        strips: tuple[list[np.ndarray], np.ndarray] | None = None
+        if lod is not None and self._opaque:
+            # Every group's slivers in one pass: with opaque brushes the last group painted over a
+            # pixel is the one seen, and the cells keep exactly that one.
+            strips = self._strip_runs(None if everything else np.flatnonzero(visible), lod)
         for g in range(len(self._brushes)):
             lo, hi = self._starts[g], self._starts[g + 1]
-            pick = np.arange(lo, hi) if everything else np.nonzero(visible[lo:hi])[0] + lo
+            painter.setBrush(self._brushes[g])
+            if strips is not None:
+                runs, wide = strips
+                self._fill_runs(painter, runs[g], lod, no_pen)  # type: ignore[arg-type]
+                pick = wide[np.searchsorted(wide, lo) : np.searchsorted(wide, hi)]
+            else:
+                pick = np.arange(lo, hi) if everything else np.nonzero(visible[lo:hi])[0] + lo
+                if lod is not None and pick.size:
+                    runs, pick = self._strip_runs(pick, lod)
+                    self._fill_runs(painter, runs[g], lod, no_pen)
             if pick.size == 0:
                 continue
-            painter.setBrush(self._brushes[g])
-            if lod is not None:
-                pick = self._strips(painter, pick, lod, no_pen)
             if outlined is None:
                 self._draw(painter, pick, no_pen)
                 continue
@@ -209,29 +225,50 @@ class RectLayer(pg.GraphicsObject):
             return None
         return m11, m31, first, last
 
-    def _strips(self, painter: QPainter, pick: np.ndarray, lod: tuple[float, float, int, int], pen: QPen) -> np.ndarray:
-        """Draw the rectangles of ``pick`` narrower than a pixel as the runs of whole pixels they fill in
-        each row, and return the others. A pixel column is filled where a rectangle covers its centre
-        (as the raster engine fills an unsmoothed rectangle: ``kernels.thin_cells``), and each run
-        becomes one rectangle from pixel edge to pixel edge, so the pixels filled are the ones the
-        rectangles themselves fill (``tests/gui/test_lod.py``)."""
-        m11, m31, first, last = lod
+    def _strip_runs(
+        self, pick: np.ndarray | None, lod: tuple[float, float, int, int]
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """The rectangles of ``pick`` (None: every one) narrower than a pixel as the runs of whole pixels they fill in
+        each row, per group (row, first column less one, last column), and the others. A pixel
+        column is filled where a rectangle covers its centre (as the raster engine fills an
+        unsmoothed rectangle: ``kernels.thin_cells``), and each run becomes one rectangle from pixel
+        edge to pixel edge, so the pixels filled are the ones the rectangles themselves fill
+        (``tests/gui/test_lod.py``)."""
+        _, _, first, last = lod
         x, _, w, _ = self._sorted
         columns = last - first + 1
-        cells = np.zeros(self._row_y.size * (columns + 2), dtype=bool)
-        wide = np.empty(pick.size, dtype=np.int64)
-        listed = kernels.thin_cells(x, w, self._row, pick, m11, m31, first, columns, cells, wide)
-        rows, opens, closes = pixel_runs(cells.reshape(self._row_y.size, columns + 2).view(np.int8))
-        if rows.size:
-            self._buffer.resize(rows.size)
-            memory = self._buffer.ndarray()
-            memory[:, 0] = (opens + first - m31) / m11
-            memory[:, 1] = self._row_y[rows]
-            memory[:, 2] = (closes - opens) / m11
-            memory[:, 3] = self._row_h[rows]
-            painter.setPen(pen)
-            painter.drawRects(*self._buffer.drawargs())
-        return wide[:listed]
+        cells = np.zeros(self._row_y.size * (columns + 2), dtype=np.int16)
+        every = pick is None
+        pick = np.empty(0, dtype=np.int64) if pick is None else pick
+        wide = np.empty(x.size if every else pick.size, dtype=np.int64)
+        m11, m31 = lod[0], lod[1]
+        listed = kernels.thin_cells(
+            x, w, self._row, self._sorted_group, pick, every, m11, m31, first, columns, cells, wide
+        )
+        rows, opens, closes, code = pixel_runs(cells.reshape(self._row_y.size, columns + 2))
+        order = np.argsort(code, kind="stable")  # by group, each in row order
+        bounds = np.searchsorted(code[order], np.arange(len(self._brushes) + 2))
+        runs = [
+            np.stack([v[order[bounds[g + 1] : bounds[g + 2]]] for v in (rows, opens, closes)])
+            for g in range(len(self._brushes))
+        ]
+        return runs, wide[:listed]
+
+    def _fill_runs(self, painter: QPainter, runs: np.ndarray, lod: tuple[float, float, int, int], pen: QPen) -> None:
+        """Fill the pixel runs (``_strip_runs``: rows, first column less one, last column) with the
+        brush set."""
+        if not runs.shape[1]:
+            return
+        m11, m31, first, _ = lod
+        rows, opens, closes = runs
+        self._buffer.resize(rows.size)
+        memory = self._buffer.ndarray()
+        memory[:, 0] = (opens + first - m31) / m11
+        memory[:, 1] = self._row_y[rows]
+        memory[:, 2] = (closes - opens) / m11
+        memory[:, 3] = self._row_h[rows]
+        painter.setPen(pen)
+        painter.drawRects(*self._buffer.drawargs())
 
     def _draw(self, painter: QPainter, pick: np.ndarray, pen: QPen) -> None:
         """One ``drawRects`` call for the sorted rectangles ``pick``."""

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from workbench.engine import registry, timeline
 from workbench.engine.errors import Cancelled, WorkbenchError
+from workbench.engine.jobarrays import job_array, longest_run
 from workbench.engine.model import EPS
 from workbench.engine.simulate import Simulator, Snapshot
 from workbench.gui import palette
@@ -596,9 +597,12 @@ class CyclesPanel(QWidget):
         read "0.000002 d" on a model-unit file)."""
         env = self.document.env
         start = env.time.start
-        end = env.time.horizon if env.time.horizon is not None else max((j.arrival for j in env.jobs), default=start)
+        if env.time.horizon is not None:
+            end = env.time.horizon
+        else:
+            end = float(job_array(env, "arrival").max()) if env.jobs else start
         if end <= start:
-            end = start + max((j.volume / j.min_performance for j in env.jobs), default=1.0)
+            end = start + (longest_run(env) or 1.0)
         view = self.plot.getPlotItem().vb
         view.disableAutoRange()
         view.setRange(xRange=(start, end), yRange=(0, 1), padding=0.02)
