@@ -515,3 +515,43 @@ def test_a_new_documents_rows_paint_the_windows_once(qtbot, monkeypatch, trace_e
     screen = chart.screen()
     pixels = screen.size().width() * screen.size().height() * screen.devicePixelRatio() ** 2
     assert QPixmapCache.cacheLimit() >= chart_module.CACHED_PICTURES * pixels * 4 / 1024
+
+
+def test_an_edit_and_its_undo_keep_the_zoom_and_redraw_nothing_of_the_result(qtbot, window, monkeypatch):
+    """Undoing the one edit there was used to count as a new document: the chart fitted the whole run
+    again, losing the user's zoom. An edit of a job's fields (and its undo) leaves nodes, tasks and
+    ids as they were, so the result on screen is drawn from what the worker prepared, not laid out
+    again on the GUI thread (200,000 jobs: 3 s)."""
+    from workbench.session import edits
+
+    win = window()
+    win.chart.view.setRange(xRange=(5.0, 9.0), padding=0)
+    qtbot.wait(20)
+    zoom = win.chart.view.viewRange()[0]
+    laid_out = []
+    real = geometry.window_parts
+    monkeypatch.setattr(geometry, "window_parts", lambda *a, **k: laid_out.append(1) or real(*a, **k))
+    job = win.document.env.jobs[0]
+    win.document.apply(edits.set_job(job.id, priority=job.priority + 1))
+    assert win.state.stale and len(win.chart.shown_windows) == len(win.state.shown.windows)
+    win.document.undo()
+    assert not win.document.can_undo
+    assert laid_out == []  # drawn from the prepared result both times
+    assert win.chart.view.viewRange()[0] == pytest.approx(zoom)
+    qtbot.waitUntil(lambda: win.document.result is not None, timeout=30_000)
+    qtbot.wait(50)
+    assert win.chart.view.viewRange()[0] == pytest.approx(zoom)
+
+
+def test_an_edit_of_a_jobs_fields_keeps_the_lookup_by_id():
+    """``edits.set_job`` leaves every id where it was, so the new environment keeps the old one's
+    lookup (a 200,000-job dict made again at each edit); a changed id makes a new one."""
+    from workbench.session import edits
+
+    env = load_environment(default_environment_path())
+    job = env.jobs[1]
+    changed = edits.set_job(job.id, priority=job.priority + 2).apply(env)
+    assert changed.job_index is env.job_index and changed.job(job.id).priority == job.priority + 2
+    renamed = edits.set_job(job.id, id="renamed").apply(env)
+    assert renamed.job_index is not env.job_index
+    assert renamed.job_index == {j.id: i for i, j in enumerate(renamed.jobs)} and "renamed" in renamed.job_index

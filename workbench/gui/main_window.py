@@ -24,7 +24,7 @@ from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
 from workbench.engine.warmup import warm_in_background
-from workbench.gui import palette
+from workbench.gui import palette, prepared
 from workbench.gui.bridge import DocumentBridge
 from workbench.gui.exports import Exports
 from workbench.gui.file_dialogs import ask_file
@@ -267,6 +267,8 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
         self._update_undo()
 
     def _connect(self) -> None:
+        self._fresh_document = False  # the next environment is another document's (fit it whole)
+        self.bridge.replaced.connect(lambda _env: setattr(self, "_fresh_document", True))
         self.bridge.replaced.connect(self._units_of_document)
         self.bridge.replaced.connect(lambda _env: self.overview.set_overview(None))
         for dock in (self.jobs, self.nodes, self.tasks):
@@ -389,17 +391,23 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
 
     def _on_environment_changed(self, env: Environment) -> None:
         self.showing_snapshot = None
-        if not self.document.can_undo:  # a new or opened document: its columns are measured afresh
-            for dock in (self.nodes, self.tasks, self.jobs):
+        if self._fresh_document:  # a new or opened document: its columns are measured afresh
+            self._fresh_document = False  # (not an undo back to where nothing is left to undo: the
+            for dock in (self.nodes, self.tasks, self.jobs):  # zoom and the columns stay as they are)
                 dock.request_fit(afresh=True)
             self.chart.fit_next()  # and the chart shows it whole, whatever the last one's zoom
         self.cycles.on_environment_changed()
         # Keep the old windows on screen until the new result arrives (marked as the previous result);
         # nothing of another document, or of a failed run.
-        kept = [
-            w for w in self.chart.shown_windows if w.job in env.job_index and all(n in env.node_index for n in w.nodes)
-        ]
-        self.chart.set_data(env, None, windows=kept if self.state.shown is not None else [])
+        shown = self.state.shown
+        if shown is not None and self.chart.shows(shown) and prepared.lookup(env, shown, drawing=True) is not None:
+            # The same frame (an edit of a job's fields, its undo): the result is drawn as it was, from
+            # what the worker prepared (at 200,000 jobs, sorting out and drawing again took 3 s).
+            self.chart.set_data(env, shown)
+        else:
+            nodes, jobs = env.node_index, env.job_index
+            kept = [w for w in self.chart.shown_windows if w.job in jobs and all(n in nodes for n in w.nodes)]
+            self.chart.set_data(env, None, windows=kept if shown is not None else [])
         self._show_staleness()  # with the windows now on the chart
         if self.state.shown is None:
             self.metrics.show_schedule(env, None)

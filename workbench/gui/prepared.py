@@ -146,12 +146,25 @@ def by_colour(parts: Parts, by_job: np.ndarray) -> Parts:
     return parts.parts_at(paint_order(by_job[parts.window]))
 
 
-def lookup(env: Environment, schedule: Schedule | None) -> Prepared | None:
-    """What was prepared for exactly this schedule object on this environment, if anything."""
+def lookup(env: Environment, schedule: Schedule | None, drawing: bool = False) -> Prepared | None:
+    """What was prepared for exactly this schedule object on this environment, if anything. With
+    ``drawing`` (what the chart draws of it: the windows' parts, the free slots, the colours), an
+    environment of the same frame will do (``same_frame``): an edit of a job's fields, and its undo,
+    leave the picture of the result on screen as it was."""
     if schedule is None:
         return None
     with _lock:
         for done in reversed(_kept):
-            if done.schedule is schedule and done.env is env:
+            if done.schedule is schedule and (done.env is env or (drawing and same_frame(done.env, env))):
                 return done
     return None
+
+
+def same_frame(a: Environment, b: Environment) -> bool:
+    """Do ``a`` and ``b`` have the same nodes, local tasks, time settings and sites, and the same job
+    ids in the same order? Then a schedule of ``a`` draws on ``b`` exactly as on ``a``."""
+    if a is b:
+        return True
+    if a.nodes != b.nodes or a.local_tasks != b.local_tasks or a.time != b.time or a.sites != b.sites:
+        return False
+    return a.jobs is b.jobs or a.job_index is b.job_index or a.job_index.keys() == b.job_index.keys()

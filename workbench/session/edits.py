@@ -144,11 +144,19 @@ def _updated(
 ) -> Environment:
     """``env`` with one node, task or job changed (and checked)."""
     items = getattr(env, field)
-    i = _index(items, ident, what)
+    lookup = _LOOKUPS.get(field)
+    i = getattr(env, lookup).get(ident, -1) if lookup is not None else -1
+    i = i if i >= 0 else _index(items, ident, what)
     item = replace(items[i], **fields)
     check(item, env)
     changes: dict[str, Any] = {field: (*items[:i], item, *items[i + 1 :])}
-    return replace(env, **changes)
+    new = replace(env, **changes)
+    if lookup is not None and item.id == ident:  # the same ids in the same places: the lookup holds
+        new.__dict__[lookup] = getattr(env, lookup)  # (a cached property, kept as it keeps itself)
+    return new
+
+
+_LOOKUPS = {"jobs": "job_index", "nodes": "node_index"}  # a field's lookup by id (``Environment``)
 
 
 def _without(env: Environment, field: str, ident: str, what: str) -> Environment:

@@ -247,6 +247,10 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         # layers blit their caches).
         self.viewport().update()
 
+    def shows(self, schedule: Schedule) -> bool:
+        """Is ``schedule`` what the chart draws now, all its windows (not a step, nor a part kept)?"""
+        return self.snapshot is None and self._schedule is schedule
+
     @property
     def shown_windows(self) -> list[Window]:
         """The windows the chart draws now (the last ``set_data``'s)."""
@@ -261,7 +265,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         the actual ends they were drawn with)."""
         self._schedule = schedule
         if schedule is not None:
-            ready = prepared.lookup(env, schedule)
+            ready = prepared.lookup(env, schedule, drawing=True)
             ends = ready.actual_ends if ready is not None else None
             self._actual_ends = (
                 ends if ends is not None else {w.job: schedule.actual_end(env, w) for w in schedule.windows}
@@ -328,7 +332,7 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         self.getPlotItem().layout.activate()
         self._draw_site_lines()
         self._window_list = windows
-        ready = prepared.lookup(env, self._schedule) if snapshot is None else None
+        ready = prepared.lookup(env, self._schedule, drawing=True) if snapshot is None else None
         self._ready = ready
         self._end = ready.visible_end if ready is not None else geometry.visible_end(env, windows)
         if snapshot is None:

@@ -82,7 +82,7 @@ class ChartHits:
         from the free slots the worker prepared (``distances_around``); on a Cycles step, from a table
         of the other windows, made only up to ``MEASURED_UP_TO`` windows (none past it: the tooltip
         lists the nodes alone rather than hold the window for seconds)."""
-        ready = prepared.lookup(env, self._schedule) if self.snapshot is None else None
+        ready = prepared.lookup(env, self._schedule, drawing=True) if self.snapshot is None else None
         with contextlib.suppress(ValueError):
             if ready is not None:
                 # The pointer moves over a window many times: keep the last answer.
