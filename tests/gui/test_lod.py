@@ -34,19 +34,21 @@ def _disjoint_scene(rng: np.random.Generator, rows: int = 6, count: int = 400):
     return x, y, w, h, group, row
 
 
-def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0, alpha: int = 255) -> bytes:
+def _picture(
+    layer_args, lod: bool, width: int = 300, shift: float = 0.0, alpha: int = 255, disjoint: bool = False
+) -> bytes:
     x, y, w, h, group, row = layer_args
     plot = pg.PlotWidget()
     plot.resize(width, 160)
     plot.hideAxis("left")
     plot.hideAxis("bottom")
-    layer = RectLayer()
+    layer = RectLayer(disjoint_rows=disjoint)
     layer.lod_rects = 0 if lod else 10**12
     colours = [QColor(208, 64, 64, alpha), QColor(64, 160, 64, alpha), QColor(64, 64, 208, alpha)]
     layer.set_rects(x, y, w, h, group, colours, [QColor("#202020")] * 3, row=row)
     plot.addItem(layer)
     plot.setXRange(-3.3 + shift, 1010.7 + shift, padding=0)
-    plot.setYRange(0, 6, padding=0)
+    plot.setYRange(0, int(row.max()) + 1, padding=0)
     plot.show()
     image = plot.grab().toImage()
     plot.close()
@@ -56,15 +58,26 @@ def _picture(layer_args, lod: bool, width: int = 300, shift: float = 0.0, alpha:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize(("width", "shift"), [(300, 0.0), (257, 0.37)])
 @pytest.mark.parametrize("alpha", [255, 140])
-def test_the_level_of_detail_picture_is_the_full_one_pixel_for_pixel(qtbot, seed, width, shift, alpha):
+@pytest.mark.parametrize("rows", [6, 97])
+@pytest.mark.parametrize("disjoint", [False, True])
+def test_the_level_of_detail_picture_is_the_full_one_pixel_for_pixel(
+    qtbot, monkeypatch, seed, width, shift, alpha, rows, disjoint
+):
     """The same pixels, whether every sliver is drawn or their rows' strips are: opaque groups read in
     one pass (a pixel shows the last group over it), see-through ones a group at a time (their
-    overlaps would blend, so their scene has none). The opaque scene's slivers overlap within rows,
-    across groups."""
+    overlaps would blend, so their scene has none). Opaque slivers in rows whose rectangles overlap
+    nothing (``disjoint_rows``), none outlined (97 rows in 160 pixels), go on screen as one image
+    (``RectLayer._blit``), each bar on the pixel rows it covers; otherwise, and in the scene whose
+    rows overlap across groups, as each group's runs."""
     kernels.prepare((kernels.thin_cells,))  # (a paint never compiles it: the window's warm-up does)
-    scene = (_scene if alpha == 255 else _disjoint_scene)(np.random.default_rng(seed))
-    full = _picture(scene, lod=False, width=width, shift=shift, alpha=alpha)
-    assert _picture(scene, lod=True, width=width, shift=shift, alpha=alpha) == full
+    overlapping = alpha == 255 and not disjoint
+    scene = (_scene if overlapping else _disjoint_scene)(np.random.default_rng(seed), rows, 70 * rows)
+    full = _picture(scene, lod=False, width=width, shift=shift, alpha=alpha, disjoint=disjoint)
+    blits = []
+    real = RectLayer._blit
+    monkeypatch.setattr(RectLayer, "_blit", lambda *args: blits.append(real(*args)) or blits[-1])
+    assert _picture(scene, lod=True, width=width, shift=shift, alpha=alpha, disjoint=disjoint) == full
+    assert any(blits) == (rows == 97 and alpha == 255 and disjoint)  # the image, where it is the rectangles'
 
 
 def _reference_thin_cells(x, w, rows, group, pick, scale, shift, first, columns, n_rows):
@@ -194,6 +207,6 @@ def test_a_paint_never_waits_for_the_kernel_to_compile(qtbot, monkeypatch):
     level of detail that would compile the kernel on the GUI thread."""
     monkeypatch.setattr(kernels.thin_cells, "ready", False)
     called = []
-    monkeypatch.setattr(RectLayer, "_strip_runs", lambda *args: called.append(args))
+    monkeypatch.setattr(RectLayer, "_thin", lambda *args: called.append(args))
     _picture(_scene(np.random.default_rng(1)), lod=True)
     assert called == []

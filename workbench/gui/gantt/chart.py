@@ -91,11 +91,11 @@ class GanttChart(ChartNavigation, ChartLabels, ChartFocus, ChartHits, ChartEditi
         plot.setLabel("bottom", geometry.time_label(self.time_unit))
         plot.setMenuEnabled(False)
         plot.hideButtons()
-        self.slots = RectLayer(z=0)
+        self.slots = RectLayer(z=0, disjoint_rows=True)  # a node's free slots never overlap
         self.tasks = RectLayer(z=1)
         # The released tail of an early finish lies under the job windows: others may run there.
         self.released = RectLayer(z=1.5)
-        self.windows = RectLayer(z=2)
+        self.windows = RectLayer(z=2, disjoint_rows=True)  # nor its windows (a schedule's rule)
         # A fresh picture of many rectangles is drawn one cached layer per paint, windows first (see
         # ``_draw_in_turn``); the rest are shown after the one before has painted, or after at most
         # ``STAGGER_MS`` (a layer out of view never paints).

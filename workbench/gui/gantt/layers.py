@@ -17,7 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from pyqtgraph.Qt import internals
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPen
 
 from workbench.engine import kernels
 from workbench.gui.gantt.geometry import LayerData, layer_data, paint_order, pixel_runs
@@ -34,9 +34,13 @@ OUTLINE_ROW_PIXELS = 8.0  # ... where rows are this tall: on 5-pixel rows a wide
 class RectLayer(pg.GraphicsObject):
     """Many rectangles drawn as one item."""
 
-    def __init__(self, z: float = 0.0) -> None:
+    def __init__(self, z: float = 0.0, disjoint_rows: bool = False) -> None:
+        """``disjoint_rows``: no two rectangles of a row overlap (a node's windows, its free slots),
+        so the order groups are painted in shows nowhere, and a zoomed-out paint may put every
+        group's slivers on screen as one image (``_blit``)."""
         super().__init__()
         self.setZValue(z)
+        self.disjoint_rows = disjoint_rows
         self._x = self._y = self._w = self._h = np.empty(0)
         self._group = np.empty(0, dtype=np.int64)
         self._sorted: tuple[np.ndarray, ...] = (np.empty(0),) * 4
@@ -183,23 +187,29 @@ class RectLayer(pg.GraphicsObject):
         outlined = (w * abs(transform.m11()) >= OUTLINE_MIN_PIXELS) if row_pixels >= OUTLINE_ROW_PIXELS else None
         no_pen = QPen(Qt.PenStyle.NoPen)
         lod = self._lod_frame(transform, exposed, x.size if everything else int(np.count_nonzero(visible)))
-        strips: tuple[list[np.ndarray], np.ndarray] | None = None
+        strips: tuple[list[np.ndarray] | None, np.ndarray] | None = None
         if lod is not None and self._opaque:
             # Every group's slivers in one pass: with opaque brushes the last group painted over a
-            # pixel is the one seen, and the cells keep exactly that one.
-            strips = self._strip_runs(None if everything else np.flatnonzero(visible), lod)
+            # pixel is the one seen, and the cells keep exactly that one. They go on screen as one
+            # image where they can (``_blit``), else as each group's runs of pixels.
+            cells, wide = self._thin(None if everything else np.flatnonzero(visible), lod)
+            # (An outline reaches past its rectangle onto the slivers beside it: then the order of
+            # groups shows, and only their runs keep it.)
+            blitted = outlined is None and self.disjoint_rows and self._blit(painter, cells, lod)
+            strips = (None if blitted else self._runs_by_group(cells), wide)
         for g in range(len(self._brushes)):
             lo, hi = self._starts[g], self._starts[g + 1]
             painter.setBrush(self._brushes[g])
             if strips is not None:
                 runs, wide = strips
-                self._fill_runs(painter, runs[g], lod, no_pen)  # type: ignore[arg-type]
+                if runs is not None:
+                    self._fill_runs(painter, runs[g], lod, no_pen)  # type: ignore[arg-type]
                 pick = wide[np.searchsorted(wide, lo) : np.searchsorted(wide, hi)]
             else:
                 pick = np.arange(lo, hi) if everything else np.nonzero(visible[lo:hi])[0] + lo
                 if lod is not None and pick.size:
-                    runs, pick = self._strip_runs(pick, lod)
-                    self._fill_runs(painter, runs[g], lod, no_pen)
+                    cells, pick = self._thin(pick, lod)
+                    self._fill_runs(painter, self._runs_by_group(cells)[g], lod, no_pen)
             if pick.size == 0:
                 continue
             if outlined is None:
@@ -225,34 +235,74 @@ class RectLayer(pg.GraphicsObject):
             return None
         return m11, m31, first, last
 
-    def _strip_runs(
-        self, pick: np.ndarray | None, lod: tuple[float, float, int, int]
-    ) -> tuple[list[np.ndarray], np.ndarray]:
-        """The rectangles of ``pick`` (None: every one) narrower than a pixel as the runs of whole pixels they fill in
-        each row, per group (row, first column less one, last column), and the others. A pixel
-        column is filled where a rectangle covers its centre (as the raster engine fills an
-        unsmoothed rectangle: ``kernels.thin_cells``), and each run becomes one rectangle from pixel
-        edge to pixel edge, so the pixels filled are the ones the rectangles themselves fill
-        (``tests/gui/test_lod.py``)."""
-        _, _, first, last = lod
+    def _thin(self, pick: np.ndarray | None, lod: tuple[float, float, int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """The rectangles of ``pick`` (None: every one) narrower than a pixel as the pixels they fill,
+        a row of cells per row holding the group code (+1) of the last one over each, and the
+        others. A pixel column is filled where a rectangle covers its centre (as the raster engine
+        fills an unsmoothed rectangle: ``kernels.thin_cells``), so the pixels filled are the ones
+        the rectangles themselves fill (``tests/gui/test_lod.py``)."""
+        m11, m31, first, last = lod
         x, _, w, _ = self._sorted
         columns = last - first + 1
         cells = np.zeros(self._row_y.size * (columns + 2), dtype=np.int16)
         every = pick is None
         pick = np.empty(0, dtype=np.int64) if pick is None else pick
         wide = np.empty(x.size if every else pick.size, dtype=np.int64)
-        m11, m31 = lod[0], lod[1]
         listed = kernels.thin_cells(
             x, w, self._row, self._sorted_group, pick, every, m11, m31, first, columns, cells, wide
         )
-        rows, opens, closes, code = pixel_runs(cells.reshape(self._row_y.size, columns + 2))
+        return cells.reshape(self._row_y.size, columns + 2), wide[:listed]
+
+    def _runs_by_group(self, cells: np.ndarray) -> list[np.ndarray]:
+        """Each group's runs of filled cells (``geometry.pixel_runs``: rows, first column less one,
+        last column), each drawn as one rectangle from pixel edge to pixel edge."""
+        rows, opens, closes, code = pixel_runs(cells)
         order = np.argsort(code, kind="stable")  # by group, each in row order
         bounds = np.searchsorted(code[order], np.arange(len(self._brushes) + 2))
-        runs = [
+        return [
             np.stack([v[order[bounds[g + 1] : bounds[g + 2]]] for v in (rows, opens, closes)])
             for g in range(len(self._brushes))
         ]
-        return runs, wide[:listed]
+
+    def _blit(self, painter: QPainter, cells: np.ndarray, lod: tuple[float, float, int, int]) -> bool:
+        """Put the filled cells on screen as one image, each in its group's colour, on the device
+        pixel rows its row's bar fills (a pixel row whose centre the bar covers, as for columns),
+        before the wide rectangles (rows whose rectangles overlap nothing: ``disjoint_rows``).
+        Drawing 100,000 runs as rectangles took 30 ms of a zoom at 200,000 jobs; the image, a few.
+        False, and nothing drawn, where the image would not be the rectangles' very pixels: an
+        antialiased painter, a device of more than one pixel a pixel, bars that share a pixel row."""
+        device = painter.device()
+        if painter.testRenderHint(QPainter.RenderHint.Antialiasing) or device is None:
+            return False
+        if device.devicePixelRatioF() != 1.0:
+            return False
+        transform = painter.transform()
+        top = self._row_y * transform.m22() + transform.dy()
+        bottom = (self._row_y + self._row_h) * transform.m22() + transform.dy()
+        first_row = np.ceil(np.minimum(top, bottom) - 0.5).astype(np.int64)
+        past_row = np.ceil(np.maximum(top, bottom) - 0.5).astype(np.int64)
+        shown = np.flatnonzero(past_row > first_row)
+        if shown.size == 0:
+            return True  # no bar covers a pixel row's centre: nothing to fill
+        order = shown[np.argsort(first_row[shown], kind="stable")]
+        if np.any(first_row[order[1:]] < past_row[order[:-1]]):
+            return False
+        lo, hi = int(first_row[order[0]]), int(past_row[order[-1]])
+        row_of = np.full(hi - lo, -1, dtype=np.int64)  # each device pixel row's bar
+        spans = past_row[order] - first_row[order]
+        within = np.arange(int(spans.sum())) - np.repeat(np.cumsum(spans) - spans, spans)
+        row_of[np.repeat(first_row[order] - lo, spans) + within] = np.repeat(order, spans)
+        colours = np.zeros(len(self._brushes) + 1, dtype=np.uint32)
+        colours[1:] = [brush.color().rgba() for brush in self._brushes]
+        picture = colours[cells[row_of, 1:-1]]
+        picture[row_of < 0] = 0
+        height, width = picture.shape
+        image = QImage(picture.data, width, height, 4 * width, QImage.Format.Format_ARGB32)
+        painter.save()
+        painter.resetTransform()
+        painter.drawImage(QPointF(lod[2], lo), image)
+        painter.restore()
+        return True
 
     def _fill_runs(self, painter: QPainter, runs: np.ndarray, lod: tuple[float, float, int, int], pen: QPen) -> None:
         """Fill the pixel runs (``_strip_runs``: rows, first column less one, last column) with the
