@@ -278,8 +278,9 @@ def _parts_in_numpy(ordered, offset, width, length, hosts, position):
 @settings(max_examples=examples(100), deadline=None)
 @given(data=st.data(), jobs=st.integers(1, 12), hosts=st.integers(1, 9))
 def test_a_compiled_runs_parts_are_the_numpy_ones(data, jobs, hosts):
-    """``kernels.window_parts`` lays the parts out as the numpy it replaced did, whether each job's
-    columns come in position order or not, and when its window column reuses the host list."""
+    """``kernels.window_parts`` and ``window_rows`` lay the parts out as the numpy they replaced did,
+    whether each job's columns come in position order or not, and when the window column reuses
+    the host list (written after the hosts are read)."""
     from workbench.engine import kernels
 
     width = np.array(data.draw(st.lists(st.integers(1, hosts), min_size=jobs, max_size=jobs)), dtype=np.int64)
@@ -293,6 +294,7 @@ def test_a_compiled_runs_parts_are_the_numpy_ones(data, jobs, hosts):
     parts = int(width[ordered].sum())
     node, part_length = np.empty(parts, np.int64), np.empty(parts)
     hosts_seen = placed.copy()
-    kernels.window_parts(ordered, offset, width, length, hosts_seen, position, node, hosts_seen[:parts], part_length)
+    kernels.window_parts(ordered, offset, width, hosts_seen, position, node)
+    kernels.window_rows(width[ordered], length[ordered], hosts_seen[:parts], part_length)
     for got, expected in zip((node, hosts_seen[:parts], part_length), want, strict=True):
         np.testing.assert_array_equal(got, expected)

@@ -323,7 +323,8 @@ def _arrays(
     # Each part's window goes into the kernel's host list, whose memory is in use already (on a
     # million jobs, 240 MB that need not be touched afresh).
     part_window = placed[:parts] if placed.size >= parts else np.empty(parts, np.int64)
-    kernels.window_parts(ordered, offset, width, length, placed, position, part_node, part_window, part_length)
+    kernels.window_parts(ordered, offset, width, placed, position, part_node)
+    kernels.window_rows(n, length[ordered], part_window, part_length)  # (after: it may write over ``placed``)
     # Each window's cost: its length times its nodes' prices summed as numpy sums n prices.
     price = np.array([node.price for node in env.nodes])
     widths = np.unique(n).tolist()

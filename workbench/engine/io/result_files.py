@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.engine import kernels
 from workbench.engine.errors import ValidationError, WorkbenchError, show
 from workbench.engine.io import container
 from workbench.engine.io.atomic import write_text_atomic
@@ -141,9 +142,11 @@ def _schedule_from_container(box: container.Container, env: Environment) -> Sche
     ends: Mapping[str, float]
     arrays: WindowArrays | None = None
     if not rough.any() and not cols["overhead"].any():  # square, on one site: columns until read
+        part_window, part_length = np.empty(nodes.size, dtype=np.int64), np.empty(nodes.size)
+        kernels.window_rows(width, cols["length"], part_window, part_length)
         a = WindowArrays(
             job, cols["start"], cols["length"], cols["cost"], cols["actual_end"], np.zeros(0), width, cols["overhead"],
-            nodes, np.repeat(np.arange(m), width), np.repeat(cols["length"], width),
+            nodes, part_window, part_length,
         )  # fmt: skip
         windows, ends, arrays = LazyWindows(a, ids, names), LazyEnds(a, ids), a
     else:

@@ -23,7 +23,7 @@ Each kernel is held by a test to code that does not use it (tests/engine/test_ke
 ``earliest_in_rows`` to ``firstfit.first_fit`` on ``Profile.gaps``; the row edits to a full
 rebuild of the slot table; ``unverify`` to its definition; ``replan_pass`` to
 ``tests/support/reference_backfill.py``; ``easy_hosts`` and ``easy_nodes`` to the stepped EASY;
-``window_parts`` to the numpy it replaced.
+``window_parts`` and ``window_rows`` to the numpy they replaced.
 """
 
 from workbench.engine.kernels import calls
@@ -31,6 +31,7 @@ from workbench.engine.kernels.boundary import Entry, Preparing, listen, prepare,
 from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ
 from workbench.engine.kernels.jit import KERNELS, signature_counts
 from workbench.engine.kernels.parts import window_parts as _window_parts
+from workbench.engine.kernels.parts import window_rows as _window_rows
 from workbench.engine.kernels.placement import (
     PLACE_COORD,
     PLACE_COP,
@@ -192,18 +193,9 @@ easy_nodes = Entry(
 )
 window_parts = Entry(
     _window_parts,
-    (
-        ("ordered", I1),
-        ("offset", I1),
-        ("width", I1),
-        ("length", F1),
-        ("hosts", I1),
-        ("position", I1),
-        ("part_node", I1),
-        ("part_window", I1),
-        ("part_length", F1),
-    ),
+    (("ordered", I1), ("offset", I1), ("width", I1), ("hosts", I1), ("position", I1), ("part_node", I1)),
 )
+window_rows = Entry(_window_rows, (("width", I1), ("length", F1), ("part_window", I1), ("part_length", F1)))
 
 # The chart's level of detail (gui/gantt/layers.py): the pixels its slivers fill.
 thin_cells = Entry(
@@ -230,7 +222,7 @@ SEARCH = (insert_rows, delete_rows, earliest_in_rows, placement_in_rows)  # any 
 MEMBERS = (members_in_rows, choose_members)
 # Dynamic conservative backfilling: the pass first, whose compile compiles most of the others' code.
 BACKFILL = (replan_pass, *SEARCH, fastest_level, unverify)
-EASY = (easy_hosts, easy_nodes, window_parts)
+EASY = (easy_hosts, easy_nodes, window_parts, window_rows)
 DRAWING = (thin_cells,)
 ENTRIES = (*BACKFILL, *MEMBERS, *EASY, *DRAWING)
 
@@ -280,4 +272,5 @@ __all__ = [
     "thin_cells",
     "unverify",
     "window_parts",
+    "window_rows",
 ]
