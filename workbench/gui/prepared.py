@@ -37,6 +37,7 @@ from workbench.gui.gantt.geometry import (
     visible_end,
     window_parts,
 )
+from workbench.gui.gantt.overview import strip_curves
 from workbench.gui.palette import job_groups
 
 KEEP = 8  # results kept: the live one and a Compare of up to seven more
@@ -106,6 +107,8 @@ def _prepare(env: Environment, schedule: Schedule) -> Prepared:
     parts = by_colour(uncovered_tails(window_parts(env, schedule.windows, ends, None, arrays=a)), by_job)
     end = visible_end(env, schedule.windows)
     layers = (None, None) if env.site_ids else default_layers(parts, by_job, free, end)
+    strip = overview(env, schedule)
+    strip_curves(strip)  # the overview strip's curves, kept with it
     done = Prepared(
         env,
         schedule,
@@ -116,7 +119,7 @@ def _prepare(env: Environment, schedule: Schedule) -> Prepared:
         parts,
         end,
         by_job,
-        overview(env, schedule),
+        strip,
         *layers,
     )
     with _lock:

@@ -99,9 +99,9 @@ class OverviewStrip(pg.PlotWidget):
             self.hide()
             return
         self.show()
-        peak = max(int(data.queue.max()), 1)
-        self.busy.setData(*peaks(data.times, data.busy))
-        self.queue.setData(*peaks(data.times, data.queue / peak))
+        busy, queue, peak = strip_curves(data)
+        self.busy.setData(*busy)
+        self.queue.setData(*queue)
         start, end = data.span
         self.view.setXRange(start, end, padding=0)
         self.queue.setToolTip(f"queue, peak {peak}")
@@ -152,6 +152,21 @@ class OverviewStrip(pg.PlotWidget):
             return  # on the band: a drag moves it
         half = (end - start) / 2
         self.region.setRegion((point.x() - half, point.x() + half))  # emits range_moved
+
+
+Curves = tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], int]
+
+
+def strip_curves(data: Overview) -> Curves:
+    """The strip's busy and queue curves (``peaks``), the queue scaled by its peak, and that peak;
+    worked out once per run, in the worker that prepares it (``prepared.prepare``), so that the GUI
+    thread only draws them (at 200,000 jobs, 20 ms of handing a result over)."""
+    got: Curves | None = data.__dict__.get("_strip_curves")  # kept with the run's overview (immutable)
+    if got is None:
+        peak = max(int(data.queue.max()), 1) if len(data.queue) else 1
+        got = (peaks(data.times, data.busy), peaks(data.times, data.queue / peak), peak)
+        data.__dict__["_strip_curves"] = got
+    return got
 
 
 STRIP_BINS = 4000  # a run's curve is drawn with at most this many steps (the strip is a few thousand pixels)
