@@ -70,3 +70,36 @@ def test_distances_read_from_the_free_slots_are_those_of_a_table_without_the_win
             continue
         got = distances_around(free, window)
         assert np.allclose(got, want, rtol=0, atol=1e-9), (window, got, want)
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.data(),
+    n_nodes=st.integers(1, 6),
+    count=st.integers(0, 40),
+    horizon=st.sampled_from([30.0, 55.5, float("inf")]),
+)
+def test_the_compiled_gap_walk_builds_the_numpy_table(monkeypatch, data, n_nodes, count, horizon):
+    """Above ``BY_KEYS_FROM`` busy intervals a table's gaps come from ``kernels.node_gaps``: the same
+    table as the numpy join and sorts, whether each node's intervals come by start or not, with
+    intervals that abut, tie, or reach past either end of the interval."""
+    from workbench.engine import kernels, slots
+
+    kernels.prepare((kernels.node_gaps,))
+    times = st.sampled_from([-5.0, 0.0, 1.0, 2.5, 2.5 + 1e-12, 4.0, 10.0, 30.0, 41.0, 60.0])
+    node = np.array(data.draw(st.lists(st.integers(0, n_nodes - 1), min_size=count, max_size=count)), np.int64)
+    start = np.array(data.draw(st.lists(times, min_size=count, max_size=count)))
+    end = start + np.array(data.draw(st.lists(st.sampled_from([0.5, 1.5, 3.0, 20.0]), min_size=count, max_size=count)))
+    if data.draw(st.booleans()):  # by start, as a schedule's windows come
+        order = np.argsort(start, kind="stable")
+        node, start, end = node[order], start[order], end[order]
+    ids = tuple(f"n{k}" for k in range(n_nodes))
+    perf = price = np.ones(n_nodes)
+
+    def table(threshold):  # (each draw sets the threshold it builds with)
+        monkeypatch.setattr(slots, "BY_KEYS_FROM", threshold)
+        return SlotTable.build(ids, perf, price, 0.0, horizon, node, start, end)
+
+    compiled, plain = table(0), table(10**9)
+    for field in ("node", "start", "end", "busy_node", "busy_start", "busy_end"):
+        np.testing.assert_array_equal(getattr(compiled, field), getattr(plain, field))

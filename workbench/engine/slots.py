@@ -16,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
+from workbench.engine import kernels
 from workbench.engine.model import EPS, Environment, Window
 
 SPLIT_LIMIT = 64  # window parts above which reserve() rebuilds instead of splitting
@@ -39,6 +40,19 @@ def by_keys(first: np.ndarray, then: np.ndarray) -> np.ndarray:
 
     order = stable(then)
     return order[stable(first[order])]
+
+
+def _node_gaps(
+    bn: IntArray, bs: FloatArray, be: FloatArray, n_nodes: int, istart: float, iend: float
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """``SlotTable.build``'s gaps, node after node, by the compiled walk (``kernels.node_gaps``)."""
+    room = bn.size + n_nodes
+    gn, gs, ge = np.empty(room, dtype=np.int64), np.empty(room), np.empty(room)
+    m = kernels.node_gaps(
+        np.ascontiguousarray(bn, dtype=np.int64), np.ascontiguousarray(bs, dtype=np.float64),
+        np.ascontiguousarray(be, dtype=np.float64), n_nodes, float(istart), float(iend), gn, gs, ge,
+    )  # fmt: skip
+    return gn[:m], gs[:m], ge[:m]
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,20 +141,24 @@ class SlotTable:
         e = np.minimum(busy_end, iend)
         keep = e - s > EPS
         bn, bs, be = busy_node[keep], s[keep], e[keep]
-        # Sentinels: every node is "busy" before istart and after iend.
-        nodes = np.arange(n_nodes, dtype=np.int64)
-        all_n = np.concatenate([bn, nodes, nodes])
-        all_s = np.concatenate([bs, np.full(n_nodes, -math.inf), np.full(n_nodes, iend)])
-        all_e = np.concatenate([be, np.full(n_nodes, istart), np.full(n_nodes, math.inf)])
-        order = by_keys(all_n, all_s)
-        all_n, all_s, all_e = all_n[order], all_s[order], all_e[order]
-        # A gap lies between consecutive busy intervals of the same node.
-        same = all_n[:-1] == all_n[1:]
-        gs = all_e[:-1]
-        ge = all_s[1:]
-        ok = same & (ge - gs > EPS)
-        gn, gs, ge = all_n[:-1][ok], gs[ok], ge[ok]
-        by_start = by_keys(gs, gn)
+        if bn.size >= BY_KEYS_FROM and kernels.node_gaps.ready:  # (never compiled here: the warm-up does)
+            gn, gs, ge = _node_gaps(bn, bs, be, n_nodes, istart, iend)
+            by_start = np.argsort(gs, kind="stable")  # node after node: ties by node, as ``by_keys``
+        else:
+            # Sentinels: every node is "busy" before istart and after iend.
+            nodes = np.arange(n_nodes, dtype=np.int64)
+            all_n = np.concatenate([bn, nodes, nodes])
+            all_s = np.concatenate([bs, np.full(n_nodes, -math.inf), np.full(n_nodes, iend)])
+            all_e = np.concatenate([be, np.full(n_nodes, istart), np.full(n_nodes, math.inf)])
+            order = by_keys(all_n, all_s)
+            all_n, all_s, all_e = all_n[order], all_s[order], all_e[order]
+            # A gap lies between consecutive busy intervals of the same node.
+            same = all_n[:-1] == all_n[1:]
+            gs = all_e[:-1]
+            ge = all_s[1:]
+            ok = same & (ge - gs > EPS)
+            gn, gs, ge = all_n[:-1][ok], gs[ok], ge[ok]
+            by_start = by_keys(gs, gn)
         return cls(
             node_ids=node_ids,
             perf=perf,

@@ -29,6 +29,7 @@ rebuild of the slot table; ``unverify`` to its definition; ``replan_pass`` to
 from workbench.engine.kernels import calls
 from workbench.engine.kernels.boundary import Entry, Preparing, listen, prepare, prepared_seconds, quiesce
 from workbench.engine.kernels.easy import EVENTS, HEAP, NFREE, NXT, QLEN, SEQ
+from workbench.engine.kernels.freegaps import node_gaps as _node_gaps
 from workbench.engine.kernels.jit import KERNELS, signature_counts
 from workbench.engine.kernels.parts import window_parts as _window_parts
 from workbench.engine.kernels.parts import window_rows as _window_rows
@@ -196,6 +197,21 @@ window_parts = Entry(
     (("ordered", I1), ("offset", I1), ("width", I1), ("hosts", I1), ("position", I1), ("part_node", I1)),
 )
 window_rows = Entry(_window_rows, (("width", I1), ("length", F1), ("part_window", I1), ("part_length", F1)))
+# A slot table's gaps among millions of busy intervals (``slots.SlotTable.build``).
+node_gaps = Entry(
+    _node_gaps,
+    (
+        ("busy_node", I1),
+        ("busy_start", F1),
+        ("busy_end", F1),
+        ("n_nodes", I8),
+        ("istart", F8),
+        ("iend", F8),
+        ("gap_node", I1),
+        ("gap_start", F1),
+        ("gap_end", F1),
+    ),
+)
 
 # The chart's level of detail (gui/gantt/layers.py): the pixels its slivers fill.
 thin_cells = Entry(
@@ -224,7 +240,8 @@ MEMBERS = (members_in_rows, choose_members)
 BACKFILL = (replan_pass, *SEARCH, fastest_level, unverify)
 EASY = (easy_hosts, easy_nodes, window_parts, window_rows)
 DRAWING = (thin_cells,)
-ENTRIES = (*BACKFILL, *MEMBERS, *EASY, *DRAWING)
+TABLES = (node_gaps,)  # large slot tables (opening a result, preparing one for the window)
+ENTRIES = (*BACKFILL, *MEMBERS, *EASY, *DRAWING, *TABLES)
 
 __all__ = [
     "BACKFILL",
@@ -252,6 +269,7 @@ __all__ = [
     "QLEN",
     "SEARCH",
     "SEQ",
+    "TABLES",
     "Entry",
     "Preparing",
     "choose_members",
@@ -263,6 +281,7 @@ __all__ = [
     "insert_rows",
     "listen",
     "members_in_rows",
+    "node_gaps",
     "placement_in_rows",
     "prepare",
     "prepared_seconds",
