@@ -486,7 +486,7 @@ def test_a_new_documents_rows_paint_the_windows_once(qtbot, monkeypatch, trace_e
     10 MB default it dropped the windows' picture when the next layer's went in."""
     from PySide6.QtGui import QPixmapCache
 
-    from workbench.gui.gantt import chart as chart_module
+    from workbench.gui.gantt import layers
 
     schedule = registry.run(trace_env, "EASY")
     chart = GanttChart()
@@ -514,7 +514,7 @@ def test_a_new_documents_rows_paint_the_windows_once(qtbot, monkeypatch, trace_e
     assert len(painted) == 1
     screen = chart.screen()
     pixels = screen.size().width() * screen.size().height() * screen.devicePixelRatio() ** 2
-    assert QPixmapCache.cacheLimit() >= chart_module.CACHED_PICTURES * pixels * 4 / 1024
+    assert QPixmapCache.cacheLimit() >= layers.CACHED_PICTURES * pixels * 4 / 1024
 
 
 def test_an_edit_and_its_undo_keep_the_zoom_and_redraw_nothing_of_the_result(qtbot, window, monkeypatch):

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QGuiApplication, QPixmapCache, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QLabel
 
 from workbench.engine.model import Environment, Window
@@ -32,7 +32,7 @@ from workbench.gui.gantt.focus import ChartFocus
 from workbench.gui.gantt.geometry import ROW_HEIGHT
 from workbench.gui.gantt.hits import ChartHits
 from workbench.gui.gantt.labels import ChartLabels
-from workbench.gui.gantt.layers import RectLayer
+from workbench.gui.gantt.layers import RectLayer, make_room_for_cached_layers
 from workbench.gui.gantt.navigation import ChartNavigation
 from workbench.gui.gantt.parts import Drag, EditViewBox, NodeAxis, NumberAxis
 from workbench.gui.workers import BackgroundCall
@@ -48,22 +48,6 @@ KEY_ROW = 30  # the title row's height at one line (pyqtgraph's)
 
 # A fresh picture with more rectangles than this in its cached layers is painted a layer at a time.
 STAGGER_RECTS = 150_000
-CACHED_PICTURES = 6  # screen-sized pictures kept at once: the cached layers, the overview, a spare
-
-
-def make_room_for_cached_layers() -> int:
-    """Raise Qt's pixmap cache (10 MB by default) to hold ``CACHED_PICTURES`` pictures the size of the
-    screen; its limit in KB. Each cached layer keeps one picture of the view, 3.6 MB for a 1300 ×
-    700 plot at one device pixel a pixel: past 10 MB the cache dropped the windows' picture as
-    soon as the next layer's went in, and a repaint for anything else drew every rectangle again
-    (on a 200,000-job result, a second 80 ms paint of 6 million parts where a blit was meant)."""
-    screen = QGuiApplication.primaryScreen()
-    ratio = screen.devicePixelRatio() if screen is not None else 1.0
-    width, height = (screen.size().width(), screen.size().height()) if screen is not None else (1920, 1080)
-    need = int(CACHED_PICTURES * width * height * ratio * ratio * 4 / 1024) + 10_240
-    if QPixmapCache.cacheLimit() < need:
-        QPixmapCache.setCacheLimit(need)
-    return QPixmapCache.cacheLimit()
 STAGGER_MS = 500
 
 
