@@ -316,7 +316,7 @@ def _arrays(
     window. ``placed``: each started job's kernel columns at its ``offset``; ``position``: each
     column's node."""
     done = np.flatnonzero(~np.isnan(start))
-    ordered = done[np.lexsort((done, start[done]))]
+    ordered = done[np.argsort(start[done], kind="stable")]  # ties by position (``done`` ascends)
     n = width[ordered]
     parts = int(n.sum())
     part_node, part_length = np.empty(parts, np.int64), np.empty(parts)
