@@ -210,3 +210,33 @@ def test_a_paint_never_waits_for_the_kernel_to_compile(qtbot, monkeypatch):
     monkeypatch.setattr(RectLayer, "_thin", lambda *args: called.append(args))
     _picture(_scene(np.random.default_rng(1)), lod=True)
     assert called == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_hit_test_finds_the_topmost_rectangle(seed):
+    """``kernels.topmost_at`` answers as the numpy hit test does: the last rectangle holding the
+    point, edges included, or none; and a layer of many rectangles asks it."""
+    from PySide6.QtCore import QPointF
+
+    from workbench.gui.gantt import layers
+
+    kernels.prepare((kernels.topmost_at,))
+    rng = np.random.default_rng(seed)
+    n = 3000
+    x, y = rng.integers(0, 50, n).astype(float), rng.integers(0, 20, n).astype(float)
+    w, h = rng.integers(0, 6, n).astype(float), np.full(n, 0.8)
+    for px, py in [*rng.uniform(-2, 56, (200, 2)).tolist(), (float(x[7]), float(y[7])), (x[9] + w[9], y[9] + 0.8)]:
+        hit = np.nonzero((x <= px) & (px <= x + w) & (y <= py) & (py <= y + h))[0]
+        want = int(hit[-1]) if hit.size else -1
+        assert kernels.topmost_at(x, y, w, h, float(px), float(py)) == want
+    layer = RectLayer()
+    layer.set_rects(x, y, w, h, rng.integers(0, 3, n), [QColor("red")] * 3)
+    asked = []
+    real = kernels.topmost_at.__call__
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(layers, "TOPMOST_FROM", 1000)
+        patch.setattr(type(kernels.topmost_at), "__call__", lambda self, *a: asked.append(1) or real(*a))
+        point = QPointF(float(x[5]) + 0.01, float(y[5]) + 0.01)
+        got = layer.index_at(point)
+    hit = np.nonzero((x <= point.x()) & (point.x() <= x + w) & (y <= point.y()) & (point.y() <= y + h))[0]
+    assert asked and got == int(hit[-1])

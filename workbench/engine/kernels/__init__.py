@@ -44,6 +44,7 @@ from workbench.engine.kernels.placement import (
     PLACE_PAST,
 )
 from workbench.engine.kernels.raster import thin_cells as _thin_cells
+from workbench.engine.kernels.raster import topmost_at as _topmost_at
 from workbench.engine.kernels.replan import PASS_DONE, PASS_PYTHON, PASS_SELECTOR, PASS_WIDEN
 from workbench.engine.kernels.types import (
     B1,
@@ -232,6 +233,8 @@ thin_cells = Entry(
     ),
 )
 
+topmost_at = Entry(_topmost_at, (("x", F1), ("y", F1), ("w", F1), ("h", F1), ("px", F8), ("py", F8)))
+
 # Which entries a kind of run uses (``prepare`` makes them ready before the run's clock starts).
 SEARCH = (insert_rows, delete_rows, earliest_in_rows, placement_in_rows)  # any search on a profile
 # A per-slot criterion's search outside the compiled kinds (a plug-in's): prepared when first asked.
@@ -239,7 +242,7 @@ MEMBERS = (members_in_rows, choose_members)
 # Dynamic conservative backfilling: the pass first, whose compile compiles most of the others' code.
 BACKFILL = (replan_pass, *SEARCH, fastest_level, unverify)
 EASY = (easy_hosts, easy_nodes, window_parts, window_rows)
-DRAWING = (thin_cells,)
+DRAWING = (thin_cells, topmost_at)
 TABLES = (node_gaps,)  # large slot tables (opening a result, preparing one for the window)
 ENTRIES = (*BACKFILL, *MEMBERS, *EASY, *DRAWING, *TABLES)
 
@@ -289,6 +292,7 @@ __all__ = [
     "replan_pass",
     "signature_counts",
     "thin_cells",
+    "topmost_at",
     "unverify",
     "window_parts",
     "window_rows",

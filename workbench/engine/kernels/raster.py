@@ -51,3 +51,14 @@ def thin_cells(
             if 0 <= column < columns:
                 cells[rows[i] * width + column + 1] = group[i] + 1
     return listed
+
+
+@compiled
+def topmost_at(x: np.ndarray, y: np.ndarray, w: np.ndarray, h: np.ndarray, px: float, py: float) -> int:
+    """The last rectangle (the one painted on top) holding the point (``px``, ``py``), edges included;
+    -1 for none. From the last one back, so a hit ends the scan: a mouse move over 6 million window
+    parts read four numpy passes of every one (60-100 ms a move)."""
+    for i in range(x.size - 1, -1, -1):
+        if x[i] <= px <= x[i] + w[i] and y[i] <= py <= y[i] + h[i]:
+            return i
+    return -1

@@ -31,6 +31,7 @@ LOD_CELLS = 40_000_000  # rows × pixels of the strip raster: above it, every re
 OUTLINE_ROW_PIXELS = 8.0  # ... where rows are this tall: on 5-pixel rows a wide job's parts read as beads
 
 
+TOPMOST_FROM = 50_000  # rectangles from which a hit test is compiled (``kernels.topmost_at``)
 CACHED_PICTURES = 6  # screen-sized pictures kept at once: the cached layers, the overview, a spare
 
 
@@ -362,8 +363,16 @@ class RectLayer(pg.GraphicsObject):
     def index_at(self, point: QPointF) -> int | None:
         """The topmost rectangle under a point in data coordinates, by numpy hit-testing."""
         x, y = point.x(), point.y()
+        if self._x.size >= TOPMOST_FROM and kernels.topmost_at.ready:  # (the warm-up makes it ready)
+            at = int(kernels.topmost_at(*_float64(self._x, self._y, self._w, self._h), float(x), float(y)))
+            return at if at >= 0 else None
         hit = np.nonzero((self._x <= x) & (x <= self._x + self._w) & (self._y <= y) & (y <= self._y + self._h))[0]
         return int(hit[-1]) if hit.size else None
+
+
+def _float64(*columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The columns as the compiled kernels take them (no copy when they are so already)."""
+    return tuple(np.ascontiguousarray(c, dtype=np.float64) for c in columns)
 
 
 def _read_only(values: np.ndarray) -> np.ndarray:
