@@ -187,6 +187,21 @@ class SlotTable:
             attrs=attrs or {},
         )
 
+    @property
+    def busy_by_node(self) -> tuple[IntArray, IntArray]:
+        """The busy intervals node by node: their positions, each node's in the table's order, and
+        where each node's begin (node x's are ``order[first[x]:first[x + 1]]``). Made once per
+        table (a result's: 6 million intervals, a radix sort of their nodes) and kept with it, so
+        that a tooltip's distances read only the window's nodes (``distances_around``)."""
+        made = self.__dict__.get("_busy_by_node")
+        if made is None:
+            key = self.busy_node.astype(np.int16 if len(self.node_ids) < 32_768 else np.int64)
+            order = np.argsort(key, kind="stable")
+            first = np.searchsorted(self.busy_node[order], np.arange(len(self.node_ids) + 1), "left")
+            made = (order, first)
+            self.__dict__["_busy_by_node"] = made  # (a frozen dataclass: its fields alone are fixed)
+        return made
+
     def reserve(self, windows: Iterable[Window]) -> SlotTable:
         """A new table with the windows' intervals taken out as well.
 
@@ -352,12 +367,13 @@ def distances_around(table: SlotTable, window: Window) -> Distances:
     pos = np.array([index[node_id] for node_id in window.nodes], dtype=np.int64)
     t = window.start
     ends = t + np.asarray(window.part_lengths, dtype=np.float64)
-    near = np.flatnonzero(np.isin(table.busy_node, pos))
-    # By node (a radix sort of small integers), so that each part reads its own node's intervals.
-    key = table.busy_node[near].astype(np.int16 if len(table.node_ids) < 32_768 else np.int64)
-    near = near[np.argsort(key, kind="stable")]
-    node, start, end = table.busy_node[near], table.busy_start[near], table.busy_end[near]
-    lo, hi = np.searchsorted(node, pos, "left"), np.searchsorted(node, pos, "right")
+    # Each part reads its own node's intervals, from the table's index by node (made once per table).
+    order, first = table.busy_by_node
+    near = np.concatenate([order[first[x] : first[x + 1]] for x in pos.tolist()])
+    start, end = table.busy_start[near], table.busy_end[near]
+    counts = first[pos + 1] - first[pos]
+    hi = np.cumsum(counts)
+    lo = hi - counts
     left = np.empty(pos.size)
     right = np.empty(pos.size)
     for k in range(pos.size):
