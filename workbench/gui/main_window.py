@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
 
 from workbench.engine.errors import ValidationError, WorkbenchError
 from workbench.engine.files import is_bundled_sample
-from workbench.engine.jobarrays import job_array, longest_run
 from workbench.engine.model import Environment
 from workbench.engine.schedule import Schedule
 from workbench.engine.simulate import Snapshot
@@ -31,7 +30,7 @@ from workbench.gui.file_dialogs import ask_file
 from workbench.gui.gantt import geometry
 from workbench.gui.gantt.chart import GanttChart
 from workbench.gui.help import app_icon, help_actions
-from workbench.gui.numbers import default_unit, duration_ms, units_for
+from workbench.gui.numbers import duration_ms
 from workbench.gui.panels.compare import CompareDialog
 from workbench.gui.panels.cycles import CyclesPanel
 from workbench.gui.panels.env_docks import jobs_dock, nodes_dock, tasks_dock
@@ -48,7 +47,6 @@ from workbench.gui.window_timeline import WindowTimeline
 from workbench.gui.workers import BackgroundCall, KernelStatus, LiveRunner, share_the_gil, stop_all_calls
 from workbench.session import edits
 from workbench.session.document import Document, empty_environment
-from workbench.session.state import find_job
 
 AUTOSAVE_DELAY_MS = 2000
 
@@ -345,43 +343,6 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
             self._jobs_after_drawing = False
             self.jobs.model.refresh()
 
-    def set_time_unit(self, unit: str) -> None:
-        """View ▸ Time unit: every time the window shows follows it (the chart, its tooltips, the
-        tables, Metrics, Cycles, Why here? and the exported figure). Only the units the document's
-        time can be read in are taken (a file in model units has no days)."""
-        if unit not in units_for(self.document.env.time.unit) or unit == self.chart.time_unit:
-            return  # (the same unit: every panel shows it already; at 200,000 jobs a reset cost 0.17 s)
-        self.chart.set_time_unit(unit)
-        self.overview.set_time_unit(unit)
-        for dock in (self.jobs, self.nodes, self.tasks):
-            dock.model.set_time_unit(unit)
-        self.metrics.set_time_unit(unit)
-        self.cycles.set_time_unit(unit)
-        self.why.set_time_unit(unit)
-        if self.compare_dialog is not None:
-            self.compare_dialog.set_time_unit(unit)
-        for action in self.unit_group.actions():
-            action.setChecked(action.data() == unit)
-        if self.document.path is not None:
-            self._display_units[str(self.document.path)] = unit
-
-    def _units_of_document(self, env: Environment) -> None:
-        """Offer the time units the new document's time can be read in (its file says whether it
-        counts seconds or model units) and show the one last chosen for this file, else the first."""
-        offered = units_for(env.time.unit)
-        for action in self.unit_group.actions():
-            action.setEnabled(action.data() in offered)
-            action.setToolTip(
-                "" if action.data() in offered
-                else "This document's time is in model units" if env.time.unit == "model"
-                else "This document's time is in seconds (a trace or a workload model)"
-            )
-        kept = self._display_units.get(str(self.document.path)) if self.document.path is not None else None
-        # The run's likely span, before any result: from the start to the last arrival plus a long job.
-        last = float(job_array(env, "arrival").max()) if env.jobs else env.time.start
-        span = last - env.time.start + longest_run(env)
-        self.set_time_unit(kept if kept in offered else default_unit(env.time.unit, span))
-
     def _set_cursor(self, on: bool) -> None:
         self.chart.show_cursor = on
         if not on:
@@ -501,33 +462,6 @@ class MainWindow(WindowLayout, Exports, WindowFiles, WindowTimeline):
                 self.jobs.select_source_row(row)
         finally:
             self._syncing_table = False
-
-    def find_dialog(self) -> None:
-        """Edit ▸ Find job: ask for an id or a part of a name, then find it."""
-        from PySide6.QtWidgets import QInputDialog
-
-        text, ok = QInputDialog.getText(self, "Find job", "Job id, or a part of its name:")
-        if ok:
-            self.find_job(text)
-
-    def find_job(self, text: str) -> str | None:
-        """Select the job ``text`` names (its id, else a part of its name), zoom the chart to its window
-        and scroll the Jobs table to its row; say so in the status bar when nothing matches."""
-        job_id = find_job(self.document.env, text)
-        if job_id is None:
-            message = f"No job has the id “{text.strip()}” or a name containing it."
-            self.statusBar().showMessage(message, 8000)
-            if not self.quiet:
-                QMessageBox.information(self, "Find job", message)
-            return None
-        self.jobs.raise_()
-        self.state.select(job_id)
-        self._select_in_table()
-        if not self.chart.zoom_to_job(job_id):
-            self.statusBar().showMessage(f"Found {job_id}; it has no window on the chart", 8000)
-        else:
-            self.statusBar().showMessage(f"Found {job_id}", 5000)
-        return job_id
 
     # ------------------------------------------------------------ files
 
