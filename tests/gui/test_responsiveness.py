@@ -36,6 +36,16 @@ def trace_env():
     return swf_environment(seed=11, jobs=3000, nodes=64, load=1.4)
 
 
+def _shown_chart(qtbot) -> GanttChart:
+    """A chart of 900 × 500 pixels, on screen."""
+    chart = GanttChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 500)
+    chart.show()
+    qtbot.waitExposed(chart)
+    return chart
+
+
 def _rects(layer):
     """The rectangles as the layer paints them: by colour group, in order within each."""
     return [np.array(layer._sorted), np.array(layer._starts)]
@@ -291,11 +301,7 @@ def test_hovering_a_job_repaints_only_its_highlight_not_every_window(qtbot, trac
     """The big layers keep their picture (a device-coordinate cache): hovering a job repaints its
     highlight and blits the rest (at 28,000 jobs: 3 ms, from 70-100 ms a mouse move)."""
     schedule = registry.run(trace_env, "EASY")
-    chart = GanttChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 500)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = _shown_chart(qtbot)
     chart.set_data(trace_env, schedule, fit=True)
     qtbot.wait(50)  # the view takes its new range in the event loop
     chart.viewport().repaint()
@@ -357,11 +363,7 @@ def test_a_fresh_big_picture_is_painted_one_cached_layer_at_a_time(qtbot, monkey
         real(layer, painter, option)
 
     monkeypatch.setattr(RectLayer, "_paint", paint)
-    chart = GanttChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 500)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = _shown_chart(qtbot)
     names.update({chart.windows: "windows", chart.released: "released", chart.slots: "slots"})
     chart.set_data(trace_env, schedule, fit=True)
     assert not chart.released.isVisible() and not chart.slots.isVisible()
@@ -453,11 +455,7 @@ def test_a_new_key_repaints_the_whole_view(qtbot):
     env = load_environment(default_environment_path())
     sim = registry.simulator(env, "EASY", {}, history=True)
     sim.run()
-    chart = GanttChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 500)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = _shown_chart(qtbot)
     chart.set_snapshot(env, sim.snapshots[1])
     qtbot.wait(100)
     regions = []
@@ -489,11 +487,7 @@ def test_a_new_documents_rows_paint_the_windows_once(qtbot, monkeypatch, trace_e
     from workbench.gui.gantt import layers
 
     schedule = registry.run(trace_env, "EASY")
-    chart = GanttChart()
-    qtbot.addWidget(chart)
-    chart.resize(900, 500)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = _shown_chart(qtbot)
     small = load_environment(default_environment_path())
     chart.set_data(small, registry.run(small, "FirstFit"), fit=True)
     qtbot.wait(50)

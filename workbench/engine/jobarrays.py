@@ -27,11 +27,14 @@ def job_array(env: Environment, name: str) -> np.ndarray:
     cache = env.__dict__.setdefault(_CACHE, {})
     got = cache.get(name)
     if got is None:
-        dtype = np.int64 if name == "node_count" else np.float64
-        got = np.fromiter((job.__dict__[name] for job in env.jobs), dtype=dtype, count=len(env.jobs))
+        got = np.fromiter((job.__dict__[name] for job in env.jobs), dtype=_dtype(name), count=len(env.jobs))
         got.flags.writeable = False
         cache[name] = got
     return got
+
+
+def _dtype(name: str) -> type:
+    return np.int64 if name == "node_count" else np.float64
 
 
 def seed(env: Environment, columns: Mapping[str, np.ndarray]) -> None:
@@ -40,8 +43,7 @@ def seed(env: Environment, columns: Mapping[str, np.ndarray]) -> None:
     cache = env.__dict__.setdefault(_CACHE, {})
     for name in FIELDS:
         if name in columns:
-            dtype = np.int64 if name == "node_count" else np.float64
-            got = np.array(columns[name], dtype=dtype)  # a copy: the caller's may change
+            got: np.ndarray = np.array(columns[name], dtype=_dtype(name))  # a copy: the caller's may change
             got.flags.writeable = False
             cache[name] = got
 

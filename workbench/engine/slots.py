@@ -187,20 +187,16 @@ class SlotTable:
             attrs=attrs or {},
         )
 
-    @property
+    @cached_property
     def busy_by_node(self) -> tuple[IntArray, IntArray]:
         """The busy intervals node by node: their positions, each node's in the table's order, and
         where each node's begin (node x's are ``order[first[x]:first[x + 1]]``). Made once per
         table (a result's: 6 million intervals, a radix sort of their nodes) and kept with it, so
         that a tooltip's distances read only the window's nodes (``distances_around``)."""
-        made = self.__dict__.get("_busy_by_node")
-        if made is None:
-            key = self.busy_node.astype(np.int16 if len(self.node_ids) < 32_768 else np.int64)
-            order = np.argsort(key, kind="stable")
-            first = np.searchsorted(self.busy_node[order], np.arange(len(self.node_ids) + 1), "left")
-            made = (order, first)
-            self.__dict__["_busy_by_node"] = made  # (a frozen dataclass: its fields alone are fixed)
-        return made
+        key = self.busy_node.astype(np.int16 if len(self.node_ids) < 32_768 else np.int64)
+        order = np.argsort(key, kind="stable")
+        first = np.searchsorted(self.busy_node[order], np.arange(len(self.node_ids) + 1), "left")
+        return order, first
 
     def reserve(self, windows: Iterable[Window]) -> SlotTable:
         """A new table with the windows' intervals taken out as well.

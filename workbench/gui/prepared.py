@@ -171,4 +171,4 @@ def same_frame(a: Environment, b: Environment) -> bool:
         return True
     if a.nodes != b.nodes or a.local_tasks != b.local_tasks or a.time != b.time or a.sites != b.sites:
         return False
-    return a.jobs is b.jobs or a.job_index is b.job_index or a.job_index.keys() == b.job_index.keys()
+    return a.jobs is b.jobs or a.job_index is b.job_index or a.job_index == b.job_index
